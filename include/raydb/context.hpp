@@ -1,0 +1,119 @@
+// raydb::Context: the Vulkan device raydb works on. Either raydb creates its own instance and
+// device (the best ray-tracing device present, or one chosen by name or index), or it adopts a
+// host application's instance, device and queue.
+//
+// Ownership: a Context shares its state with every index built from it; the Vulkan objects live
+// until the last of them is destroyed. An adopted device is never destroyed by raydb.
+// Thread-safety: none. Use a Context, and everything made from it, from one thread at a time
+// (they share one queue).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "raydb/error.hpp"
+#include "raydb/vulkan_handles.hpp"
+
+namespace raydb {
+
+namespace detail {
+struct VkContext;
+}
+
+// How rays are traversed. A capability of the device, not a build choice.
+enum class TraversalMode {
+  automatic,  // the ray-tracing pipeline if the device has it, else ray queries
+  pipeline,   // VK_KHR_ray_tracing_pipeline: raygen / any-hit / intersection / miss + SBT
+  ray_query,  // VK_KHR_ray_query from compute shaders
+};
+const char* to_string(TraversalMode mode);
+Result<TraversalMode> parse_traversal_mode(std::string_view text);
+
+struct DeviceInfo {
+  uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
+  std::string name;
+  std::string type;  // "discrete GPU", "integrated GPU", "virtual GPU", "CPU", "other"
+  uint32_t vendor_id = 0, device_id = 0;
+  std::string api_version;  // e.g. "1.4.305"
+  std::string driver_name, driver_info;
+  std::string driver_version;  // decoded the vendor's way where known
+  std::string uuid;
+  bool acceleration_structure = false, ray_tracing_pipeline = false, ray_query = false;
+  bool buffer_device_address = false, shader_int64 = false, scalar_block_layout = false;
+  uint64_t max_primitive_count = 0, max_instance_count = 0, max_geometry_count = 0;
+  uint32_t max_ray_recursion_depth = 0, shader_group_handle_size = 0;
+  uint32_t max_ray_dispatch_invocation_count = 0;
+  double timestamp_period_ns = 0;  // GPU timestamp tick, nanoseconds
+  bool timestamps = false;
+  uint64_t device_local_bytes = 0;  // largest device-local heap
+
+  // Has what raydb needs: acceleration structures, one traversal mode, device addresses, int64.
+  bool usable() const;
+  // Why not usable(), in words; empty when usable.
+  std::string missing() const;
+};
+
+struct ContextOptions {
+  // Which device: "" picks the best usable one (discrete GPU first, then integrated, virtual,
+  // CPU); a number picks that index; any other text picks the first device whose name contains
+  // it (case-insensitive). When empty, the RAYDB_DEVICE environment variable is used.
+  std::string device;
+  // automatic: the pipeline where available, else ray queries. RAYDB_TRAVERSAL
+  // (pipeline | ray_query) overrides automatic.
+  TraversalMode traversal = TraversalMode::automatic;
+  // Enable VK_LAYER_KHRONOS_validation (also RAYDB_VALIDATION=1). Messages of warning or error
+  // severity are counted (Context::validation_messages) and passed to on_validation_message,
+  // which by default prints them to stderr.
+  bool validation = false;
+  std::function<void(std::string_view)> on_validation_message;
+};
+
+// A host application's Vulkan objects, for Context::adopt. The device must have been created
+// with Context::requirements(mode): its extensions and features enabled.
+struct HostVulkan {
+  VkInstance instance = nullptr;
+  VkPhysicalDevice physical_device = nullptr;
+  VkDevice device = nullptr;
+  VkQueue queue = nullptr;  // must support compute; raydb submits to it and waits on fences
+  uint32_t queue_family_index = 0;
+  uint32_t api_version = 0;  // VkApplicationInfo::apiVersion of the instance; at least 1.2
+  // PFN_vkGetInstanceProcAddr to load functions through; null: the system's Vulkan loader.
+  void* get_instance_proc_addr = nullptr;
+};
+
+// What a host must enable on its VkDevice for raydb to adopt it.
+struct DeviceRequirements {
+  std::vector<std::string> extensions;
+  // Feature names as in the Vulkan structures, e.g.
+  // "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress".
+  std::vector<std::string> features;
+};
+
+class Context {
+ public:
+  static Result<Context> create(const ContextOptions& options = {});
+  static Result<Context> adopt(const HostVulkan& host, const ContextOptions& options = {});
+  // Every physical device of the system loader, usable or not.
+  static Result<std::vector<DeviceInfo>> list_devices();
+  static DeviceRequirements requirements(TraversalMode mode);
+
+  const DeviceInfo& device() const;
+  TraversalMode traversal() const;  // never automatic
+  // Validation messages (warning or error) seen since creation; 0 without validation.
+  uint64_t validation_messages() const;
+  // Bytes raydb has allocated on the device right now.
+  uint64_t allocated_bytes() const;
+
+  detail::VkContext& vk() const { return *impl_; }
+  std::shared_ptr<detail::VkContext> shared() const { return impl_; }
+
+ private:
+  explicit Context(std::shared_ptr<detail::VkContext> impl) : impl_(std::move(impl)) {}
+  std::shared_ptr<detail::VkContext> impl_;
+};
+
+}  // namespace raydb

@@ -1,0 +1,145 @@
+// raydb::RxIndex: the RX index of RTIndeX. Each key becomes a primitive (a triangle, or a box)
+// at coordinates decomposed from its bits (x = k[22:0], y = k[45:23], z = k[63:46]); a point
+// lookup is one ray along z, a range lookup one ray along x per 2^23-key line. Every hit is
+// re-checked against the exact key, so results are exact at any magnitude.
+//
+// Ownership: an RxIndex owns its device buffers and acceleration structures and keeps its
+// Context alive. Thread-safety: none (see Context).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/error.hpp"
+#include "raydb/keys.hpp"
+
+namespace raydb {
+
+enum class Primitive { triangles, aabbs };
+enum class BuildPreference { none, fast_trace, fast_build };
+const char* to_string(Primitive p);
+const char* to_string(BuildPreference p);
+
+struct RxBuildOptions {
+  Primitive primitive = Primitive::triangles;
+  // Copy each BLAS into a structure of its compacted size (the paper's choice).
+  bool compact = true;
+  // Keep the BVH updatable in place (RxIndex::update). Compaction is then skipped.
+  bool allow_update = false;
+  BuildPreference preference = BuildPreference::none;
+  // Lay primitives out in key order (row ids kept in a side array). Builders without a spatial
+  // sort of their own (lavapipe) need it; with false, primitive i is row i.
+  bool key_order = true;
+  // Primitives per BLAS; larger inputs are split over several BLAS under one TLAS.
+  // 0 = the device's maxPrimitiveCount (capped at 2^28).
+  uint64_t max_primitives_per_blas = 0;
+  // A range [lo, hi] needs (hi >> 23) - (lo >> 23) + 1 rays; wider ranges are rejected.
+  uint64_t max_rays_per_range = uint64_t{1} << 16;
+  // automatic = the context's mode.
+  TraversalMode traversal = TraversalMode::automatic;
+};
+
+// Times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
+struct RxBuildStats {
+  double host_sort_ms = 0;  // key-order layout, on the host
+  double upload_ms = 0;     // keys, row ids and values to the device
+  double convert_ms = 0;    // keys -> triangles / boxes
+  double bvh_build_ms = 0;  // BLAS builds + TLAS build
+  double compact_ms = 0;    // compaction copies
+  double build_ms() const {
+    return convert_ms + bvh_build_ms + compact_ms;
+  }                                    // the paper's build time
+  uint64_t bvh_bytes = 0;              // BLAS (compacted if enabled) + TLAS
+  uint64_t bvh_uncompacted_bytes = 0;  // BLAS before compaction + TLAS
+  uint64_t build_peak_bytes = 0;       // most device memory raydb held during the build
+  uint64_t resident_bytes = 0;         // what the index holds afterwards (BVH + columns)
+  uint32_t blas_count = 0;
+  bool unique_keys = false;
+};
+
+inline constexpr uint32_t kMissRow = 0xFFFFFFFFu;
+
+// The result of one lookup: the smallest matching row id (kMissRow when none), the number of
+// matching rows, and the sum of their values (0 without a value column).
+struct RxLookup {
+  uint32_t first_row = kMissRow;
+  uint32_t count = 0;
+  uint64_t sum = 0;
+  bool hit() const { return count != 0; }
+  friend bool operator==(const RxLookup&, const RxLookup&) = default;
+};
+
+struct RxRowMatch {
+  uint32_t query;
+  uint32_t row;
+  friend bool operator==(const RxRowMatch&, const RxRowMatch&) = default;
+  friend bool operator<(const RxRowMatch& a, const RxRowMatch& b) {
+    return a.query != b.query ? a.query < b.query : a.row < b.row;
+  }
+};
+
+// collect_rows(): `total` matches exist; min(total, capacity) of them were written.
+struct RxCollectResult {
+  uint64_t total = 0;
+  uint64_t written = 0;
+  bool complete() const { return written == total; }
+};
+
+struct RxProbeStats {
+  double upload_ms = 0;    // queries to the device
+  double probe_ms = 0;     // the traversal launch(es)
+  double download_ms = 0;  // results back
+  uint64_t rays = 0;
+};
+
+namespace detail {
+struct RxIndexImpl;
+}
+
+class RxIndex {
+ public:
+  // Builds an index over `keys` (row id = position). `values`, when not empty, must have one
+  // value per key; lookups then sum them. At most 2^32 - 2 keys (row ids are 32-bit, and
+  // kMissRow is reserved). An empty key column gives an index on which every lookup misses.
+  static Result<RxIndex> build(const Context& ctx, KeySpan keys,
+                               std::span<const uint32_t> values = {},
+                               const RxBuildOptions& options = {});
+
+  // Point lookups; `out` must have room for one result per key.
+  Status lookup(KeySpan points, std::span<RxLookup> out);
+  Result<std::vector<RxLookup>> lookup(KeySpan points);
+  // Range lookups [lo, hi], inclusive.
+  Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
+  Result<std::vector<RxLookup>> lookup_ranges(RangeSpan ranges);
+  // Every matching (query, row) pair, in no particular order, into `out`. Nothing is dropped
+  // silently: when more pairs match than `out` holds, the result says how many exist.
+  Result<RxCollectResult> collect_rows(KeySpan points, std::span<RxRowMatch> out);
+  Result<RxCollectResult> collect_rows(RangeSpan ranges, std::span<RxRowMatch> out);
+
+  // Refits the BVH in place to new keys (same count; needs allow_update). Lookups stay exact;
+  // the paper found refitted BVHs slow down as keys move far, so rebuild() after large changes.
+  Status update(KeySpan keys, std::span<const uint32_t> values = {});
+  // Rebuilds from scratch with the same options.
+  Status rebuild(KeySpan keys, std::span<const uint32_t> values = {});
+
+  uint64_t size() const;
+  KeyWidth key_width() const;
+  TraversalMode traversal() const;
+  const RxBuildOptions& options() const;
+  const RxBuildStats& build_stats() const;
+  const RxProbeStats& last_probe() const;  // of the most recent lookup call
+
+  RxIndex(RxIndex&&) noexcept;
+  RxIndex& operator=(RxIndex&&) noexcept;
+  ~RxIndex();
+
+ private:
+  explicit RxIndex(std::unique_ptr<detail::RxIndexImpl> impl);
+  std::unique_ptr<detail::RxIndexImpl> impl_;
+};
+
+}  // namespace raydb

@@ -1,0 +1,35 @@
+// raydb::RxReference: the CPU reference for RxIndex (sorted keys + binary search), with the same
+// lookup API shape. Lookups run on all hardware threads. Used by tests and by `raydb bench` to
+// check every GPU result whole.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "raydb/keys.hpp"
+#include "raydb/rx_index.hpp"
+
+namespace raydb {
+
+class RxReference {
+ public:
+  explicit RxReference(KeySpan keys, std::span<const uint32_t> values = {});
+
+  std::vector<RxLookup> lookup(KeySpan points) const;
+  std::vector<RxLookup> lookup_ranges(RangeSpan ranges) const;
+  // All matching (query, row) pairs, sorted.
+  std::vector<RxRowMatch> collect_rows(KeySpan points) const;
+  std::vector<RxRowMatch> collect_rows(RangeSpan ranges) const;
+
+  uint64_t size() const { return keys_.size(); }
+
+ private:
+  RxLookup range(uint64_t lo, uint64_t hi) const;
+  void append_rows(uint32_t query, uint64_t lo, uint64_t hi, std::vector<RxRowMatch>& out) const;
+  std::vector<uint64_t> keys_;        // sorted
+  std::vector<uint32_t> rows_;        // row of each sorted key; ascending among equal keys
+  std::vector<uint64_t> prefix_sum_;  // prefix_sum_[i] = sum of values of sorted keys [0, i)
+};
+
+}  // namespace raydb

@@ -1,0 +1,44 @@
+#version 460
+#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
+#extension GL_EXT_buffer_reference : require
+#extension GL_EXT_scalar_block_layout : require
+#include "common/rx_mapping.h"
+
+// Turns a key column into BLAS build input on the GPU: per key either the tilted triangle
+//   (x-1/2, y+1/2, z-1/2), (x-1/2, y-1/2, z-1/2), (x+1/2, y, z+1/2)
+// which contains the key point (x, y, z) in its interior and reaches +-1/2 on every axis (so a
+// +z point ray and a +x range ray both cross it at the key point, away from any edge), or the box
+// (x, y, z) +- 1/2. All coordinates are exact float32 values (rx_mapping.h).
+layout(local_size_x = 64) in;
+layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) writeonly buffer FloatArray { float v[]; };
+
+layout(push_constant, scalar) uniform RxBuildParams {
+  uint64_t keys;    // the whole key column, primitive order
+  uint64_t primitives;  // triangles (9 floats) or boxes (6 floats), one per primitive of this chunk
+  uint first;       // first primitive of this chunk
+  uint count;       // primitives in this chunk
+  uint flags;       // RX_FLAG_KEY64 | RX_FLAG_AABBS
+  uint pad0;
+}
+pc;
+
+void main() {
+  uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
+  if (i >= pc.count) return;
+  uint p = pc.first + i;
+  uint64_t k = (pc.flags & RX_FLAG_KEY64) != 0u ? U64Array(pc.keys).v[p] : uint64_t(U32Array(pc.keys).v[p]);
+  float x = float(rx_part_x(k)), y = float(rx_part_y(k)), z = float(rx_part_z(k));
+  FloatArray out_ = FloatArray(pc.primitives);
+  if ((pc.flags & RX_FLAG_AABBS) != 0u) {
+    uint o = i * 6u;
+    out_.v[o + 0u] = x - 0.5; out_.v[o + 1u] = y - 0.5; out_.v[o + 2u] = z - 0.5;
+    out_.v[o + 3u] = x + 0.5; out_.v[o + 4u] = y + 0.5; out_.v[o + 5u] = z + 0.5;
+  } else {
+    uint o = i * 9u;
+    out_.v[o + 0u] = x - 0.5; out_.v[o + 1u] = y + 0.5; out_.v[o + 2u] = z - 0.5;
+    out_.v[o + 3u] = x - 0.5; out_.v[o + 4u] = y - 0.5; out_.v[o + 5u] = z - 0.5;
+    out_.v[o + 6u] = x + 0.5; out_.v[o + 7u] = y;       out_.v[o + 8u] = z + 0.5;
+  }
+}

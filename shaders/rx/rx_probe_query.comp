@@ -1,0 +1,48 @@
+#version 460
+#extension GL_EXT_ray_query : require
+#include "rx/rx_common.glsl"
+
+// The same lookups as rx_probe.rgen, traversed with ray queries from a compute shader, for
+// devices with VK_KHR_ray_query. One invocation per lookup; 2D grid for large batches.
+layout(local_size_x = 64) in;
+layout(set = 0, binding = 0) uniform accelerationStructureEXT tlas;
+
+void trace(inout RxHitState s, uint q, uint flags, vec3 origin, vec3 dir, float tmax) {
+  rayQueryEXT rq;
+  rayQueryInitializeEXT(rq, tlas, flags, 0xFF, origin, 0.0, dir, tmax);
+  while (rayQueryProceedEXT(rq)) {
+    uint prim = rx_primitive(rayQueryGetIntersectionInstanceIdEXT(rq, false),
+                             rayQueryGetIntersectionPrimitiveIndexEXT(rq, false));
+    if (rx_accept(s, q, prim) && rx_flag(RX_FLAG_FIRST_HIT_ONLY)) {
+      if (rayQueryGetIntersectionTypeEXT(rq, false) == gl_RayQueryCandidateIntersectionTriangleEXT)
+        rayQueryConfirmIntersectionEXT(rq);
+      else
+        rayQueryGenerateIntersectionEXT(rq, 0.5);
+    }
+  }
+}
+
+void main() {
+  uint local = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
+               gl_LocalInvocationID.x;
+  if (local >= pc.num_queries) return;
+  uint q = local + pc.query_offset;
+  uint64_t lo, hi;
+  rx_load_query(q, lo, hi);
+  RxHitState s = rx_begin(lo, hi);
+
+  uint flags = gl_RayFlagsNoneEXT;
+  if (rx_flag(RX_FLAG_FIRST_HIT_ONLY)) flags |= gl_RayFlagsTerminateOnFirstHitEXT;
+  vec3 origin, dir;
+  float tmax;
+  if (!rx_flag(RX_FLAG_RANGES)) {
+    rx_point_ray(lo, origin, dir, tmax);
+    trace(s, q, flags, origin, dir, tmax);
+  } else {
+    for (uint64_t line = rx_line(lo); line <= rx_line(hi); ++line) {
+      rx_range_ray(lo, hi, line, origin, dir, tmax);
+      trace(s, q, flags, origin, dir, tmax);
+    }
+  }
+  rx_store_result(q, s);
+}

@@ -1,0 +1,191 @@
+#include "backend/vk/accel.hpp"
+
+#include "backend/vk/commands.hpp"
+
+namespace raydb::detail {
+
+AccelStruct::AccelStruct(VkContext& ctx, VkAccelerationStructureTypeKHR type, VkDeviceSize size,
+                         const std::string& name)
+    : ctx_(&ctx),
+      storage_(ctx, size, VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_STORAGE_BIT_KHR, MemoryUse::device,
+               name) {
+  VkAccelerationStructureCreateInfoKHR ci{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_CREATE_INFO_KHR};
+  ci.buffer = storage_.handle();
+  ci.size = size;
+  ci.type = type;
+  vk_check(ctx.vk.vkCreateAccelerationStructureKHR(ctx.device, &ci, nullptr, &handle_),
+           "vkCreateAccelerationStructureKHR");
+  VkAccelerationStructureDeviceAddressInfoKHR ai{
+      VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_DEVICE_ADDRESS_INFO_KHR};
+  ai.accelerationStructure = handle_;
+  address_ = ctx.vk.vkGetAccelerationStructureDeviceAddressKHR(ctx.device, &ai);
+  ctx.set_name(VK_OBJECT_TYPE_ACCELERATION_STRUCTURE_KHR, reinterpret_cast<uint64_t>(handle_),
+               "raydb " + name);
+}
+
+AccelStruct& AccelStruct::operator=(AccelStruct&& o) noexcept {
+  if (this == &o) return *this;
+  reset();
+  ctx_ = o.ctx_;
+  storage_ = std::move(o.storage_);
+  handle_ = std::exchange(o.handle_, VK_NULL_HANDLE);
+  address_ = std::exchange(o.address_, 0);
+  return *this;
+}
+
+void AccelStruct::reset() {
+  if (handle_) ctx_->vk.vkDestroyAccelerationStructureKHR(ctx_->device, handle_, nullptr);
+  handle_ = VK_NULL_HANDLE;
+  address_ = 0;
+  storage_.reset();
+}
+
+VkAccelerationStructureGeometryKHR triangle_geometry(VkDeviceAddress vertices,
+                                                     uint32_t primitive_count,
+                                                     VkGeometryFlagsKHR flags) {
+  VkAccelerationStructureGeometryKHR g{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
+  g.geometryType = VK_GEOMETRY_TYPE_TRIANGLES_KHR;
+  g.flags = flags;
+  auto& t = g.geometry.triangles;
+  t.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_TRIANGLES_DATA_KHR;
+  t.vertexFormat = VK_FORMAT_R32G32B32_SFLOAT;
+  t.vertexData.deviceAddress = vertices;
+  t.vertexStride = 3 * sizeof(float);
+  t.maxVertex = primitive_count == 0 ? 0 : 3 * primitive_count - 1;
+  t.indexType = VK_INDEX_TYPE_NONE_KHR;
+  return g;
+}
+
+VkAccelerationStructureGeometryKHR aabb_geometry(VkDeviceAddress boxes, VkGeometryFlagsKHR flags) {
+  VkAccelerationStructureGeometryKHR g{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
+  g.geometryType = VK_GEOMETRY_TYPE_AABBS_KHR;
+  g.flags = flags;
+  g.geometry.aabbs.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_AABBS_DATA_KHR;
+  g.geometry.aabbs.data.deviceAddress = boxes;
+  g.geometry.aabbs.stride = sizeof(VkAabbPositionsKHR);
+  return g;
+}
+
+VkAccelerationStructureGeometryKHR instance_geometry(VkDeviceAddress instances) {
+  VkAccelerationStructureGeometryKHR g{VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_KHR};
+  g.geometryType = VK_GEOMETRY_TYPE_INSTANCES_KHR;
+  g.geometry.instances.sType = VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_GEOMETRY_INSTANCES_DATA_KHR;
+  g.geometry.instances.arrayOfPointers = VK_FALSE;
+  g.geometry.instances.data.deviceAddress = instances;
+  return g;
+}
+
+static VkAccelerationStructureBuildGeometryInfoKHR geometry_info(const BuildRequest& req) {
+  VkAccelerationStructureBuildGeometryInfoKHR bi{
+      VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_GEOMETRY_INFO_KHR};
+  bi.type = req.type;
+  bi.flags = req.flags;
+  bi.mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_BUILD_KHR;
+  bi.geometryCount = 1;
+  bi.pGeometries = &req.geometry;
+  return bi;
+}
+
+VkAccelerationStructureBuildSizesInfoKHR build_sizes(VkContext& ctx, const BuildRequest& req) {
+  auto bi = geometry_info(req);
+  VkAccelerationStructureBuildSizesInfoKHR sizes{
+      VK_STRUCTURE_TYPE_ACCELERATION_STRUCTURE_BUILD_SIZES_INFO_KHR};
+  ctx.vk.vkGetAccelerationStructureBuildSizesKHR(ctx.device,
+                                                 VK_ACCELERATION_STRUCTURE_BUILD_TYPE_DEVICE_KHR,
+                                                 &bi, &req.primitive_count, &sizes);
+  return sizes;
+}
+
+void Scratch::ensure(VkContext& ctx, VkDeviceSize bytes) {
+  VkDeviceSize align =
+      std::max<VkDeviceSize>(ctx.as_properties.minAccelerationStructureScratchOffsetAlignment, 1);
+  if (buffer && usable >= bytes) return;
+  buffer = Buffer(ctx, bytes + align, VK_BUFFER_USAGE_STORAGE_BUFFER_BIT, MemoryUse::device,
+                  "build scratch");
+  aligned_address = (buffer.address() + align - 1) / align * align;
+  usable = bytes;
+}
+
+void record_build(VkContext& ctx, VkCommandBuffer cmd, const BuildRequest& req,
+                  const AccelStruct& dst, VkDeviceAddress scratch,
+                  const AccelStruct* update_source) {
+  auto bi = geometry_info(req);
+  if (update_source) {
+    bi.mode = VK_BUILD_ACCELERATION_STRUCTURE_MODE_UPDATE_KHR;
+    bi.srcAccelerationStructure = update_source->handle();
+  }
+  bi.dstAccelerationStructure = dst.handle();
+  bi.scratchData.deviceAddress = scratch;
+  VkAccelerationStructureBuildRangeInfoKHR range{};
+  range.primitiveCount = req.primitive_count;
+  const VkAccelerationStructureBuildRangeInfoKHR* ranges = &range;
+  ctx.vk.vkCmdBuildAccelerationStructuresKHR(cmd, 1, &bi, &ranges);
+}
+
+void accel_write_barrier(VkContext& ctx, VkCommandBuffer cmd) {
+  memory_barrier(cmd, VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                 VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR |
+                     VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR,
+                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                     VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR | VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR |
+                     VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR | VK_ACCESS_SHADER_READ_BIT |
+                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_TRANSFER_WRITE_BIT,
+                 ctx);
+}
+
+std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structures,
+                                 double& gpu_ms) {
+  std::vector<AccelStruct> out;
+  gpu_ms = 0;
+  if (structures.empty()) return out;
+  auto n = static_cast<uint32_t>(structures.size());
+  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qi.queryType = VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR;
+  qi.queryCount = n;
+  VkQueryPool pool = VK_NULL_HANDLE;
+  vk_check(ctx.vk.vkCreateQueryPool(ctx.device, &qi, nullptr, &pool),
+           "vkCreateQueryPool (compacted size)");
+  std::vector<VkDeviceSize> sizes(n);
+  try {
+    {
+      CommandBatch batch(ctx);
+      std::vector<VkAccelerationStructureKHR> handles;
+      for (auto& s : structures) handles.push_back(s.handle());
+      ctx.vk.vkCmdResetQueryPool(batch.cmd(), pool, 0, n);
+      ctx.vk.vkCmdWriteAccelerationStructuresPropertiesKHR(
+          batch.cmd(), n, handles.data(), VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR,
+          pool, 0);
+      batch.submit_and_wait();
+    }
+    vk_check(ctx.vk.vkGetQueryPoolResults(ctx.device, pool, 0, n, n * sizeof(VkDeviceSize),
+                                          sizes.data(), sizeof(VkDeviceSize),
+                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults (compacted size)");
+  } catch (...) {
+    ctx.vk.vkDestroyQueryPool(ctx.device, pool, nullptr);
+    throw;
+  }
+  ctx.vk.vkDestroyQueryPool(ctx.device, pool, nullptr);
+
+  CommandBatch batch(ctx);
+  GpuTimer timer(ctx, 2);
+  timer.reset(batch.cmd());
+  uint32_t t0 = timer.mark(batch.cmd());
+  for (uint32_t k = 0; k < n; ++k) {
+    out.emplace_back(ctx, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR, sizes[k],
+                     "compacted BLAS");
+    VkCopyAccelerationStructureInfoKHR ci{VK_STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_INFO_KHR};
+    ci.src = structures[k].handle();
+    ci.dst = out.back().handle();
+    ci.mode = VK_COPY_ACCELERATION_STRUCTURE_MODE_COMPACT_KHR;
+    ctx.vk.vkCmdCopyAccelerationStructureKHR(batch.cmd(), &ci);
+  }
+  uint32_t t1 = timer.mark(batch.cmd());
+  batch.submit_and_wait();
+  gpu_ms = timer.ms(t0, t1);
+  return out;
+}
+
+}  // namespace raydb::detail

@@ -1,0 +1,69 @@
+// Acceleration structures: geometry descriptions, sizes, builds, compaction, instances.
+#pragma once
+
+#include <span>
+#include <string>
+#include <vector>
+
+#include "backend/vk/buffer.hpp"
+
+namespace raydb::detail {
+
+class AccelStruct {
+ public:
+  AccelStruct() = default;
+  AccelStruct(VkContext& ctx, VkAccelerationStructureTypeKHR type, VkDeviceSize size,
+              const std::string& name);
+  AccelStruct(AccelStruct&& o) noexcept { *this = std::move(o); }
+  AccelStruct& operator=(AccelStruct&& o) noexcept;
+  ~AccelStruct() { reset(); }
+  void reset();
+
+  VkAccelerationStructureKHR handle() const { return handle_; }
+  VkDeviceAddress address() const { return address_; }
+  VkDeviceSize bytes() const { return storage_.size(); }
+
+ private:
+  VkContext* ctx_ = nullptr;
+  Buffer storage_;
+  VkAccelerationStructureKHR handle_ = VK_NULL_HANDLE;
+  VkDeviceAddress address_ = 0;
+};
+
+VkAccelerationStructureGeometryKHR triangle_geometry(VkDeviceAddress vertices,
+                                                     uint32_t primitive_count,
+                                                     VkGeometryFlagsKHR flags);
+VkAccelerationStructureGeometryKHR aabb_geometry(VkDeviceAddress boxes, VkGeometryFlagsKHR flags);
+VkAccelerationStructureGeometryKHR instance_geometry(VkDeviceAddress instances);
+
+struct BuildRequest {
+  VkAccelerationStructureTypeKHR type = VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR;
+  VkAccelerationStructureGeometryKHR geometry{};
+  uint32_t primitive_count = 0;
+  VkBuildAccelerationStructureFlagsKHR flags = 0;
+};
+
+VkAccelerationStructureBuildSizesInfoKHR build_sizes(VkContext& ctx, const BuildRequest& req);
+
+// A scratch buffer aligned for builds; reusable across builds separated by barriers.
+struct Scratch {
+  Buffer buffer;
+  VkDeviceAddress aligned_address = 0;
+  VkDeviceSize usable = 0;
+  void ensure(VkContext& ctx, VkDeviceSize bytes);
+};
+
+// Records a build (or, with `update_source`, an in-place update) of `dst`.
+void record_build(VkContext& ctx, VkCommandBuffer cmd, const BuildRequest& req,
+                  const AccelStruct& dst, VkDeviceAddress scratch,
+                  const AccelStruct* update_source = nullptr);
+
+// Barrier between acceleration-structure writes and whatever reads them next (builds, traces).
+void accel_write_barrier(VkContext& ctx, VkCommandBuffer cmd);
+
+// Compacts `structures` (built with ALLOW_COMPACTION) in one round trip: queries their compacted
+// sizes, copies each into a structure of that size, and returns the copies. `gpu_ms` receives the
+// GPU time of the copies.
+std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structures, double& gpu_ms);
+
+}  // namespace raydb::detail

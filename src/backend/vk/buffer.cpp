@@ -1,0 +1,75 @@
+#include "backend/vk/buffer.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace raydb::detail {
+
+Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
+               const std::string& name)
+    : ctx_(&ctx), size_(size) {
+  VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
+  bi.size = std::max<VkDeviceSize>(size, 256);
+  bi.usage = usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  VmaAllocationCreateInfo ai{};
+  ai.usage = VMA_MEMORY_USAGE_AUTO;
+  if (use == MemoryUse::device) ai.usage = VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE;
+  if (use == MemoryUse::upload)
+    ai.flags =
+        VMA_ALLOCATION_CREATE_HOST_ACCESS_SEQUENTIAL_WRITE_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT;
+  if (use == MemoryUse::readback)
+    ai.flags = VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT;
+  VmaAllocationInfo info{};
+  VkResult r = vmaCreateBuffer(ctx.allocator, &bi, &ai, &buffer_, &allocation_, &info);
+  if (r != VK_SUCCESS) {
+    buffer_ = VK_NULL_HANDLE;
+    std::string what = fmt::format("allocating {} ({} bytes)", name, size);
+    vk_fail(r, what.c_str());
+  }
+  allocated_ = info.size;
+  mapped_ = info.pMappedData;
+  ctx.track_allocation(static_cast<int64_t>(allocated_));
+  VkBufferDeviceAddressInfo ainfo{VK_STRUCTURE_TYPE_BUFFER_DEVICE_ADDRESS_INFO};
+  ainfo.buffer = buffer_;
+  address_ = ctx.vk.vkGetBufferDeviceAddress(ctx.device, &ainfo);
+  ctx.set_name(VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(buffer_), "raydb " + name);
+}
+
+Buffer& Buffer::operator=(Buffer&& o) noexcept {
+  if (this == &o) return *this;
+  reset();
+  ctx_ = o.ctx_;
+  buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
+  allocation_ = std::exchange(o.allocation_, VK_NULL_HANDLE);
+  size_ = std::exchange(o.size_, 0);
+  allocated_ = std::exchange(o.allocated_, 0);
+  address_ = std::exchange(o.address_, 0);
+  mapped_ = std::exchange(o.mapped_, nullptr);
+  return *this;
+}
+
+void Buffer::flush() const {
+  if (allocation_)
+    vk_check(vmaFlushAllocation(ctx_->allocator, allocation_, 0, VK_WHOLE_SIZE),
+             "vmaFlushAllocation");
+}
+
+void Buffer::invalidate() const {
+  if (allocation_)
+    vk_check(vmaInvalidateAllocation(ctx_->allocator, allocation_, 0, VK_WHOLE_SIZE),
+             "vmaInvalidateAllocation");
+}
+
+void Buffer::reset() {
+  if (!buffer_) return;
+  vmaDestroyBuffer(ctx_->allocator, buffer_, allocation_);
+  ctx_->track_allocation(-static_cast<int64_t>(allocated_));
+  buffer_ = VK_NULL_HANDLE;
+  allocation_ = VK_NULL_HANDLE;
+  size_ = allocated_ = address_ = 0;
+  mapped_ = nullptr;
+}
+
+}  // namespace raydb::detail

@@ -1,0 +1,59 @@
+// Buffers allocated through VMA, with device addresses, tracked in the context's byte counters.
+#pragma once
+
+#include <cstring>
+#include <string>
+
+#include "backend/vk/context_impl.hpp"
+
+namespace raydb::detail {
+
+enum class MemoryUse {
+  device,    // device-local; reached by device address from shaders
+  upload,    // host-visible, written sequentially by the host (staging to the device)
+  readback,  // host-visible and cached, read by the host
+};
+
+class Buffer {
+ public:
+  Buffer() = default;
+  // size 0 is rounded up to a small allocation so every buffer has an address.
+  Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
+         const std::string& name);
+  Buffer(Buffer&& o) noexcept { *this = std::move(o); }
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  ~Buffer() { reset(); }
+  void reset();
+  // Make host writes visible to the device / device writes visible to the host (no-ops on
+  // coherent memory).
+  void flush() const;
+  void invalidate() const;
+
+  explicit operator bool() const { return buffer_ != VK_NULL_HANDLE; }
+  VkBuffer handle() const { return buffer_; }
+  VkDeviceSize size() const { return size_; }
+  VkDeviceAddress address() const { return address_; }
+  void* mapped() const { return mapped_; }
+  template <class T>
+  T* as() const {
+    return static_cast<T*>(mapped_);
+  }
+
+ private:
+  VkContext* ctx_ = nullptr;
+  VkBuffer buffer_ = VK_NULL_HANDLE;
+  VmaAllocation allocation_ = VK_NULL_HANDLE;
+  VkDeviceSize size_ = 0;
+  VkDeviceSize allocated_ = 0;
+  VkDeviceAddress address_ = 0;
+  void* mapped_ = nullptr;
+};
+
+// Usage every raydb device buffer gets: storage, transfers both ways, device address.
+inline constexpr VkBufferUsageFlags kStorageUsage =
+    VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+    VK_BUFFER_USAGE_TRANSFER_DST_BIT | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+
+}  // namespace raydb::detail

@@ -1,0 +1,99 @@
+#include "backend/vk/commands.hpp"
+
+#include <cstring>
+
+namespace raydb::detail {
+
+CommandBatch::CommandBatch(VkContext& ctx) : ctx_(ctx) {
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = ctx.command_pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  vk_check(ctx.vk.vkAllocateCommandBuffers(ctx.device, &ai, &cmd_), "vkAllocateCommandBuffers");
+  VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  vk_check(ctx.vk.vkCreateFence(ctx.device, &fi, nullptr, &fence_), "vkCreateFence");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vk_check(ctx.vk.vkBeginCommandBuffer(cmd_, &bi), "vkBeginCommandBuffer");
+}
+
+CommandBatch::~CommandBatch() {
+  if (fence_) ctx_.vk.vkDestroyFence(ctx_.device, fence_, nullptr);
+  if (cmd_) ctx_.vk.vkFreeCommandBuffers(ctx_.device, ctx_.command_pool, 1, &cmd_);
+}
+
+void CommandBatch::submit_and_wait() {
+  vk_check(ctx_.vk.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd_;
+  vk_check(ctx_.vk.vkQueueSubmit(ctx_.queue, 1, &si, fence_), "vkQueueSubmit");
+  vk_check(ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX),
+           "vkWaitForFences");
+}
+
+GpuTimer::GpuTimer(VkContext& ctx, uint32_t capacity)
+    : ctx_(ctx), capacity_(capacity), ticks_(capacity) {
+  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
+  qi.queryCount = capacity;
+  vk_check(ctx.vk.vkCreateQueryPool(ctx.device, &qi, nullptr, &pool_), "vkCreateQueryPool");
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical_device, &nq, nullptr);
+  std::vector<VkQueueFamilyProperties> qf(nq);
+  vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical_device, &nq, qf.data());
+  uint32_t bits = ctx.queue_family < nq ? qf[ctx.queue_family].timestampValidBits : 0;
+  if (bits == 0)
+    throw Error(Errc::unsupported, "the queue has no timestamp support (timestampValidBits = 0)");
+  mask_ = bits >= 64 ? ~0ull : ((1ull << bits) - 1);
+}
+
+GpuTimer::~GpuTimer() {
+  if (pool_) ctx_.vk.vkDestroyQueryPool(ctx_.device, pool_, nullptr);
+}
+
+void GpuTimer::reset(VkCommandBuffer cmd) {
+  ctx_.vk.vkCmdResetQueryPool(cmd, pool_, 0, capacity_);
+  used_ = 0;
+  fetched_ = false;
+}
+
+uint32_t GpuTimer::mark(VkCommandBuffer cmd) {
+  if (used_ >= capacity_) throw Error(Errc::internal, "GpuTimer: out of timestamp slots");
+  ctx_.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, used_);
+  return used_++;
+}
+
+double GpuTimer::ms(uint32_t from, uint32_t to) {
+  if (!fetched_ && used_ > 0) {
+    vk_check(ctx_.vk.vkGetQueryPoolResults(ctx_.device, pool_, 0, used_, used_ * sizeof(uint64_t),
+                                           ticks_.data(), sizeof(uint64_t),
+                                           VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults");
+    fetched_ = true;
+  }
+  uint64_t d = (ticks_[to] - ticks_[from]) & mask_;
+  return static_cast<double>(d) * ctx_.properties.limits.timestampPeriod * 1e-6;
+}
+
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access,
+                    const VkContext& ctx) {
+  VkMemoryBarrier b{VK_STRUCTURE_TYPE_MEMORY_BARRIER};
+  b.srcAccessMask = src_access;
+  b.dstAccessMask = dst_access;
+  ctx.vk.vkCmdPipelineBarrier(cmd, src_stage, dst_stage, 0, 1, &b, 0, nullptr, 0, nullptr);
+}
+
+void record_upload(VkContext& ctx, VkCommandBuffer cmd, Buffer& staging, const Buffer& dst,
+                   const void* src, size_t bytes, VkDeviceSize dst_offset) {
+  if (bytes == 0) return;
+  staging =
+      Buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload, "staging upload");
+  std::memcpy(staging.mapped(), src, bytes);
+  staging.flush();
+  VkBufferCopy region{0, dst_offset, bytes};
+  ctx.vk.vkCmdCopyBuffer(cmd, staging.handle(), dst.handle(), 1, &region);
+}
+
+}  // namespace raydb::detail

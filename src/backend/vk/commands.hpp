@@ -1,0 +1,59 @@
+// One-shot command recording and GPU timestamps.
+#pragma once
+
+#include <vector>
+
+#include "backend/vk/buffer.hpp"
+
+namespace raydb::detail {
+
+// A primary command buffer, recorded once, submitted, waited for on a fence.
+class CommandBatch {
+ public:
+  explicit CommandBatch(VkContext& ctx);
+  CommandBatch(const CommandBatch&) = delete;
+  CommandBatch& operator=(const CommandBatch&) = delete;
+  ~CommandBatch();
+  VkCommandBuffer cmd() const { return cmd_; }
+  // Ends recording, submits, and blocks until the GPU is done. Device loss becomes
+  // Errc::device_lost.
+  void submit_and_wait();
+
+ private:
+  VkContext& ctx_;
+  VkCommandBuffer cmd_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+};
+
+// GPU timestamps around regions of one or more command batches. mark() records a timestamp after
+// all earlier work has finished; ms(a, b) reads the time between two marks once the work is done.
+class GpuTimer {
+ public:
+  GpuTimer(VkContext& ctx, uint32_t capacity = 64);
+  GpuTimer(const GpuTimer&) = delete;
+  GpuTimer& operator=(const GpuTimer&) = delete;
+  ~GpuTimer();
+  void reset(VkCommandBuffer cmd);  // must be recorded before the first mark of a round
+  uint32_t mark(VkCommandBuffer cmd);
+  double ms(uint32_t from, uint32_t to);  // fetches results on first use after a round
+
+ private:
+  VkContext& ctx_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  uint32_t capacity_, used_ = 0;
+  bool fetched_ = false;
+  std::vector<uint64_t> ticks_;
+  uint64_t mask_ = ~0ull;
+};
+
+// A full memory barrier between two stages; raydb's kernels are few and large, so finer barriers
+// would buy nothing.
+void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
+                    VkPipelineStageFlags dst_stage, VkAccessFlags dst_access, const VkContext& ctx);
+
+// Copies host bytes into a device buffer through a staging buffer. The copy is recorded into
+// `cmd`; `staging` must stay alive until the batch has been waited for.
+void record_upload(VkContext& ctx, VkCommandBuffer cmd, Buffer& staging, const Buffer& dst,
+                   const void* src, size_t bytes, VkDeviceSize dst_offset = 0);
+
+}  // namespace raydb::detail

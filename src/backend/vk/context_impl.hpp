@@ -1,0 +1,57 @@
+// The state behind raydb::Context: instance, device, queue, loader tables, allocator.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "backend/vk/vk_common.hpp"
+#include "raydb/context.hpp"
+
+namespace raydb::detail {
+
+struct VkContext {
+  bool owns_device = true;  // false when adopted: the host destroys its objects
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t queue_family = 0;
+  uint32_t api_version = VK_API_VERSION_1_2;
+  VkDebugUtilsMessengerEXT messenger = VK_NULL_HANDLE;
+  bool debug_utils = false;
+
+  VolkDeviceTable vk{};  // device-level functions of this device only
+  VmaAllocator allocator = VK_NULL_HANDLE;
+  VkCommandPool command_pool = VK_NULL_HANDLE;
+
+  DeviceInfo info;
+  TraversalMode traversal = TraversalMode::pipeline;
+  VkPhysicalDeviceProperties properties{};
+  VkPhysicalDeviceAccelerationStructurePropertiesKHR as_properties{};
+  VkPhysicalDeviceRayTracingPipelinePropertiesKHR rt_properties{};
+
+  std::atomic<uint64_t> validation_messages{0};
+  std::function<void(std::string_view)> on_validation_message;
+
+  // Device bytes allocated through this context, now and at the peak since reset_peak().
+  uint64_t allocated_bytes = 0;
+  uint64_t peak_bytes = 0;
+  void track_allocation(int64_t delta_bytes);
+  void reset_peak() { peak_bytes = allocated_bytes; }
+
+  // VK_EXT_debug_utils object name, when the extension is there.
+  void set_name(VkObjectType type, uint64_t handle, const std::string& name) const;
+
+  bool supports(TraversalMode mode) const;
+  // Resolves automatic to this context's mode; fails when the device cannot do the mode asked.
+  TraversalMode resolve(TraversalMode mode) const;
+
+  VkContext() = default;
+  VkContext(const VkContext&) = delete;
+  VkContext& operator=(const VkContext&) = delete;
+  ~VkContext();
+};
+
+}  // namespace raydb::detail

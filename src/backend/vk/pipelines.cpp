@@ -1,0 +1,238 @@
+#include "backend/vk/pipelines.hpp"
+
+#include "backend/vk/commands.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace raydb::detail {
+
+namespace {
+
+VkShaderModule make_module(VkContext& ctx, ShaderId id) {
+  auto code = spirv(id);
+  VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  ci.codeSize = code.size_bytes();
+  ci.pCode = code.data();
+  VkShaderModule m = VK_NULL_HANDLE;
+  vk_check(ctx.vk.vkCreateShaderModule(ctx.device, &ci, nullptr, &m), "vkCreateShaderModule");
+  return m;
+}
+
+constexpr VkShaderStageFlags kRtStages =
+    VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR |
+    VK_SHADER_STAGE_INTERSECTION_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR;
+
+VkPipelineLayout make_layout(VkContext& ctx, VkShaderStageFlags stages, uint32_t push_bytes,
+                             VkDescriptorSetLayout set_layout) {
+  VkPushConstantRange range{stages, 0, push_bytes};
+  VkPipelineLayoutCreateInfo li{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  li.setLayoutCount = set_layout ? 1 : 0;
+  li.pSetLayouts = &set_layout;
+  li.pushConstantRangeCount = 1;
+  li.pPushConstantRanges = &range;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  vk_check(ctx.vk.vkCreatePipelineLayout(ctx.device, &li, nullptr, &layout),
+           "vkCreatePipelineLayout");
+  return layout;
+}
+
+uint64_t align_up(uint64_t v, uint64_t a) {
+  return (v + a - 1) / a * a;
+}
+
+}  // namespace
+
+TlasBinding::TlasBinding(VkContext& ctx, VkShaderStageFlags stages) : ctx_(ctx) {
+  VkDescriptorSetLayoutBinding b{0, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, 1, stages,
+                                 nullptr};
+  VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  li.bindingCount = 1;
+  li.pBindings = &b;
+  vk_check(ctx.vk.vkCreateDescriptorSetLayout(ctx.device, &li, nullptr, &layout_),
+           "vkCreateDescriptorSetLayout");
+  VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, 1};
+  VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
+  pi.maxSets = 1;
+  pi.poolSizeCount = 1;
+  pi.pPoolSizes = &size;
+  vk_check(ctx.vk.vkCreateDescriptorPool(ctx.device, &pi, nullptr, &pool_),
+           "vkCreateDescriptorPool");
+  VkDescriptorSetAllocateInfo ai{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO};
+  ai.descriptorPool = pool_;
+  ai.descriptorSetCount = 1;
+  ai.pSetLayouts = &layout_;
+  vk_check(ctx.vk.vkAllocateDescriptorSets(ctx.device, &ai, &set_), "vkAllocateDescriptorSets");
+}
+
+TlasBinding::~TlasBinding() {
+  if (pool_) ctx_.vk.vkDestroyDescriptorPool(ctx_.device, pool_, nullptr);
+  if (layout_) ctx_.vk.vkDestroyDescriptorSetLayout(ctx_.device, layout_, nullptr);
+}
+
+void TlasBinding::bind(VkAccelerationStructureKHR tlas) {
+  VkWriteDescriptorSetAccelerationStructureKHR as{
+      VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET_ACCELERATION_STRUCTURE_KHR};
+  as.accelerationStructureCount = 1;
+  as.pAccelerationStructures = &tlas;
+  VkWriteDescriptorSet w{VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+  w.pNext = &as;
+  w.dstSet = set_;
+  w.dstBinding = 0;
+  w.descriptorCount = 1;
+  w.descriptorType = VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR;
+  ctx_.vk.vkUpdateDescriptorSets(ctx_.device, 1, &w, 0, nullptr);
+}
+
+ComputePipeline::ComputePipeline(VkContext& ctx, ShaderId shader, uint32_t push_bytes,
+                                 VkDescriptorSetLayout set_layout)
+    : ctx_(ctx), push_bytes_(push_bytes) {
+  layout_ = make_layout(ctx, VK_SHADER_STAGE_COMPUTE_BIT, push_bytes, set_layout);
+  VkShaderModule module = make_module(ctx, shader);
+  VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  ci.stage.module = module;
+  ci.stage.pName = "main";
+  ci.layout = layout_;
+  VkResult r =
+      ctx.vk.vkCreateComputePipelines(ctx.device, VK_NULL_HANDLE, 1, &ci, nullptr, &pipeline_);
+  ctx.vk.vkDestroyShaderModule(ctx.device, module, nullptr);
+  vk_check(r, "vkCreateComputePipelines");
+}
+
+ComputePipeline::~ComputePipeline() {
+  if (pipeline_) ctx_.vk.vkDestroyPipeline(ctx_.device, pipeline_, nullptr);
+  if (layout_) ctx_.vk.vkDestroyPipelineLayout(ctx_.device, layout_, nullptr);
+}
+
+uint64_t ComputePipeline::max_items() const {
+  const auto& l = ctx_.properties.limits;
+  return uint64_t{l.maxComputeWorkGroupCount[0]} *
+         std::min<uint32_t>(l.maxComputeWorkGroupCount[1], 65535) * 64;
+}
+
+void ComputePipeline::dispatch(VkCommandBuffer cmd, const void* push, uint64_t items,
+                               VkDescriptorSet set) {
+  if (items == 0) return;
+  uint64_t groups = (items + 63) / 64;
+  uint64_t max_x = ctx_.properties.limits.maxComputeWorkGroupCount[0];
+  auto gx = static_cast<uint32_t>(std::min(groups, max_x));
+  auto gy = static_cast<uint32_t>((groups + gx - 1) / gx);
+  ctx_.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline_);
+  if (set)
+    ctx_.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, layout_, 0, 1, &set, 0,
+                                    nullptr);
+  ctx_.vk.vkCmdPushConstants(cmd, layout_, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_bytes_, push);
+  ctx_.vk.vkCmdDispatch(cmd, gx, gy, 1);
+}
+
+RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
+                       VkDescriptorSetLayout set_layout)
+    : ctx_(ctx), push_bytes_(push_bytes) {
+  layout_ = make_layout(ctx, kRtStages, push_bytes, set_layout);
+  VkShaderModule modules[4] = {make_module(ctx, s.raygen), make_module(ctx, s.miss),
+                               make_module(ctx, s.any_hit), make_module(ctx, s.intersection)};
+  VkShaderStageFlagBits kinds[4] = {VK_SHADER_STAGE_RAYGEN_BIT_KHR, VK_SHADER_STAGE_MISS_BIT_KHR,
+                                    VK_SHADER_STAGE_ANY_HIT_BIT_KHR,
+                                    VK_SHADER_STAGE_INTERSECTION_BIT_KHR};
+  VkPipelineShaderStageCreateInfo stages[4];
+  for (int k = 0; k < 4; ++k) {
+    stages[k] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    stages[k].stage = kinds[k];
+    stages[k].module = modules[k];
+    stages[k].pName = "main";
+  }
+  auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t any_hit,
+                  uint32_t isect) {
+    VkRayTracingShaderGroupCreateInfoKHR g{
+        VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
+    g.type = type;
+    g.generalShader = general;
+    g.closestHitShader = VK_SHADER_UNUSED_KHR;
+    g.anyHitShader = any_hit;
+    g.intersectionShader = isect;
+    return g;
+  };
+  VkRayTracingShaderGroupCreateInfoKHR groups[4] = {
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, VK_SHADER_UNUSED_KHR,
+            VK_SHADER_UNUSED_KHR),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, VK_SHADER_UNUSED_KHR,
+            VK_SHADER_UNUSED_KHR),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, VK_SHADER_UNUSED_KHR, 2,
+            VK_SHADER_UNUSED_KHR),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, VK_SHADER_UNUSED_KHR, 2, 3),
+  };
+  VkRayTracingPipelineCreateInfoKHR ci{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
+  ci.stageCount = 4;
+  ci.pStages = stages;
+  ci.groupCount = 4;
+  ci.pGroups = groups;
+  ci.maxPipelineRayRecursionDepth = 1;
+  ci.layout = layout_;
+  VkResult r = ctx.vk.vkCreateRayTracingPipelinesKHR(ctx.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1,
+                                                     &ci, nullptr, &pipeline_);
+  for (auto m : modules) ctx.vk.vkDestroyShaderModule(ctx.device, m, nullptr);
+  vk_check(r, "vkCreateRayTracingPipelinesKHR");
+
+  // Shader binding table: raygen | miss | hit group 0, hit group 1; each region base-aligned.
+  const auto& p = ctx.rt_properties;
+  uint32_t handle = p.shaderGroupHandleSize;
+  uint64_t stride = align_up(handle, p.shaderGroupHandleAlignment);
+  uint64_t base = p.shaderGroupBaseAlignment;
+  std::vector<uint8_t> handles(4 * handle);
+  vk_check(ctx.vk.vkGetRayTracingShaderGroupHandlesKHR(ctx.device, pipeline_, 0, 4, handles.size(),
+                                                       handles.data()),
+           "vkGetRayTracingShaderGroupHandlesKHR");
+  uint64_t raygen_off = 0, miss_off = align_up(stride, base),
+           hit_off = miss_off + align_up(stride, base);
+  uint64_t total = hit_off + 2 * stride;
+  Buffer staging(ctx, total + base, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
+                 "SBT staging");
+  sbt_ = Buffer(ctx, total + base,
+                VK_BUFFER_USAGE_SHADER_BINDING_TABLE_BIT_KHR | VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                MemoryUse::device, "shader binding table");
+  // The buffer's address may not be base-aligned: place the table at the first aligned offset.
+  uint64_t shift = align_up(sbt_.address(), base) - sbt_.address();
+  auto* dst = staging.as<uint8_t>();
+  std::memset(dst, 0, staging.size());
+  std::memcpy(dst + shift + raygen_off, handles.data() + 0 * handle, handle);
+  std::memcpy(dst + shift + miss_off, handles.data() + 1 * handle, handle);
+  std::memcpy(dst + shift + hit_off, handles.data() + 2 * handle, handle);
+  std::memcpy(dst + shift + hit_off + stride, handles.data() + 3 * handle, handle);
+  staging.flush();
+  {
+    CommandBatch batch(ctx);
+    VkBufferCopy region{0, 0, staging.size()};
+    ctx.vk.vkCmdCopyBuffer(batch.cmd(), staging.handle(), sbt_.handle(), 1, &region);
+    batch.submit_and_wait();
+  }
+  VkDeviceAddress a = sbt_.address() + shift;
+  raygen_ = {a + raygen_off, stride, stride};
+  miss_ = {a + miss_off, stride, stride};
+  hit_ = {a + hit_off, stride, 2 * stride};
+}
+
+RtPipeline::~RtPipeline() {
+  if (pipeline_) ctx_.vk.vkDestroyPipeline(ctx_.device, pipeline_, nullptr);
+  if (layout_) ctx_.vk.vkDestroyPipelineLayout(ctx_.device, layout_, nullptr);
+}
+
+uint32_t RtPipeline::max_width() const {
+  const auto& l = ctx_.properties.limits;
+  uint64_t w = uint64_t{l.maxComputeWorkGroupCount[0]} * l.maxComputeWorkGroupSize[0];
+  w = std::min<uint64_t>(w, ctx_.rt_properties.maxRayDispatchInvocationCount);
+  return static_cast<uint32_t>(std::min<uint64_t>(w, 1u << 30));
+}
+
+void RtPipeline::trace(VkCommandBuffer cmd, const void* push, uint32_t width, VkDescriptorSet set) {
+  if (width == 0) return;
+  ctx_.vk.vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, pipeline_);
+  ctx_.vk.vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_RAY_TRACING_KHR, layout_, 0, 1, &set,
+                                  0, nullptr);
+  ctx_.vk.vkCmdPushConstants(cmd, layout_, kRtStages, 0, push_bytes_, push);
+  ctx_.vk.vkCmdTraceRaysKHR(cmd, &raygen_, &miss_, &hit_, &callable_, width, 1, 1);
+}
+
+}  // namespace raydb::detail

@@ -1,0 +1,73 @@
+// Compute and ray-tracing pipelines over one optional descriptor set holding the TLAS, with all
+// buffers passed as device addresses in push constants.
+#pragma once
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/shaders.hpp"
+
+namespace raydb::detail {
+
+// A descriptor set with one acceleration structure at binding 0, for the stages that trace.
+class TlasBinding {
+ public:
+  TlasBinding(VkContext& ctx, VkShaderStageFlags stages);
+  TlasBinding(const TlasBinding&) = delete;
+  TlasBinding& operator=(const TlasBinding&) = delete;
+  ~TlasBinding();
+  void bind(VkAccelerationStructureKHR tlas);
+  VkDescriptorSetLayout layout() const { return layout_; }
+  VkDescriptorSet set() const { return set_; }
+
+ private:
+  VkContext& ctx_;
+  VkDescriptorSetLayout layout_ = VK_NULL_HANDLE;
+  VkDescriptorPool pool_ = VK_NULL_HANDLE;
+  VkDescriptorSet set_ = VK_NULL_HANDLE;
+};
+
+class ComputePipeline {
+ public:
+  ComputePipeline(VkContext& ctx, ShaderId shader, uint32_t push_bytes,
+                  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE);
+  ComputePipeline(const ComputePipeline&) = delete;
+  ComputePipeline& operator=(const ComputePipeline&) = delete;
+  ~ComputePipeline();
+  // Binds, pushes, and dispatches one invocation per item (64 per workgroup, 2D grid when needed).
+  void dispatch(VkCommandBuffer cmd, const void* push, uint64_t items,
+                VkDescriptorSet set = VK_NULL_HANDLE);
+  // The largest number of items one dispatch() can cover on this device.
+  uint64_t max_items() const;
+
+ private:
+  VkContext& ctx_;
+  uint32_t push_bytes_;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+};
+
+// raygen + miss + two hit groups (0: triangles, any-hit; 1: boxes, intersection + any-hit), with
+// its shader binding table. Instances pick their hit group by their SBT record offset.
+struct RtShaders {
+  ShaderId raygen, miss, any_hit, intersection;
+};
+
+class RtPipeline {
+ public:
+  RtPipeline(VkContext& ctx, const RtShaders& shaders, uint32_t push_bytes,
+             VkDescriptorSetLayout set_layout);
+  RtPipeline(const RtPipeline&) = delete;
+  RtPipeline& operator=(const RtPipeline&) = delete;
+  ~RtPipeline();
+  void trace(VkCommandBuffer cmd, const void* push, uint32_t width, VkDescriptorSet set);
+  uint32_t max_width() const;
+
+ private:
+  VkContext& ctx_;
+  uint32_t push_bytes_;
+  VkPipelineLayout layout_ = VK_NULL_HANDLE;
+  VkPipeline pipeline_ = VK_NULL_HANDLE;
+  Buffer sbt_;
+  VkStridedDeviceAddressRegionKHR raygen_{}, miss_{}, hit_{}, callable_{};
+};
+
+}  // namespace raydb::detail

@@ -1,0 +1,44 @@
+#include "backend/vk/shaders.hpp"
+
+namespace raydb::detail {
+namespace {
+// Each .inc is glslc -mfmt=num output: the module's words, comma-separated.
+const uint32_t kRxBuildPrimitives[] = {
+#include "rx_build_primitives.comp.inc"
+};
+const uint32_t kRxProbeRgen[] = {
+#include "rx_probe.rgen.inc"
+};
+const uint32_t kRxProbeRahit[] = {
+#include "rx_probe.rahit.inc"
+};
+const uint32_t kRxProbeRint[] = {
+#include "rx_probe.rint.inc"
+};
+const uint32_t kRxProbeRmiss[] = {
+#include "rx_probe.rmiss.inc"
+};
+const uint32_t kRxProbeQuery[] = {
+#include "rx_probe_query.comp.inc"
+};
+}  // namespace
+
+std::span<const uint32_t> spirv(ShaderId id) {
+  switch (id) {
+    case ShaderId::rx_build_primitives:
+      return kRxBuildPrimitives;
+    case ShaderId::rx_probe_rgen:
+      return kRxProbeRgen;
+    case ShaderId::rx_probe_rahit:
+      return kRxProbeRahit;
+    case ShaderId::rx_probe_rint:
+      return kRxProbeRint;
+    case ShaderId::rx_probe_rmiss:
+      return kRxProbeRmiss;
+    case ShaderId::rx_probe_query:
+      return kRxProbeQuery;
+  }
+  return {};
+}
+
+}  // namespace raydb::detail

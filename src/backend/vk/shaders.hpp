@@ -1,0 +1,20 @@
+// The SPIR-V raydb carries, compiled from shaders/ by glslc at build time.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+namespace raydb::detail {
+
+enum class ShaderId {
+  rx_build_primitives,
+  rx_probe_rgen,
+  rx_probe_rahit,
+  rx_probe_rint,
+  rx_probe_rmiss,
+  rx_probe_query,
+};
+
+std::span<const uint32_t> spirv(ShaderId id);
+
+}  // namespace raydb::detail

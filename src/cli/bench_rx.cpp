@@ -1,0 +1,336 @@
+// raydb bench rx: the RTIndeX experiments. Builds an RX index over generated keys and times
+// batches of point or range lookups with GPU timestamps (warm-up, median of repeats), checking
+// every result whole against the CPU reference, and appends one JSON line per configuration.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <random>
+
+#include "cli/cli.hpp"
+#include "raydb/rx_index.hpp"
+#include "raydb/rx_reference.hpp"
+#include "raydb/workload.hpp"
+
+namespace raydb::cli {
+
+namespace {
+
+struct BenchRxOptions {
+  CommonOptions common;
+  std::string size = "auto";
+  std::string keys, lookups;
+  std::vector<int> key_bits = {32};
+  std::vector<double> hit_rates = {1.0};
+  std::vector<std::string> orders = {"unsorted"};
+  std::vector<std::string> range_widths = {"0"};
+  std::vector<std::string> primitives = {"triangles"};
+  std::vector<std::string> traversals;  // empty: --traversal
+  std::vector<std::string> layouts = {"key"};
+  std::string key_dist = "uniform", probe_dist = "uniform";
+  double key_zipf = 1.0, probe_zipf = 1.0;
+  uint32_t multiplicity = 1;
+  std::string prefer = "none";
+  bool no_compact = false;
+  int repeats = 5, warmup = 1, build_repeats = 3;
+  bool no_check = false, no_save = false;
+  std::string out = "bench/results";
+  std::string label;
+  uint64_t seed = 0;
+};
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string pow2_name(uint64_t n) {
+  if (n && (n & (n - 1)) == 0) return fmt::format("2^{}", __builtin_ctzll(n));
+  return std::to_string(n);
+}
+
+void progress(const std::string& s) {
+  std::fprintf(stderr, "[rx] %s\n", s.c_str());
+  std::fflush(stderr);
+}
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+Primitive parse_primitive(const std::string& s) {
+  if (s == "triangles" || s == "tri") return Primitive::triangles;
+  if (s == "aabbs" || s == "aabb" || s == "boxes") return Primitive::aabbs;
+  throw Error(Errc::invalid_argument, fmt::format("unknown primitive '{}' (triangles, aabbs)", s));
+}
+
+BuildPreference parse_preference(const std::string& s) {
+  if (s == "none") return BuildPreference::none;
+  if (s == "fast_trace") return BuildPreference::fast_trace;
+  if (s == "fast_build") return BuildPreference::fast_build;
+  throw Error(Errc::invalid_argument,
+              fmt::format("unknown build preference '{}' (none, fast_trace, fast_build)", s));
+}
+
+struct ProbeRow {
+  std::string kind;  // point | range
+  double hit_rate;
+  bool sorted;
+  uint64_t range_width;
+  double probe_ms, upload_ms, download_ms;
+  std::vector<double> all_ms;
+  uint64_t rays, hits;
+  std::string checked;
+};
+
+void run(BenchRxOptions& o) {
+  auto ctx = open_context(o.common).value();
+  const DeviceInfo& dev = ctx.device();
+  bool cpu = dev.type == "CPU";
+  std::string size = o.size == "auto" ? (cpu ? "small" : "paper") : o.size;
+  uint64_t nkeys, nlookups;
+  if (size == "paper")
+    nkeys = 1ull << 26, nlookups = 1ull << 27;
+  else if (size == "small")
+    nkeys = 1ull << 20, nlookups = 1ull << 16;
+  else if (size == "tiny")
+    nkeys = 1ull << 14, nlookups = 1ull << 12;
+  else
+    throw Error(Errc::invalid_argument,
+                fmt::format("unknown --size '{}' (auto, paper, small, tiny)", o.size));
+  if (!o.keys.empty()) nkeys = parse_count(o.keys);
+  if (!o.lookups.empty()) nlookups = parse_count(o.lookups);
+  if (o.repeats < 1) throw Error(Errc::invalid_argument, "--repeats must be at least 1");
+  uint64_t seed = o.seed ? o.seed : std::random_device{}();
+  if (o.traversals.empty()) o.traversals = {o.common.traversal};
+  progress(fmt::format("device {} ({}, {} {}), size {}: {} keys, {} lookups, seed {}", dev.name,
+                       dev.type, dev.driver_name, dev.driver_info, size, pow2_name(nkeys),
+                       pow2_name(nlookups), seed));
+
+  std::vector<nlohmann::json> rows;
+  std::vector<std::string> table;
+  auto kd = workload::parse_distribution(o.key_dist).value();
+  auto pd = workload::parse_distribution(o.probe_dist).value();
+
+  for (int bits : o.key_bits) {
+    if (bits != 32 && bits != 64) throw Error(Errc::invalid_argument, "--key-bits takes 32 or 64");
+    workload::KeyOptions ko;
+    ko.count = nkeys;
+    ko.width = bits == 64 ? KeyWidth::bits64 : KeyWidth::bits32;
+    ko.distribution = kd;
+    ko.zipf = o.key_zipf;
+    ko.multiplicity = o.multiplicity;
+    ko.seed = seed;
+    progress(fmt::format("generating {} {}-bit {} keys", pow2_name(nkeys), bits, o.key_dist));
+    auto wl = workload::make_keys(ko).value();
+    std::unique_ptr<RxReference> ref;
+    if (!o.no_check) {
+      progress("building the CPU reference");
+      ref = std::make_unique<RxReference>(wl.keys.span(), wl.values);
+    }
+    for (const auto& tname : o.traversals)
+      for (const auto& pname : o.primitives)
+        for (const auto& layout : o.layouts) {
+          RxBuildOptions bo;
+          bo.traversal = parse_traversal_mode(tname).value();
+          bo.primitive = parse_primitive(pname);
+          bo.key_order = layout == "key";
+          if (layout != "key" && layout != "row")
+            throw Error(Errc::invalid_argument, "--layout takes key or row");
+          bo.compact = !o.no_compact;
+          bo.preference = parse_preference(o.prefer);
+          // Build: one warm-up, then the median of build_repeats full rebuilds.
+          progress(fmt::format("building: {} {} layout={}", tname, pname, layout));
+          auto index = RxIndex::build(ctx, wl.keys.span(), wl.values, bo).value();
+          std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+          for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
+            index.rebuild(wl.keys.span(), wl.values).value();
+            const auto& s = index.build_stats();
+            build_ms.push_back(s.build_ms());
+            convert_ms.push_back(s.convert_ms);
+            bvh_ms.push_back(s.bvh_build_ms);
+            compact_ms.push_back(s.compact_ms);
+            sort_ms.push_back(s.host_sort_ms);
+            upload_ms.push_back(s.upload_ms);
+          }
+          RxBuildStats bs = index.build_stats();
+          progress(fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB", median(build_ms),
+                               bs.bvh_bytes / 1e6));
+
+          for (const auto& rw_text : o.range_widths)
+            for (double h : o.hit_rates)
+              for (const auto& order : o.orders) {
+                if (order != "sorted" && order != "unsorted")
+                  throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
+                uint64_t rw = parse_count(rw_text);
+                workload::ProbeOptions po;
+                po.count = nlookups;
+                po.hit_rate = h;
+                po.distribution = pd;
+                po.zipf = o.probe_zipf;
+                po.sorted = order == "sorted";
+                po.range_width = rw;
+                po.seed = seed + 1000003 * (rows.size() + 1);
+                ProbeRow pr{rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
+                progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}",
+                                     pow2_name(nlookups), pr.kind, h, order,
+                                     rw ? fmt::format(", width {}", rw) : ""));
+                std::vector<RxLookup> out(nlookups), want;
+                std::vector<double> up, down;
+                auto time_it = [&](auto&& call) {
+                  for (int w = 0; w < o.warmup; ++w) call().value();
+                  for (int r = 0; r < o.repeats; ++r) {
+                    call().value();
+                    pr.all_ms.push_back(index.last_probe().probe_ms);
+                    up.push_back(index.last_probe().upload_ms);
+                    down.push_back(index.last_probe().download_ms);
+                  }
+                  pr.rays = index.last_probe().rays;
+                };
+                if (rw == 0) {
+                  auto probes = workload::make_point_probes(wl.universe, po).value();
+                  time_it([&] { return index.lookup(probes.span(), out); });
+                  if (ref) want = ref->lookup(probes.span());
+                } else {
+                  auto probes = workload::make_range_probes(wl.universe, po).value();
+                  time_it([&] { return index.lookup_ranges(probes.span(), out); });
+                  if (ref) want = ref->lookup_ranges(probes.span());
+                }
+                for (auto& r : out) pr.hits += r.count;
+                if (ref) {
+                  size_t bad = 0;
+                  for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
+                  pr.checked =
+                      bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
+                  if (bad)
+                    progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
+                }
+                pr.probe_ms = median(pr.all_ms);
+                pr.upload_ms = median(up);
+                pr.download_ms = median(down);
+
+                nlohmann::json j = device_fields(ctx);
+                j.update(
+                    {{"suite", "rx"},
+                     {"timestamp", now_utc()},
+                     {"raydb_version", RAYDB_VERSION},
+                     {"label", o.label},
+                     {"traversal", to_string(index.traversal())},
+                     {"primitive", to_string(bo.primitive)},
+                     {"layout", layout},
+                     {"compaction", bo.compact},
+                     {"build_preference", to_string(bo.preference)},
+                     {"key_bits", bits},
+                     {"num_keys", nkeys},
+                     {"key_dist", o.key_dist},
+                     {"key_zipf", o.key_zipf},
+                     {"multiplicity", o.multiplicity},
+                     {"unique_keys", bs.unique_keys},
+                     {"lookup_kind", pr.kind},
+                     {"num_lookups", nlookups},
+                     {"hit_rate", h},
+                     {"probe_dist", o.probe_dist},
+                     {"probe_zipf", o.probe_zipf},
+                     {"sorted_probes", pr.sorted},
+                     {"range_width", rw},
+                     {"build_time_ms", median(build_ms)},
+                     {"build_time_ms_all", build_ms},
+                     {"build_convert_ms", median(convert_ms)},
+                     {"build_bvh_ms", median(bvh_ms)},
+                     {"build_compact_ms", median(compact_ms)},
+                     {"host_sort_ms", median(sort_ms)},
+                     {"build_upload_ms", median(upload_ms)},
+                     {"build_bytes", bs.bvh_bytes},
+                     {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+                     {"build_peak_bytes", bs.build_peak_bytes},
+                     {"gpu_resident_bytes", bs.resident_bytes},
+                     {"blas_count", bs.blas_count},
+                     {"probe_time_ms", pr.probe_ms},
+                     {"probe_time_ms_all", pr.all_ms},
+                     {"lookups_per_s", pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e-3) : 0.0},
+                     {"upload_ms", pr.upload_ms},
+                     {"download_ms", pr.download_ms},
+                     {"rays", pr.rays},
+                     {"hits", pr.hits},
+                     {"warmup", o.warmup},
+                     {"repeats", o.repeats},
+                     {"seed", seed},
+                     {"checked_result", pr.checked}});
+                rows.push_back(j);
+                table.push_back(fmt::format(
+                    "{:<9} {:<9} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10.2f} {:>10.3f} "
+                    "{:>9.1f} {:>9.1f}  {}",
+                    to_string(index.traversal()), to_string(bo.primitive), bits, pow2_name(nkeys),
+                    pow2_name(nlookups), pr.kind, h, order, rw, median(build_ms), pr.probe_ms,
+                    pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e3) : 0.0, bs.bvh_bytes / 1e6,
+                    pr.checked));
+              }
+        }
+  }
+  fmt::print(
+      "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
+      dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
+  fmt::print(
+      "{:<9} {:<9} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} {:>9}  {}\n",
+      "traversal", "primitive", "bit", "keys", "looks", "kind", "hit", "order", "width", "build ms",
+      "probe ms", "Mlook/s", "BVH MB", "check");
+  for (auto& l : table) fmt::print("{}\n", l);
+  if (!o.no_save) {
+    auto path = append_results(o.out, ctx, "rx", rows);
+    fmt::print("results appended to {}\n", path);
+  }
+  for (auto& r : rows)
+    if (r["checked_result"] != "ok" && r["checked_result"] != "skipped")
+      throw Error(Errc::internal, "some GPU results differ from the CPU reference (see the table)");
+}
+
+}  // namespace
+
+void register_bench_rx(CLI::App& bench) {
+  auto o = std::make_shared<BenchRxOptions>();
+  auto* cmd = bench.add_subcommand("rx", "RX index (RTIndeX): build, point and range lookups");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("--size", o->size,
+                  "auto | paper (2^26 keys, 2^27 lookups) | small (2^20, 2^16) | tiny (2^14, "
+                  "2^12); auto = paper on a GPU, small on a CPU device");
+  cmd->add_option("--keys", o->keys, "number of keys (overrides --size), e.g. 2^26");
+  cmd->add_option("--lookups", o->lookups, "lookups per batch (overrides --size), e.g. 2^27");
+  cmd->add_option("--key-bits", o->key_bits, "32 and/or 64")->delimiter(',');
+  cmd->add_option("--hit-rate", o->hit_rates, "fraction of lookups that hit, list")->delimiter(',');
+  cmd->add_option("--order", o->orders, "unsorted and/or sorted probes")->delimiter(',');
+  cmd->add_option("--range-width", o->range_widths,
+                  "0 = point lookups; else keys per range [k, k+w-1], list")
+      ->delimiter(',');
+  cmd->add_option("--primitive", o->primitives, "triangles and/or aabbs")->delimiter(',');
+  cmd->add_option("--traversals", o->traversals,
+                  "list of traversal modes to compare (default: --traversal)")
+      ->delimiter(',');
+  cmd->add_option("--layout", o->layouts, "key (primitives in key order) and/or row (input order)")
+      ->delimiter(',');
+  cmd->add_option("--key-dist", o->key_dist, "uniform | dense | zipf");
+  cmd->add_option("--key-zipf", o->key_zipf, "Zipf coefficient of --key-dist zipf");
+  cmd->add_option("--multiplicity", o->multiplicity, "copies of each distinct key");
+  cmd->add_option("--probe-dist", o->probe_dist, "uniform | zipf (which keys the hits pick)");
+  cmd->add_option("--probe-zipf", o->probe_zipf, "Zipf coefficient of --probe-dist zipf");
+  cmd->add_option("--prefer", o->prefer, "BVH build preference: none | fast_trace | fast_build");
+  cmd->add_flag("--no-compact", o->no_compact, "skip BVH compaction");
+  cmd->add_option("--repeats", o->repeats, "timed repeats per configuration (median reported)");
+  cmd->add_option("--warmup", o->warmup, "untimed runs before the repeats");
+  cmd->add_option("--build-repeats", o->build_repeats, "timed rebuilds (median reported)");
+  cmd->add_flag("--no-check", o->no_check, "do not compare results with the CPU reference");
+  cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
+  cmd->add_option("--out", o->out, "results folder (a subfolder per device)");
+  cmd->add_option("--label", o->label, "free text stored with each result");
+  cmd->add_option("--seed", o->seed, "random seed (default: fresh)");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace raydb::cli

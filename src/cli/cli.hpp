@@ -1,0 +1,36 @@
+// Pieces shared by the raydb subcommands.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "raydb/context.hpp"
+
+namespace raydb::cli {
+
+struct CommonOptions {
+  std::string device;
+  std::string traversal = "auto";
+  bool validation = false;
+};
+
+void add_common_options(CLI::App& app, CommonOptions& o);
+Result<Context> open_context(const CommonOptions& o);
+
+void register_info(CLI::App& app);
+void register_bench_rx(CLI::App& bench);
+
+// Parses "67108864", "2^26", "64M", "1e6" into a count.
+uint64_t parse_count(const std::string& text);
+
+// bench/results/<device>/ : a file-system-safe name for the device, e.g. "nvidia-h100-80gb-hbm3".
+std::string device_slug(const DeviceInfo& d);
+// The device, driver and API fields every result line carries.
+nlohmann::json device_fields(const Context& ctx);
+// Appends one JSON object per line to <dir>/<device>/<suite>.jsonl; returns the path.
+std::string append_results(const std::string& dir, const Context& ctx, const std::string& suite,
+                           const std::vector<nlohmann::json>& rows);
+
+}  // namespace raydb::cli

@@ -1,0 +1,78 @@
+// raydb info: what Vulkan devices are present and what raydb would do with them.
+#include <fmt/format.h>
+
+#include "cli/cli.hpp"
+
+namespace raydb::cli {
+
+namespace {
+std::string human_bytes(uint64_t b) {
+  return b >= (1ull << 30) ? fmt::format("{:.1f} GiB", b / double(1ull << 30))
+                           : fmt::format("{} MiB", b >> 20);
+}
+}  // namespace
+
+void register_info(CLI::App& app) {
+  auto* cmd =
+      app.add_subcommand("info", "list Vulkan devices, drivers, ray-tracing support and limits");
+  auto json = std::make_shared<bool>(false);
+  cmd->add_flag("--json", *json, "print JSON instead of text");
+  cmd->callback([json] {
+    auto devices = Context::list_devices().value();
+    nlohmann::json all = nlohmann::json::array();
+    std::string chosen;
+    {
+      auto ctx = Context::create();
+      chosen = ctx ? fmt::format("device {} ({}), traversal: {}", ctx->device().index,
+                                 ctx->device().name, to_string(ctx->traversal()))
+                   : std::string("none: ") + ctx.error().what();
+    }
+    for (const DeviceInfo& d : devices) {
+      if (*json) {
+        all.push_back({{"index", d.index},
+                       {"name", d.name},
+                       {"type", d.type},
+                       {"vulkan_api", d.api_version},
+                       {"driver", d.driver_name},
+                       {"driver_info", d.driver_info},
+                       {"driver_version", d.driver_version},
+                       {"acceleration_structure", d.acceleration_structure},
+                       {"ray_tracing_pipeline", d.ray_tracing_pipeline},
+                       {"ray_query", d.ray_query},
+                       {"max_primitive_count", d.max_primitive_count},
+                       {"max_instance_count", d.max_instance_count},
+                       {"max_ray_dispatch_invocation_count", d.max_ray_dispatch_invocation_count},
+                       {"shader_group_handle_size", d.shader_group_handle_size},
+                       {"device_local_bytes", d.device_local_bytes},
+                       {"usable", d.usable()}});
+        continue;
+      }
+      fmt::print("[{}] {} ({})\n", d.index, d.name, d.type);
+      fmt::print("    Vulkan {}, driver {} {} ({})\n", d.api_version, d.driver_name, d.driver_info,
+                 d.driver_version);
+      fmt::print("    device-local memory {}\n", human_bytes(d.device_local_bytes));
+      fmt::print(
+          "    VK_KHR_acceleration_structure {}  VK_KHR_ray_tracing_pipeline {}  VK_KHR_ray_query "
+          "{}\n",
+          d.acceleration_structure ? "yes" : "no", d.ray_tracing_pipeline ? "yes" : "no",
+          d.ray_query ? "yes" : "no");
+      if (d.acceleration_structure)
+        fmt::print("    maxPrimitiveCount {}  maxInstanceCount {}  maxGeometryCount {}\n",
+                   d.max_primitive_count, d.max_instance_count, d.max_geometry_count);
+      if (d.ray_tracing_pipeline)
+        fmt::print(
+            "    maxRayDispatchInvocationCount {}  shaderGroupHandleSize {}  maxRayRecursionDepth "
+            "{}\n",
+            d.max_ray_dispatch_invocation_count, d.shader_group_handle_size,
+            d.max_ray_recursion_depth);
+      fmt::print("    usable by raydb: {}\n",
+                 d.usable() ? "yes" : "no (lacks " + d.missing() + ")");
+    }
+    if (*json)
+      fmt::print("{}\n", nlohmann::json{{"devices", all}, {"raydb_would_use", chosen}}.dump(2));
+    else
+      fmt::print("raydb would use: {}\n", chosen);
+  });
+}
+
+}  // namespace raydb::cli

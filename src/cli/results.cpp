@@ -1,0 +1,102 @@
+#include <fmt/format.h>
+
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli.hpp"
+
+namespace raydb::cli {
+
+void add_common_options(CLI::App& app, CommonOptions& o) {
+  app.add_option("--device", o.device,
+                 "device index or name substring (default: best; env RAYDB_DEVICE)");
+  app.add_option("--traversal", o.traversal, "auto | pipeline | ray_query");
+  app.add_flag("--validation", o.validation, "enable the Vulkan validation layer");
+}
+
+Result<Context> open_context(const CommonOptions& o) {
+  ContextOptions co;
+  co.device = o.device;
+  co.validation = o.validation;
+  auto mode = parse_traversal_mode(o.traversal);
+  if (!mode) return mode.error();
+  co.traversal = *mode;
+  return Context::create(co);
+}
+
+uint64_t parse_count(const std::string& text) {
+  auto bad = [&] {
+    return Error(Errc::invalid_argument,
+                 fmt::format("'{}' is not a count (e.g. 1048576, 2^20, 1M)", text));
+  };
+  if (text.empty()) throw bad();
+  if (auto caret = text.find('^'); caret != std::string::npos) {
+    uint64_t base = std::stoull(text.substr(0, caret)), exp = std::stoull(text.substr(caret + 1));
+    double v = std::pow(static_cast<double>(base), static_cast<double>(exp));
+    if (v > 1.8e19) throw bad();
+    uint64_t r = 1;
+    for (uint64_t i = 0; i < exp; ++i) r *= base;
+    return r;
+  }
+  size_t pos = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &pos);
+  } catch (...) {
+    throw bad();
+  }
+  std::string suffix = text.substr(pos);
+  if (suffix == "K" || suffix == "k")
+    v *= 1 << 10;
+  else if (suffix == "M" || suffix == "m")
+    v *= 1 << 20;
+  else if (suffix == "G" || suffix == "g")
+    v *= 1 << 30;
+  else if (!suffix.empty())
+    throw bad();
+  if (v < 0 || v > 1.8e19 || v != std::floor(v)) throw bad();
+  return static_cast<uint64_t>(v);
+}
+
+std::string device_slug(const DeviceInfo& d) {
+  std::string s;
+  for (char c : d.name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      s += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    else if (!s.empty() && s.back() != '-')
+      s += '-';
+  }
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  return s.empty() ? "unknown-device" : s;
+}
+
+nlohmann::json device_fields(const Context& ctx) {
+  const DeviceInfo& d = ctx.device();
+  return {{"device", d.name},
+          {"device_type", d.type},
+          {"driver", d.driver_name},
+          {"driver_info", d.driver_info},
+          {"driver_version", d.driver_version},
+          {"vulkan_api", d.api_version},
+          {"api", "vulkan"}};
+}
+
+std::string append_results(const std::string& dir, const Context& ctx, const std::string& suite,
+                           const std::vector<nlohmann::json>& rows) {
+  namespace fs = std::filesystem;
+  fs::path folder = fs::path(dir) / device_slug(ctx.device());
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (ec) throw Error(Errc::io, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
+  fs::path file = folder / (suite + ".jsonl");
+  std::ofstream out(file, std::ios::app);
+  if (!out) throw Error(Errc::io, fmt::format("cannot open {} for appending", file.string()));
+  for (const auto& r : rows) out << r.dump() << '\n';
+  if (!out) throw Error(Errc::io, fmt::format("writing {} failed", file.string()));
+  return file.string();
+}
+
+}  // namespace raydb::cli

@@ -1,0 +1,626 @@
+// RxIndex: host side of the RX mapping. Lays keys out, builds the BVH on the GPU, and runs
+// batches of lookups through the ray-tracing pipeline or ray queries.
+#include "raydb/rx_index.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "common/capture.hpp"
+#include "ops/rx/key_sort.hpp"
+#include "ops/rx/rx_params.hpp"
+
+namespace raydb {
+
+const char* to_string(Primitive p) {
+  return p == Primitive::aabbs ? "aabbs" : "triangles";
+}
+const char* to_string(BuildPreference p) {
+  switch (p) {
+    case BuildPreference::fast_trace:
+      return "fast_trace";
+    case BuildPreference::fast_build:
+      return "fast_build";
+    default:
+      return "none";
+  }
+}
+
+namespace detail {
+
+namespace {
+
+constexpr uint64_t kMaxKeys = 0xFFFFFFFEull;       // row ids are uint32, kMissRow reserved
+constexpr uint64_t kMaxChunk = uint64_t{1} << 28;  // keeps 9 * chunk float indices below 2^32
+constexpr uint32_t kPoison = 0xA5A5A5A5u;
+
+uint64_t key_bytes(KeyWidth w) {
+  return w == KeyWidth::bits64 ? 8 : 4;
+}
+
+// Host-side layout of a key column: keys in primitive order, their rows, their values.
+struct Layout {
+  std::vector<uint8_t> keys;     // key width each
+  std::vector<uint32_t> rows;    // empty when primitives are in row order
+  std::vector<uint32_t> values;  // primitive order; empty without a value column
+  bool unique = true;
+  double sort_ms = 0;
+};
+
+template <class Key>
+Layout make_layout_typed(const Key* keys, size_t n, std::span<const uint32_t> values,
+                         bool key_order) {
+  Layout l;
+  auto t0 = std::chrono::steady_clock::now();
+  std::vector<Key> sorted(keys, keys + n);
+  std::vector<uint32_t> rows(n);
+  for (size_t i = 0; i < n; ++i) rows[i] = static_cast<uint32_t>(i);
+  sort_keys_with_rows(sorted, rows);
+  for (size_t i = 1; i < n && l.unique; ++i) l.unique = sorted[i] != sorted[i - 1];
+  const Key* src = key_order ? sorted.data() : keys;
+  l.keys.resize(n * sizeof(Key));
+  std::memcpy(l.keys.data(), src, n * sizeof(Key));
+  if (!values.empty()) {
+    l.values.resize(n);
+    for (size_t i = 0; i < n; ++i) l.values[i] = key_order ? values[rows[i]] : values[i];
+  }
+  if (key_order) l.rows = std::move(rows);
+  l.sort_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return l;
+}
+
+Layout make_layout(KeySpan keys, std::span<const uint32_t> values, bool key_order) {
+  if (keys.width == KeyWidth::bits64)
+    return make_layout_typed(static_cast<const uint64_t*>(keys.data), keys.size, values, key_order);
+  return make_layout_typed(static_cast<const uint32_t*>(keys.data), keys.size, values, key_order);
+}
+
+}  // namespace
+
+struct RxIndexImpl {
+  std::shared_ptr<VkContext> ctx;
+  RxBuildOptions options;
+  TraversalMode mode = TraversalMode::pipeline;
+  KeyWidth width = KeyWidth::bits32;
+  uint64_t n = 0;
+  uint64_t chunk = 1;
+  bool has_values = false;
+  bool unique = true;
+
+  Buffer keys, rows, values;  // primitive order
+  std::vector<AccelStruct> blas;
+  AccelStruct tlas;
+  std::vector<uint32_t> host_values;  // row order; kept only when allow_update
+
+  std::unique_ptr<ComputePipeline> build_kernel;
+  std::unique_ptr<TlasBinding> binding;
+  std::unique_ptr<RtPipeline> rt;
+  std::unique_ptr<ComputePipeline> query_kernel;
+
+  // Probe buffers, kept between calls and grown on demand.
+  Buffer queries_dev, results_dev, results_host, matches_dev, matches_host, counter_dev,
+      upload_staging;
+
+  RxBuildStats build_stats;
+  RxProbeStats probe_stats;
+
+  VkGeometryFlagsKHR geometry_flags() const {
+    return VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR;
+  }
+  VkBuildAccelerationStructureFlagsKHR blas_flags() const {
+    VkBuildAccelerationStructureFlagsKHR f = 0;
+    if (options.allow_update) f |= VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_UPDATE_BIT_KHR;
+    if (options.compact && !options.allow_update)
+      f |= VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
+    if (options.preference == BuildPreference::fast_trace)
+      f |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+    if (options.preference == BuildPreference::fast_build)
+      f |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
+    return f;
+  }
+  uint64_t primitive_bytes() const { return options.primitive == Primitive::aabbs ? 24 : 36; }
+  uint32_t chunks() const { return static_cast<uint32_t>((n + chunk - 1) / chunk); }
+  uint32_t chunk_count(uint32_t c) const {
+    return static_cast<uint32_t>(std::min<uint64_t>(chunk, n - c * chunk));
+  }
+
+  BuildRequest blas_request(uint32_t c, VkDeviceAddress primitives) const {
+    BuildRequest req;
+    req.primitive_count = chunk_count(c);
+    req.flags = blas_flags();
+    req.geometry = options.primitive == Primitive::aabbs
+                       ? aabb_geometry(primitives, geometry_flags())
+                       : triangle_geometry(primitives, req.primitive_count, geometry_flags());
+    return req;
+  }
+
+  void validate_keys(KeySpan k, std::span<const uint32_t> v) const;
+  void upload_columns(const Layout& layout);
+  void build(KeySpan k, std::span<const uint32_t> v);
+  void build_blas(bool update);
+  void build_tlas();
+  void update(KeySpan k, std::span<const uint32_t> v);
+  void ensure_probe_kernels();
+  // Runs one batch. `out` (may be null) receives one result per query; with `collect`, matching
+  // (query, row) pairs go to `matches`, at most `capacity` of them.
+  RxCollectResult probe(const void* data, uint64_t count, KeyWidth w, bool ranges, RxLookup* out,
+                        bool collect = false, RxRowMatch* matches = nullptr, uint64_t capacity = 0);
+};
+
+void RxIndexImpl::validate_keys(KeySpan k, std::span<const uint32_t> v) const {
+  if (k.size > kMaxKeys)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} keys given; an RX index holds at most {} (row ids are 32-bit)",
+                            k.size, kMaxKeys));
+  if (!v.empty() && v.size() != k.size)
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
+  if (k.size > 0 && !k.data)
+    throw Error(Errc::invalid_argument, "key column has a size but no data");
+}
+
+void RxIndexImpl::upload_columns(const Layout& layout) {
+  VkContext& c = *ctx;
+  keys = Buffer(c, n * key_bytes(width), kStorageUsage, MemoryUse::device, "rx keys");
+  rows = layout.rows.empty() ? Buffer()
+                             : Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx row ids");
+  values = layout.values.empty() ? Buffer()
+                                 : Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx values");
+  CommandBatch batch(c);
+  GpuTimer timer(c, 2);
+  timer.reset(batch.cmd());
+  Buffer s0, s1, s2;
+  uint32_t t0 = timer.mark(batch.cmd());
+  record_upload(c, batch.cmd(), s0, keys, layout.keys.data(), layout.keys.size());
+  if (rows) record_upload(c, batch.cmd(), s1, rows, layout.rows.data(), layout.rows.size() * 4);
+  if (values)
+    record_upload(c, batch.cmd(), s2, values, layout.values.data(), layout.values.size() * 4);
+  uint32_t t1 = timer.mark(batch.cmd());
+  batch.submit_and_wait();
+  build_stats.upload_ms = timer.ms(t0, t1);
+}
+
+// Converts every chunk of keys to primitives and builds (or refits) its BLAS, in one submission.
+// One primitive buffer and one scratch buffer, sized for the largest chunk, serve every chunk.
+void RxIndexImpl::build_blas(bool update) {
+  VkContext& c = *ctx;
+  uint32_t nc = chunks();
+  Buffer primitives(
+      c, std::min<uint64_t>(chunk, n) * primitive_bytes(),
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "rx primitives");
+  Scratch scratch;
+  std::vector<BuildRequest> requests;
+  VkDeviceSize scratch_bytes = 0;
+  if (!update) blas.clear();
+  for (uint32_t k = 0; k < nc; ++k) {
+    requests.push_back(blas_request(k, primitives.address()));
+    auto sizes = build_sizes(c, requests.back());
+    scratch_bytes =
+        std::max(scratch_bytes, update ? sizes.updateScratchSize : sizes.buildScratchSize);
+    if (!update)
+      blas.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                        sizes.accelerationStructureSize, fmt::format("rx BLAS {}", k));
+  }
+  scratch.ensure(c, scratch_bytes);
+
+  CommandBatch batch(c);
+  GpuTimer timer(c, 3 * nc + 2);
+  timer.reset(batch.cmd());
+  std::vector<uint32_t> marks;
+  for (uint32_t k = 0; k < nc; ++k) {
+    RxBuildParams p{keys.address(),
+                    primitives.address(),
+                    static_cast<uint32_t>(k * chunk),
+                    chunk_count(k),
+                    (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) |
+                        (options.primitive == Primitive::aabbs ? RX_FLAG_AABBS : 0u),
+                    0};
+    if (k > 0)  // the previous build must be done reading primitives and scratch
+      memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR |
+                         VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                         VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
+                     c);
+    marks.push_back(timer.mark(batch.cmd()));
+    build_kernel->dispatch(batch.cmd(), &p, p.count);
+    memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                   VK_ACCESS_SHADER_READ_BIT, c);
+    marks.push_back(timer.mark(batch.cmd()));
+    record_build(c, batch.cmd(), requests[k], blas[k], scratch.aligned_address,
+                 update ? &blas[k] : nullptr);
+    marks.push_back(timer.mark(batch.cmd()));
+  }
+  accel_write_barrier(c, batch.cmd());
+  batch.submit_and_wait();
+  build_stats.convert_ms = build_stats.bvh_build_ms = 0;
+  for (uint32_t k = 0; k < nc; ++k) {
+    build_stats.convert_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
+    build_stats.bvh_build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
+  }
+}
+
+void RxIndexImpl::build_tlas() {
+  VkContext& c = *ctx;
+  uint32_t nc = chunks();
+  std::vector<VkAccelerationStructureInstanceKHR> inst(nc);
+  for (uint32_t k = 0; k < nc; ++k) {
+    auto& i = inst[k];
+    std::memset(&i, 0, sizeof i);
+    i.transform.matrix[0][0] = i.transform.matrix[1][1] = i.transform.matrix[2][2] = 1.0f;
+    i.mask = 0xFF;
+    // Hit group 0 handles triangles, 1 boxes (RtPipeline).
+    i.instanceShaderBindingTableRecordOffset = options.primitive == Primitive::aabbs ? 1 : 0;
+    i.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR;
+    i.accelerationStructureReference = blas[k].address();
+  }
+  Buffer instances(
+      c, nc * sizeof(VkAccelerationStructureInstanceKHR),
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "rx instances");
+  BuildRequest req;
+  req.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
+  req.geometry = instance_geometry(instances.address());
+  req.primitive_count = nc;
+  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+  auto sizes = build_sizes(c, req);
+  tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
+                     sizes.accelerationStructureSize, "rx TLAS");
+  Scratch scratch;
+  scratch.ensure(c, sizes.buildScratchSize);
+  CommandBatch batch(c);
+  Buffer staging;
+  record_upload(c, batch.cmd(), staging, instances, inst.data(), inst.size() * sizeof inst[0]);
+  memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
+                 c);
+  GpuTimer timer(c, 2);
+  timer.reset(batch.cmd());
+  uint32_t t0 = timer.mark(batch.cmd());
+  record_build(c, batch.cmd(), req, tlas, scratch.aligned_address);
+  uint32_t t1 = timer.mark(batch.cmd());
+  accel_write_barrier(c, batch.cmd());
+  batch.submit_and_wait();
+  build_stats.bvh_build_ms += timer.ms(t0, t1);
+  binding->bind(tlas.handle());
+}
+
+void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
+  VkContext& c = *ctx;
+  validate_keys(k, v);
+  width = k.width;
+  n = k.size;
+  has_values = !v.empty();
+  build_stats = {};
+  uint64_t limit = c.info.max_primitive_count;
+  if (options.max_primitives_per_blas) limit = std::min(limit, options.max_primitives_per_blas);
+  chunk = std::max<uint64_t>(1, std::min(limit, kMaxChunk));
+  if (chunks() > c.info.max_instance_count)
+    throw Error(
+        Errc::limit_exceeded,
+        fmt::format("{} keys need {} BLAS of {} primitives, more than the device's {} instances", n,
+                    chunks(), chunk, c.info.max_instance_count));
+  if (!build_kernel)
+    build_kernel =
+        std::make_unique<ComputePipeline>(c, ShaderId::rx_build_primitives, sizeof(RxBuildParams));
+  if (!binding)
+    binding = std::make_unique<TlasBinding>(
+        c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+
+  // Drop what a previous build held before measuring this one's peak.
+  blas.clear();
+  tlas.reset();
+  keys.reset();
+  rows.reset();
+  values.reset();
+  uint64_t baseline = c.allocated_bytes;
+  c.reset_peak();
+
+  Layout layout = make_layout(k, v, options.key_order);
+  unique = layout.unique;
+  build_stats.unique_keys = unique;
+  build_stats.host_sort_ms = layout.sort_ms;
+  if (options.allow_update) host_values.assign(v.begin(), v.end());
+  upload_columns(layout);
+  if (n > 0) build_blas(false);
+  uint64_t uncompacted = 0;
+  for (auto& b : blas) uncompacted += b.bytes();
+  if (options.compact && !options.allow_update && !blas.empty()) {
+    auto compacted = compact(c, blas, build_stats.compact_ms);
+    blas = std::move(compacted);
+  }
+  build_tlas();
+  build_stats.blas_count = static_cast<uint32_t>(blas.size());
+  build_stats.bvh_bytes = tlas.bytes();
+  for (auto& b : blas) build_stats.bvh_bytes += b.bytes();
+  build_stats.bvh_uncompacted_bytes = uncompacted + tlas.bytes();
+  build_stats.build_peak_bytes = c.peak_bytes - baseline;
+  build_stats.resident_bytes = c.allocated_bytes - baseline;
+}
+
+void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
+  if (!options.allow_update)
+    throw Error(Errc::invalid_argument,
+                "update() needs an index built with RxBuildOptions::allow_update");
+  if (k.width != width || k.size != n)
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format(
+            "update() needs {} keys of {} bits (got {} of {} bits); use rebuild() to change them",
+            n, to_string(width), k.size, to_string(k.width)));
+  validate_keys(k, v);
+  if (!v.empty()) host_values.assign(v.begin(), v.end());
+  Layout layout = make_layout(k, host_values, options.key_order);
+  unique = layout.unique;
+  upload_columns(layout);
+  if (n > 0) build_blas(true);
+  build_tlas();
+}
+
+void RxIndexImpl::ensure_probe_kernels() {
+  VkContext& c = *ctx;
+  if (mode == TraversalMode::pipeline && !rt)
+    rt = std::make_unique<RtPipeline>(c,
+                                      RtShaders{ShaderId::rx_probe_rgen, ShaderId::rx_probe_rmiss,
+                                                ShaderId::rx_probe_rahit, ShaderId::rx_probe_rint},
+                                      sizeof(RxProbeParams), binding->layout());
+  if (mode == TraversalMode::ray_query && !query_kernel)
+    query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::rx_probe_query,
+                                                     sizeof(RxProbeParams), binding->layout());
+}
+
+// Makes sure `b` holds at least `bytes`, reallocating (contents lost) when it does not.
+static void ensure(VkContext& c, Buffer& b, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+                   const char* name) {
+  if (b && b.size() >= bytes) return;
+  b.reset();
+  b = Buffer(c, bytes, usage, use, name);
+}
+
+RxCollectResult RxIndexImpl::probe(const void* data, uint64_t count, KeyWidth w, bool ranges,
+                                   RxLookup* out, bool collect, RxRowMatch* matches,
+                                   uint64_t capacity) {
+  VkContext& c = *ctx;
+  probe_stats = {};
+  if (w != width)
+    throw Error(Errc::invalid_argument,
+                fmt::format("the queries are {}-bit keys but the index holds {}-bit keys",
+                            to_string(w), to_string(width)));
+  if (count > 0xFFFFFFFFull)
+    throw Error(Errc::limit_exceeded, "at most 2^32 - 1 lookups per batch");
+  if (count > 0 && !data)
+    throw Error(Errc::invalid_argument, "a query batch has a size but no data");
+  uint64_t rays = count;
+  if (ranges) {
+    RangeSpan r;
+    r.data = data;
+    r.size = count;
+    r.width = w;
+    rays = 0;
+    for (uint64_t i = 0; i < count; ++i) {
+      uint64_t lo = r.lo(i), hi = r.hi(i);
+      if (lo > hi)
+        throw Error(Errc::invalid_argument,
+                    fmt::format("range query {} has lo {} > hi {}", i, lo, hi));
+      uint64_t lines = rx_line(hi) - rx_line(lo) + 1;
+      if (lines > options.max_rays_per_range)
+        throw Error(
+            Errc::limit_exceeded,
+            fmt::format("range query {} [{}, {}] spans {} lines of 2^23 keys, more rays than "
+                        "max_rays_per_range ({})",
+                        i, lo, hi, lines, options.max_rays_per_range));
+      rays += lines;
+    }
+  }
+  probe_stats.rays = rays;
+  RxCollectResult collected;
+  if (count == 0) return collected;
+  ensure_probe_kernels();
+
+  uint64_t qbytes = count * key_bytes(w) * (ranges ? 2 : 1);
+  uint64_t rbytes = count * sizeof(RxResultGpu);
+  ensure(c, queries_dev, qbytes, kStorageUsage, MemoryUse::device, "rx queries");
+  ensure(c, results_dev, rbytes, kStorageUsage, MemoryUse::device, "rx results");
+  ensure(c, results_host, rbytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+         "rx results readback");
+  ensure(c, upload_staging, qbytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
+         "rx query staging");
+  if (collect) {
+    ensure(c, counter_dev, 4, kStorageUsage, MemoryUse::device, "rx match counter");
+    ensure(c, matches_dev, std::max<uint64_t>(capacity, 1) * 8, kStorageUsage, MemoryUse::device,
+           "rx matches");
+  }
+  std::memcpy(upload_staging.mapped(), data, qbytes);
+  upload_staging.flush();
+
+  RxProbeParams p{};
+  p.keys = keys.address();
+  p.rows = rows ? rows.address() : 0;
+  p.values = values ? values.address() : 0;
+  p.queries = queries_dev.address();
+  p.results = results_dev.address();
+  p.matches = collect ? matches_dev.address() : 0;
+  p.match_count = collect ? counter_dev.address() : 0;
+  p.chunk_size = static_cast<uint32_t>(std::min<uint64_t>(chunk, 0xFFFFFFFFu));
+  p.flags = (w == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) | (ranges ? RX_FLAG_RANGES : 0u) |
+            (unique && !ranges ? RX_FLAG_FIRST_HIT_ONLY : 0u) |
+            (collect ? RX_FLAG_WRITE_MATCHES : 0u);
+  p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
+
+  CommandBatch batch(c);
+  VkCommandBuffer cmd = batch.cmd();
+  GpuTimer timer(c, 8);
+  timer.reset(cmd);
+  uint32_t t0 = timer.mark(cmd);
+  VkBufferCopy up{0, 0, qbytes};
+  c.vk.vkCmdCopyBuffer(cmd, upload_staging.handle(), queries_dev.handle(), 1, &up);
+  uint32_t t1 = timer.mark(cmd);
+  // Poison the results so a lookup the kernel failed to write cannot pass as a result.
+  c.vk.vkCmdFillBuffer(cmd, results_dev.handle(), 0, rbytes, kPoison);
+  if (collect) c.vk.vkCmdFillBuffer(cmd, counter_dev.handle(), 0, 4, 0);
+  VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
+                                         ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
+                                         : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, trace_stage,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+  uint32_t t2 = timer.mark(cmd);
+  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
+  for (uint64_t first = 0; first < count; first += slice) {
+    p.query_offset = static_cast<uint32_t>(first);
+    p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
+    if (mode == TraversalMode::pipeline)
+      rt->trace(cmd, &p, p.num_queries, binding->set());
+    else
+      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
+  }
+  uint32_t t3 = timer.mark(cmd);
+  memory_barrier(cmd, trace_stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT, c);
+  VkBufferCopy down{0, 0, rbytes};
+  c.vk.vkCmdCopyBuffer(cmd, results_dev.handle(), results_host.handle(), 1, &down);
+  uint32_t t4 = timer.mark(cmd);
+  batch.submit_and_wait();
+  probe_stats.upload_ms = timer.ms(t0, t1);
+  probe_stats.probe_ms = timer.ms(t2, t3);
+  probe_stats.download_ms = timer.ms(t3, t4);
+  results_host.invalidate();
+  static_assert(sizeof(RxLookup) == sizeof(RxResultGpu));
+  if (out) std::memcpy(out, results_host.mapped(), rbytes);
+
+  if (collect) {
+    uint32_t total = 0;
+    {
+      Buffer readback(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                      "rx match count readback");
+      CommandBatch b2(c);
+      VkBufferCopy r{0, 0, 4};
+      c.vk.vkCmdCopyBuffer(b2.cmd(), counter_dev.handle(), readback.handle(), 1, &r);
+      b2.submit_and_wait();
+      readback.invalidate();
+      std::memcpy(&total, readback.mapped(), 4);
+    }
+    collected.total = total;
+    collected.written = std::min<uint64_t>(total, capacity);
+    if (collected.written > 0) {
+      ensure(c, matches_host, collected.written * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+             MemoryUse::readback, "rx matches readback");
+      CommandBatch b3(c);
+      VkBufferCopy r{0, 0, collected.written * 8};
+      c.vk.vkCmdCopyBuffer(b3.cmd(), matches_dev.handle(), matches_host.handle(), 1, &r);
+      b3.submit_and_wait();
+      matches_host.invalidate();
+      std::memcpy(matches, matches_host.mapped(), collected.written * 8);
+    }
+  }
+  return collected;
+}
+
+}  // namespace detail
+
+using detail::capture;
+using detail::RxIndexImpl;
+
+RxIndex::RxIndex(std::unique_ptr<RxIndexImpl> impl) : impl_(std::move(impl)) {}
+RxIndex::RxIndex(RxIndex&&) noexcept = default;
+RxIndex& RxIndex::operator=(RxIndex&&) noexcept = default;
+RxIndex::~RxIndex() = default;
+
+Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
+                               const RxBuildOptions& options) {
+  return capture([&]() -> RxIndex {
+    auto impl = std::make_unique<RxIndexImpl>();
+    impl->ctx = ctx.shared();
+    impl->options = options;
+    impl->mode = impl->ctx->resolve(options.traversal);
+    impl->build(keys, values);
+    return RxIndex(std::move(impl));
+  });
+}
+
+Status RxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  return capture([&] {
+    if (out.size() < points.size)
+      throw Error(Errc::output_too_small, fmt::format("{} lookups but the output holds {} results",
+                                                      points.size, out.size()));
+    impl_->probe(points.data, points.size, points.width, false, out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> RxIndex::lookup(KeySpan points) {
+  return capture([&] {
+    std::vector<RxLookup> out(points.size);
+    impl_->probe(points.data, points.size, points.width, false, out.data());
+    return out;
+  });
+}
+
+Status RxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
+  return capture([&] {
+    if (out.size() < ranges.size)
+      throw Error(
+          Errc::output_too_small,
+          fmt::format("{} range lookups but the output holds {} results", ranges.size, out.size()));
+    impl_->probe(ranges.data, ranges.size, ranges.width, true, out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> RxIndex::lookup_ranges(RangeSpan ranges) {
+  return capture([&] {
+    std::vector<RxLookup> out(ranges.size);
+    impl_->probe(ranges.data, ranges.size, ranges.width, true, out.data());
+    return out;
+  });
+}
+
+Result<RxCollectResult> RxIndex::collect_rows(KeySpan points, std::span<RxRowMatch> out) {
+  return capture([&] {
+    return impl_->probe(points.data, points.size, points.width, false, nullptr, true, out.data(),
+                        out.size());
+  });
+}
+
+Result<RxCollectResult> RxIndex::collect_rows(RangeSpan ranges, std::span<RxRowMatch> out) {
+  return capture([&] {
+    return impl_->probe(ranges.data, ranges.size, ranges.width, true, nullptr, true, out.data(),
+                        out.size());
+  });
+}
+
+Status RxIndex::update(KeySpan keys, std::span<const uint32_t> values) {
+  return capture([&] { impl_->update(keys, values); });
+}
+
+Status RxIndex::rebuild(KeySpan keys, std::span<const uint32_t> values) {
+  return capture([&] { impl_->build(keys, values); });
+}
+
+uint64_t RxIndex::size() const {
+  return impl_->n;
+}
+KeyWidth RxIndex::key_width() const {
+  return impl_->width;
+}
+TraversalMode RxIndex::traversal() const {
+  return impl_->mode;
+}
+const RxBuildOptions& RxIndex::options() const {
+  return impl_->options;
+}
+const RxBuildStats& RxIndex::build_stats() const {
+  return impl_->build_stats;
+}
+const RxProbeStats& RxIndex::last_probe() const {
+  return impl_->probe_stats;
+}
+
+}  // namespace raydb

@@ -1,0 +1,56 @@
+// Shared by the tests: one validated Vulkan context per process, fresh random seeds, and
+// comparison helpers that report the first differing element.
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/rx_index.hpp"
+
+namespace raydb::test {
+
+// The context every GPU test uses: validation on, every message counted. Created on first use.
+Context& context();
+// A seed for fresh random data, printed so a failure can be replayed (RAYDB_TEST_SEED fixes it).
+uint64_t fresh_seed();
+
+// Fails the current test if any validation message was seen since construction.
+struct ValidationGuard {
+  uint64_t before = context().validation_messages();
+  ~ValidationGuard() {
+    CHECK_MESSAGE(context().validation_messages() == before, "Vulkan validation messages");
+  }
+};
+
+template <class T>
+void check_equal_whole(const std::vector<T>& got, const std::vector<T>& want, const char* what) {
+  REQUIRE_MESSAGE(got.size() == want.size(),
+                  what << ": size " << got.size() << " vs " << want.size());
+  size_t bad = 0, first = got.size();
+  for (size_t i = 0; i < got.size(); ++i)
+    if (!(got[i] == want[i])) {
+      if (bad++ == 0) first = i;
+    }
+  CHECK_MESSAGE(bad == 0,
+                what << ": " << bad << " of " << got.size() << " differ, first at " << first);
+}
+
+inline void check_lookups(const std::vector<RxLookup>& got, const std::vector<RxLookup>& want,
+                          const char* what) {
+  REQUIRE_MESSAGE(got.size() == want.size(), what);
+  size_t bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    if (got[i] == want[i]) continue;
+    if (bad++ < 3)
+      MESSAGE(what << " query " << i << ": got (row " << got[i].first_row << ", count "
+                   << got[i].count << ", sum " << got[i].sum << ") want (row " << want[i].first_row
+                   << ", count " << want[i].count << ", sum " << want[i].sum << ")");
+  }
+  CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << got.size() << " lookups differ");
+}
+
+}  // namespace raydb::test

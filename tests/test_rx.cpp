@@ -1,0 +1,305 @@
+// RxIndex against the CPU reference on fresh random data: both traversal modes, both primitive
+// types, both key widths, duplicates, misses, ranges over several lines, split BLAS, collection
+// of row ids with overflow, in-place update and rebuild.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "raydb/rx_index.hpp"
+#include "raydb/rx_reference.hpp"
+#include "raydb/workload.hpp"
+#include "support.hpp"
+
+using namespace raydb;
+
+namespace {
+
+struct Config {
+  TraversalMode mode;
+  Primitive primitive;
+  KeyWidth width;
+};
+
+std::vector<Config> all_configs() {
+  std::vector<Config> out;
+  const DeviceInfo& d = test::context().device();
+  for (TraversalMode m : {TraversalMode::pipeline, TraversalMode::ray_query}) {
+    if ((m == TraversalMode::pipeline && !d.ray_tracing_pipeline) ||
+        (m == TraversalMode::ray_query && !d.ray_query)) {
+      MESSAGE("skipped: device has no " << to_string(m));
+      continue;
+    }
+    for (Primitive p : {Primitive::triangles, Primitive::aabbs})
+      for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) out.push_back({m, p, w});
+  }
+  return out;
+}
+
+std::string name(const Config& c) {
+  return std::string(to_string(c.mode)) + "/" + to_string(c.primitive) + "/" + to_string(c.width) +
+         "-bit";
+}
+
+// Keys with duplicates: `distinct` random keys, each repeated 1-4 times, in random row order.
+workload::KeyColumn random_keys(KeyWidth w, size_t distinct, std::mt19937_64& rng,
+                                uint64_t max_key) {
+  workload::KeyColumn c;
+  c.width = w;
+  std::vector<uint64_t> ks;
+  for (size_t i = 0; i < distinct; ++i) {
+    uint64_t k = rng() % max_key;
+    int reps = 1 + static_cast<int>(rng() % 4);
+    for (int r = 0; r < reps; ++r) ks.push_back(k);
+  }
+  std::shuffle(ks.begin(), ks.end(), rng);
+  for (uint64_t k : ks) c.push_back(k);
+  return c;
+}
+
+workload::KeyColumn probes_for(const workload::KeyColumn& keys, size_t count, std::mt19937_64& rng,
+                               uint64_t max_key) {
+  workload::KeyColumn p;
+  p.width = keys.width;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t k = (i % 2 == 0 && keys.size() > 0) ? keys[rng() % keys.size()] : rng() % max_key;
+    p.push_back(k);
+  }
+  return p;
+}
+
+workload::RangeColumn ranges_for(const workload::KeyColumn& keys, size_t count,
+                                 std::mt19937_64& rng, uint64_t max_key) {
+  workload::RangeColumn r;
+  r.width = keys.width;
+  for (size_t i = 0; i < count; ++i) {
+    uint64_t lo = (i % 2 == 0 && keys.size() > 0) ? keys[rng() % keys.size()] : rng() % max_key;
+    // Widths from 1 to 2^26: up to 9 lines of 2^23 keys per range.
+    uint64_t width = uint64_t{1} << (rng() % 27);
+    width = 1 + rng() % width;
+    uint64_t hi = lo > max_key - width ? max_key : lo + width - 1;
+    if (r.width == KeyWidth::bits64)
+      r.r64.push_back({lo, hi});
+    else
+      r.r32.push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
+  }
+  return r;
+}
+
+std::vector<uint32_t> random_values(size_t n, std::mt19937_64& rng) {
+  std::vector<uint32_t> v(n);
+  for (auto& x : v) x = static_cast<uint32_t>(rng());
+  return v;
+}
+
+uint64_t max_key_of(KeyWidth w) {
+  return w == KeyWidth::bits64 ? ~uint64_t{0} : 0xFFFFFFFFull;
+}
+
+}  // namespace
+
+TEST_CASE("rx: point and range lookups equal the CPU reference in every configuration") {
+  test::ValidationGuard guard;
+  uint64_t seed = test::fresh_seed();
+  for (const Config& c : all_configs()) {
+    CAPTURE(name(c));
+    std::mt19937_64 rng(seed);
+    // A key space small enough that random ranges contain keys, large enough to span lines.
+    uint64_t max_key = c.width == KeyWidth::bits64 ? (uint64_t{1} << 36) : 0xFFFFFFFFull;
+    auto keys = random_keys(c.width, 1500, rng, max_key);
+    auto values = random_values(keys.size(), rng);
+    RxBuildOptions o;
+    o.traversal = c.mode;
+    o.primitive = c.primitive;
+    auto index = RxIndex::build(test::context(), keys.span(), values, o);
+    REQUIRE_MESSAGE(index.ok(), (index.ok() ? "" : index.error().what()));
+    RxReference ref(keys.span(), values);
+    CHECK(!index->build_stats().unique_keys);
+
+    auto points = probes_for(keys, 2000, rng, max_key);
+    auto got = index->lookup(points.span());
+    REQUIRE(got.ok());
+    test::check_lookups(*got, ref.lookup(points.span()), "points");
+
+    auto ranges = ranges_for(keys, 1000, rng, max_key);
+    auto got_r = index->lookup_ranges(ranges.span());
+    REQUIRE_MESSAGE(got_r.ok(), (got_r.ok() ? "" : got_r.error().what()));
+    test::check_lookups(*got_r, ref.lookup_ranges(ranges.span()), "ranges");
+    CHECK(index->last_probe().rays >= ranges.size());
+  }
+}
+
+TEST_CASE("rx: unique keys take the first-hit path and stay exact") {
+  test::ValidationGuard guard;
+  for (const Config& c : all_configs()) {
+    CAPTURE(name(c));
+    workload::KeyOptions ko;
+    ko.count = 4000;
+    ko.width = c.width;
+    ko.seed = test::fresh_seed();
+    auto wl = workload::make_keys(ko).value();
+    RxBuildOptions o;
+    o.traversal = c.mode;
+    o.primitive = c.primitive;
+    auto index = RxIndex::build(test::context(), wl.keys.span(), wl.values, o).value();
+    CHECK(index.build_stats().unique_keys);
+    RxReference ref(wl.keys.span(), wl.values);
+    for (double h : {1.0, 0.5, 0.0}) {
+      workload::ProbeOptions po;
+      po.count = 3000;
+      po.hit_rate = h;
+      po.seed = ko.seed + 17;
+      auto probes = workload::make_point_probes(wl.universe, po).value();
+      auto got = index.lookup(probes.span()).value();
+      test::check_lookups(got, ref.lookup(probes.span()), "unique points");
+      size_t hits =
+          std::count_if(got.begin(), got.end(), [](const RxLookup& r) { return r.hit(); });
+      if (h == 1.0) CHECK(hits == probes.size());  // all-hit
+      if (h == 0.0) CHECK(hits == 0);
+    }
+  }
+}
+
+TEST_CASE("rx: inputs above the per-BLAS primitive limit are split, never truncated") {
+  test::ValidationGuard guard;
+  for (const Config& c : all_configs()) {
+    CAPTURE(name(c));
+    std::mt19937_64 rng(test::fresh_seed());
+    auto keys = random_keys(c.width, 2000, rng, max_key_of(c.width));
+    auto values = random_values(keys.size(), rng);
+    RxBuildOptions o;
+    o.traversal = c.mode;
+    o.primitive = c.primitive;
+    o.max_primitives_per_blas = 777;  // a lower split limit keeps the test small
+    auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
+    CHECK(index.build_stats().blas_count == (keys.size() + 776) / 777);
+    RxReference ref(keys.span(), values);
+    auto points = probes_for(keys, 2000, rng, max_key_of(c.width));
+    test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
+                        "split points");
+    auto ranges = ranges_for(keys, 500, rng, max_key_of(c.width));
+    test::check_lookups(index.lookup_ranges(ranges.span()).value(),
+                        ref.lookup_ranges(ranges.span()), "split ranges");
+  }
+}
+
+TEST_CASE("rx: collect_rows returns every matching row and reports overflow") {
+  test::ValidationGuard guard;
+  for (const Config& c : all_configs()) {
+    CAPTURE(name(c));
+    std::mt19937_64 rng(test::fresh_seed());
+    uint64_t max_key = 1u << 20;  // dense enough for many matches per range
+    auto keys = random_keys(c.width, 1000, rng, max_key);
+    RxBuildOptions o;
+    o.traversal = c.mode;
+    o.primitive = c.primitive;
+    auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+    RxReference ref(keys.span());
+    auto ranges = ranges_for(keys, 300, rng, max_key);
+    auto want = ref.collect_rows(ranges.span());
+    REQUIRE(want.size() > 10);
+
+    std::vector<RxRowMatch> out(want.size() + 5);
+    auto r = index.collect_rows(ranges.span(), out).value();
+    CHECK(r.total == want.size());
+    CHECK(r.complete());
+    out.resize(r.written);
+    std::sort(out.begin(), out.end());
+    test::check_equal_whole(out, want, "collected rows");
+
+    std::vector<RxRowMatch> small(want.size() / 3);
+    auto s = index.collect_rows(ranges.span(), small).value();
+    CHECK(s.total == want.size());
+    CHECK(s.written == small.size());
+    CHECK(!s.complete());
+    for (auto& m : small) CHECK(std::binary_search(want.begin(), want.end(), m));
+
+    auto points = probes_for(keys, 500, rng, max_key);
+    auto want_p = ref.collect_rows(points.span());
+    std::vector<RxRowMatch> out_p(want_p.size());
+    auto rp = index.collect_rows(points.span(), out_p).value();
+    CHECK(rp.total == want_p.size());
+    std::sort(out_p.begin(), out_p.end());
+    test::check_equal_whole(out_p, want_p, "collected point rows");
+  }
+}
+
+TEST_CASE("rx: in-place update and rebuild stay exact") {
+  test::ValidationGuard guard;
+  for (const Config& c : all_configs()) {
+    CAPTURE(name(c));
+    std::mt19937_64 rng(test::fresh_seed());
+    auto keys = random_keys(c.width, 1500, rng, max_key_of(c.width));
+    auto values = random_values(keys.size(), rng);
+    RxBuildOptions o;
+    o.traversal = c.mode;
+    o.primitive = c.primitive;
+    o.allow_update = true;
+    auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
+    // Move some keys: swap positions and replace others.
+    auto moved = keys;
+    for (int i = 0; i < 200; ++i) {
+      size_t a = rng() % moved.size(), b = rng() % moved.size();
+      uint64_t ka = moved[a], kb = moved[b];
+      workload::KeyColumn tmp;
+      if (moved.width == KeyWidth::bits64) {
+        moved.k64[a] = kb;
+        moved.k64[b] = (i % 2) ? ka : rng();
+      } else {
+        moved.k32[a] = static_cast<uint32_t>(kb);
+        moved.k32[b] = static_cast<uint32_t>((i % 2) ? ka : rng());
+      }
+    }
+    REQUIRE(index.update(moved.span()).ok());
+    RxReference ref(moved.span(), values);
+    auto points = probes_for(moved, 2000, rng, max_key_of(c.width));
+    test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
+                        "after update");
+
+    auto fresh = random_keys(c.width, 800, rng, max_key_of(c.width));
+    REQUIRE(index.rebuild(fresh.span()).ok());
+    RxReference ref2(fresh.span());
+    auto p2 = probes_for(fresh, 1000, rng, max_key_of(c.width));
+    test::check_lookups(index.lookup(p2.span()).value(), ref2.lookup(p2.span()), "after rebuild");
+    CHECK(index.size() == fresh.size());
+  }
+}
+
+TEST_CASE("rx: compaction shrinks the BVH and changes no result; row-order layout is exact too") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits32, 1000, rng, 0xFFFFFFFFull);
+  auto values = random_values(keys.size(), rng);
+  RxReference ref(keys.span(), values);
+  auto points = probes_for(keys, 1500, rng, 0xFFFFFFFFull);
+  auto want = ref.lookup(points.span());
+  for (bool compact : {true, false})
+    for (bool key_order : {true, false}) {
+      CAPTURE(compact);
+      CAPTURE(key_order);
+      RxBuildOptions o;
+      o.compact = compact;
+      o.key_order = key_order;
+      auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
+      const auto& s = index.build_stats();
+      CHECK(s.bvh_bytes <= s.bvh_uncompacted_bytes);
+      CHECK(s.build_peak_bytes >= s.resident_bytes);
+      CHECK(s.resident_bytes >= s.bvh_bytes);
+      test::check_lookups(index.lookup(points.span()).value(), want, "layout/compaction");
+    }
+}
+
+TEST_CASE("rx: build preferences give the same results") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits64, 1000, rng, ~uint64_t{0});
+  RxReference ref(keys.span());
+  auto points = probes_for(keys, 1000, rng, ~uint64_t{0});
+  auto want = ref.lookup(points.span());
+  for (BuildPreference p : {BuildPreference::fast_trace, BuildPreference::fast_build}) {
+    RxBuildOptions o;
+    o.preference = p;
+    auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+    test::check_lookups(index.lookup(points.span()).value(), want, to_string(p));
+  }
+}

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Installs everything raydb needs to build and test on Debian 12 (bookworm). Idempotent: prints
+# nothing when all is present. Run as root (or with sudo available).
+#
+# Ubuntu 24.04: apt install build-essential cmake ninja-build pkg-config libvulkan-dev
+#   libvulkan-volk-dev glslc glslang-tools spirv-tools vulkan-validationlayers vulkan-tools
+#   doctest-dev libcli11-dev nlohmann-json3-dev libfmt-dev libsqlite3-dev mesa-vulkan-drivers
+#   libvulkan-memory-allocator-dev; lavapipe needs Mesa >= 25 for ray tracing (the kisak-mesa PPA
+#   or Ubuntu 25.04+), and Ubuntu 24.04's VMA package must be 3.x.
+set -euo pipefail
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null; then SUDO="sudo"; else
+    echo "setup: not root and no sudo; install the packages listed in tools/setup.sh by hand" >&2
+    exit 1
+  fi
+fi
+
+say() { echo "setup: $*" >&2; }
+fail() { echo "setup: ERROR: $*" >&2; exit 1; }
+
+if ! grep -q '^VERSION_CODENAME=bookworm' /etc/os-release 2>/dev/null; then
+  say "this script targets Debian 12 (bookworm); see its header for Ubuntu 24.04. Trying anyway."
+fi
+
+PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-volk-dev glslc
+  glslang-tools spirv-tools vulkan-validationlayers vulkan-tools doctest-dev libcli11-dev
+  nlohmann-json3-dev libfmt-dev libsqlite3-dev python3)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+# Mesa >= 25 (lavapipe with acceleration structures and ray tracing) comes from bookworm-backports.
+mesa_ok() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' mesa-vulkan-drivers 2>/dev/null || true)
+  [ -n "$v" ] && dpkg --compare-versions "$v" ge 25
+}
+backports_listed() { grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; }
+
+updated=0
+apt_update() {
+  if [ $updated -eq 0 ]; then
+    $SUDO apt-get update -qq >/dev/null || fail "apt-get update failed (no network to Debian's mirrors?)"
+    updated=1
+  fi
+}
+
+if ! mesa_ok && ! backports_listed; then
+  say "adding the bookworm-backports suite (for Mesa 25 lavapipe)"
+  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+    $SUDO tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
+fi
+
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]}"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null ||
+    fail "could not install: ${missing[*]}"
+fi
+
+if ! mesa_ok; then
+  say "installing Mesa 25 lavapipe from bookworm-backports"
+  apt_update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq -t bookworm-backports mesa-vulkan-drivers >/dev/null ||
+    fail "could not install mesa-vulkan-drivers from bookworm-backports"
+  mesa_ok || fail "mesa-vulkan-drivers is older than 25 after installing; lavapipe will lack ray tracing"
+fi
+
+# Vulkan Memory Allocator: a header-only package that bookworm lacks; Debian trixie's is
+# architecture-independent and depends on nothing, so it is fetched from trixie and installed.
+if [ ! -f /usr/include/vk_mem_alloc.h ]; then
+  say "installing Vulkan Memory Allocator (header package from Debian trixie)"
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' EXIT
+  mkdir -p "$tmp/lists/partial" "$tmp/parts"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$tmp/sources.list"
+  o=(-o "Dir::State::Lists=$tmp/lists" -o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=$tmp/parts")
+  $SUDO apt-get "${o[@]}" update -qq >/dev/null 2>&1 || fail "could not read Debian trixie's package list"
+  (cd "$tmp" && $SUDO apt-get "${o[@]}" download libvulkan-memory-allocator-dev >/dev/null 2>&1) ||
+    fail "could not download libvulkan-memory-allocator-dev from Debian trixie"
+  $SUDO dpkg -i "$tmp"/libvulkan-memory-allocator-dev_*.deb >/dev/null || fail "could not install the VMA package"
+fi
+
+# A last check that a ray-tracing Vulkan device is visible.
+if ! (vulkaninfo 2>/dev/null || true) | grep -c 'VK_KHR_acceleration_structure' >/dev/null; then
+  say "warning: no Vulkan device with VK_KHR_acceleration_structure is visible (vulkaninfo)"
+fi
