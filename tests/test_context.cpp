@@ -30,7 +30,7 @@ TEST_CASE("context: list_devices and clear errors for missing devices") {
   CHECK(std::string(c.error().what()).find("no-such-device-anywhere") != std::string::npos);
 }
 
-TEST_CASE("context: a device without ray tracing is described, not used") {
+TEST_CASE("context: a device without ray tracing is described and not used") {
   DeviceInfo none;
   none.name = "plain GPU";
   CHECK(!none.usable());

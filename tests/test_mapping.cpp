@@ -49,7 +49,7 @@ TEST_CASE("rx mapping: parts are exact and round-trip at the magnitude edges") {
   for (int i = 0; i < 100000; ++i) check_exact(rng());
 }
 
-TEST_CASE("rx mapping: key order is line order, then x order") {
+TEST_CASE("rx mapping: key order is line order then x order") {
   std::mt19937_64 rng(raydb::test::fresh_seed());
   for (int i = 0; i < 100000; ++i) {
     uint64_t a = rng(), b = rng() >> (rng() % 64);

@@ -39,7 +39,7 @@ std::vector<uint64_t> edge_keys(bool wide) {
 }
 
 template <class Key>
-void run_edges(TraversalMode mode, Primitive prim) {
+void run_edges(TraversalMode mode, Primitive prim, RxLookupMethod method) {
   constexpr bool wide = sizeof(Key) == 8;
   auto base = edge_keys(wide);
   std::vector<Key> keys;
@@ -53,6 +53,7 @@ void run_edges(TraversalMode mode, Primitive prim) {
   RxBuildOptions o;
   o.traversal = mode;
   o.primitive = prim;
+  o.method = method;
   auto index = RxIndex::build(test::context(), std::span<const Key>(keys), values, o).value();
   RxReference ref(std::span<const Key>(keys), values);
 
@@ -89,19 +90,22 @@ void run_edges(TraversalMode mode, Primitive prim) {
 
 }  // namespace
 
-TEST_CASE("rx: exact at the magnitude edges, in every configuration") {
+TEST_CASE("rx: exact at the magnitude edges in every configuration") {
   test::ValidationGuard guard;
   const DeviceInfo& d = test::context().device();
   for (TraversalMode m : {TraversalMode::pipeline, TraversalMode::ray_query}) {
     if ((m == TraversalMode::pipeline && !d.ray_tracing_pipeline) ||
         (m == TraversalMode::ray_query && !d.ray_query))
       continue;
-    for (Primitive p : {Primitive::triangles, Primitive::aabbs}) {
-      CAPTURE(to_string(m));
-      CAPTURE(to_string(p));
-      run_edges<uint32_t>(m, p);
-      run_edges<uint64_t>(m, p);
-    }
+    for (Primitive p : {Primitive::triangles, Primitive::aabbs})
+      for (RxLookupMethod x : {RxLookupMethod::hit_and_scan, RxLookupMethod::any_hit}) {
+        if (!test::method_supported(p, x)) continue;
+        CAPTURE(to_string(m));
+        CAPTURE(to_string(p));
+        CAPTURE(to_string(x));
+        run_edges<uint32_t>(m, p, x);
+        run_edges<uint64_t>(m, p, x);
+      }
   }
 }
 
@@ -142,6 +146,13 @@ TEST_CASE("rx: bad input gets a clear error") {
   REQUIRE(!bad_values.ok());
   CHECK(std::string(bad_values.error().what()).find("value column has 2 entries") !=
         std::string::npos);
+
+  RxBuildOptions row_scan;
+  row_scan.key_order = false;
+  row_scan.method = RxLookupMethod::hit_and_scan;
+  auto scan_needs_order = RxIndex::build(test::context(), keys, {}, row_scan);
+  REQUIRE(!scan_needs_order.ok());
+  CHECK(scan_needs_order.error().code() == Errc::invalid_argument);
 
   auto no_update = index.update(keys);
   REQUIRE(!no_update.ok());

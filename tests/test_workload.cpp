@@ -11,7 +11,7 @@
 using namespace raydb;
 using namespace raydb::workload;
 
-TEST_CASE("workload: unique keys, non-members never collide, hit rate holds") {
+TEST_CASE("workload: unique keys and non-members never collide and the hit rate holds") {
   for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
     for (Distribution d : {Distribution::uniform, Distribution::dense}) {
       KeyOptions ko;

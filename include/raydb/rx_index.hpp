@@ -20,6 +20,16 @@
 namespace raydb {
 
 enum class Primitive { triangles, aabbs };
+
+// How a lookup turns ray hits into results.
+enum class RxLookupMethod {
+  automatic,     // hit_and_scan with key_order, else any_hit
+  any_hit,       // RTIndeX: the any-hit shader counts and sums every matching primitive
+  hit_and_scan,  // the thesis's revised lookup: a ray finds one match, then the key-sorted
+                 // records are walked to the run's ends (needs key_order). Exact even where a
+                 // driver repeats any-hit calls for one primitive.
+};
+const char* to_string(RxLookupMethod m);
 enum class BuildPreference { none, fast_trace, fast_build };
 const char* to_string(Primitive p);
 const char* to_string(BuildPreference p);
@@ -41,15 +51,19 @@ struct RxBuildOptions {
   uint64_t max_rays_per_range = uint64_t{1} << 16;
   // automatic = the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
+  // any_hit with aabbs is refused on NVIDIA: its driver (580, H200) calls any-hit more than once
+  // per box despite VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR, which over-counts.
+  RxLookupMethod method = RxLookupMethod::automatic;
 };
 
 // Times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
 struct RxBuildStats {
-  double host_sort_ms = 0;  // key-order layout, on the host
-  double upload_ms = 0;     // keys, row ids and values to the device
+  double upload_ms = 0;     // keys and values to the device
+  double sort_ms = 0;       // GPU layout: radix sort by key, values into key order, duplicates
   double convert_ms = 0;    // keys -> triangles / boxes
   double bvh_build_ms = 0;  // BLAS builds + TLAS build
   double compact_ms = 0;    // compaction copies
+  // The paper's build time (convert + build + compact); sort_ms comes on top.
   double build_ms() const {
     return convert_ms + bvh_build_ms + compact_ms;
   }                                    // the paper's build time
@@ -129,6 +143,7 @@ class RxIndex {
   uint64_t size() const;
   KeyWidth key_width() const;
   TraversalMode traversal() const;
+  RxLookupMethod method() const;  // never automatic
   const RxBuildOptions& options() const;
   const RxBuildStats& build_stats() const;
   const RxProbeStats& last_probe() const;  // of the most recent lookup call

@@ -29,6 +29,9 @@ RDB_FN RDB_U32 rx_line_z(RDB_U64 line) { return RDB_U32(line >> RX_Y_BITS); }
 #define RX_FLAG_FIRST_HIT_ONLY 4u   // index keys are unique: a point lookup may stop at its hit
 #define RX_FLAG_WRITE_MATCHES 8u    // append every (query, row) pair to the match list
 #define RX_FLAG_AABBS 16u           // primitives are boxes (build kernel)
+#define RX_FLAG_SCAN 32u            // hit-and-scan: a ray finds one match, the sorted records the rest
+
+#define RX_NO_ENTRY 0xFFFFFFFFu     // hit-and-scan: no matching primitive found yet
 
 #define RX_MISS_ROW 0xFFFFFFFFu     // first_row of a query with no match
 

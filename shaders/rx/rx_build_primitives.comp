@@ -10,12 +10,11 @@
 // +z point ray and a +x range ray both cross it at the key point, away from any edge), or the box
 // (x, y, z) +- 1/2. All coordinates are exact float32 values (rx_mapping.h).
 layout(local_size_x = 64) in;
-layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 16) readonly buffer RecordArray { uvec4 r[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) writeonly buffer FloatArray { float v[]; };
 
 layout(push_constant, scalar) uniform RxBuildParams {
-  uint64_t keys;    // the whole key column, primitive order
+  uint64_t records;  // per primitive (key, row, value) records, rx_common.glsl
   uint64_t primitives;  // triangles (9 floats) or boxes (6 floats), one per primitive of this chunk
   uint first;       // first primitive of this chunk
   uint count;       // primitives in this chunk
@@ -28,7 +27,8 @@ void main() {
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   if (i >= pc.count) return;
   uint p = pc.first + i;
-  uint64_t k = (pc.flags & RX_FLAG_KEY64) != 0u ? U64Array(pc.keys).v[p] : uint64_t(U32Array(pc.keys).v[p]);
+  uvec4 rec = RecordArray(pc.records).r[p];
+  uint64_t k = (pc.flags & RX_FLAG_KEY64) != 0u ? (uint64_t(rec.x) | (uint64_t(rec.y) << 32)) : uint64_t(rec.x);
   float x = float(rx_part_x(k)), y = float(rx_part_y(k)), z = float(rx_part_z(k));
   FloatArray out_ = FloatArray(pc.primitives);
   if ((pc.flags & RX_FLAG_AABBS) != 0u) {

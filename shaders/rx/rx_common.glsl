@@ -10,6 +10,9 @@
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
+// One 16-byte record per primitive: (key, row, value, 0) for 32-bit keys, (key lo, key hi, row,
+// value) for 64-bit keys. A lookup's exact check, row id and value then cost one memory sector.
+layout(buffer_reference, scalar, buffer_reference_align = 16) readonly buffer RecordArray { uvec4 r[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Counter { uint n; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer MatchArray { uvec2 m[]; };
 
@@ -22,9 +25,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer Re
 
 // Mirrors raydb::detail::RxProbeParams (static_asserts on the C++ side keep them equal).
 layout(push_constant, scalar) uniform RxProbeParams {
-  uint64_t keys;         // primitive order: the key of primitive p
-  uint64_t rows;         // row id of primitive p (0: identity, primitives are in row order)
-  uint64_t values;       // value of primitive p (0: no value column, sums stay 0)
+  uint64_t records;      // RecordArray: key, row id and value of primitive p
   uint64_t queries;      // points, or (lo, hi) pairs, of the key width
   uint64_t results;      // one RxResult per query
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
@@ -34,7 +35,7 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint chunk_size;       // primitives per BLAS: primitive = instance * chunk_size + primitive id
   uint flags;            // RX_FLAG_*
   uint match_capacity;
-  uint pad0;
+  uint num_primitives;   // records in the index
 }
 pc;
 
@@ -44,6 +45,7 @@ struct RxHitState {
   uint64_t sum;
   uint count;
   uint first_row;
+  uint entry;  // hit-and-scan: the matching primitive the ray found, or RX_NO_ENTRY
 };
 
 bool rx_flag(uint f) { return (pc.flags & f) != 0u; }
@@ -59,27 +61,73 @@ void rx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
   }
 }
 
-uint64_t rx_key_of(uint prim) {
-  return rx_flag(RX_FLAG_KEY64) ? U64Array(pc.keys).v[prim] : uint64_t(U32Array(pc.keys).v[prim]);
+struct RxRecord {
+  uint64_t key;
+  uint row;
+  uint value;
+};
+
+RxRecord rx_record(uint prim) {
+  uvec4 r = RecordArray(pc.records).r[prim];
+  if (rx_flag(RX_FLAG_KEY64)) return RxRecord(uint64_t(r.x) | (uint64_t(r.y) << 32), r.z, r.w);
+  return RxRecord(uint64_t(r.x), r.y, r.z);
 }
 
 uint rx_primitive(uint instance, uint primitive_in_blas) {
   return instance * pc.chunk_size + primitive_in_blas;
 }
 
-// The exact re-check and accumulation for one candidate primitive. Returns whether it matched.
-bool rx_accept(inout RxHitState s, uint query, uint prim) {
-  uint64_t key = rx_key_of(prim);
-  if (key < s.lo || key > s.hi) return false;
-  uint row = pc.rows == 0ul ? prim : U32Array(pc.rows).v[prim];
+void rx_add(inout RxHitState s, uint query, RxRecord rec) {
   s.count += 1u;
-  s.first_row = min(s.first_row, row);
-  if (pc.values != 0ul) s.sum += uint64_t(U32Array(pc.values).v[prim]);
+  s.first_row = min(s.first_row, rec.row);
+  s.sum += uint64_t(rec.value);
   if (rx_flag(RX_FLAG_WRITE_MATCHES)) {
     uint slot = atomicAdd(U32Counter(pc.match_count).n, 1u);
-    if (slot < pc.match_capacity) MatchArray(pc.matches).m[slot] = uvec2(query, row);
+    if (slot < pc.match_capacity) MatchArray(pc.matches).m[slot] = uvec2(query, rec.row);
   }
-  return true;
+}
+
+// One candidate primitive reached by a ray: the exact re-check, then either accumulation
+// (any-hit method) or, for hit-and-scan, remembering it as the entry into the sorted run.
+// Returns true when the ray may stop. Under hit-and-scan, calling it twice for one primitive
+// changes nothing, which keeps results exact on drivers that repeat any-hit calls.
+bool rx_candidate(inout RxHitState s, uint query, uint prim) {
+  RxRecord rec = rx_record(prim);
+  if (rec.key < s.lo || rec.key > s.hi) return false;
+  if (rx_flag(RX_FLAG_SCAN)) {
+    s.entry = prim;
+    return true;
+  }
+  rx_add(s, query, rec);
+  return rx_flag(RX_FLAG_FIRST_HIT_ONLY);
+}
+
+uint rx_ray_flags() {
+  return rx_flag(RX_FLAG_SCAN | RX_FLAG_FIRST_HIT_ONLY) ? gl_RayFlagsTerminateOnFirstHitEXT : 0u;
+}
+
+// Whether a range lookup can stop casting rays for further lines.
+bool rx_done(RxHitState s) { return s.entry != RX_NO_ENTRY; }
+
+// Hit-and-scan, after tracing: all matches of [lo, hi] are adjacent in key order, so walk the
+// records down and up from the entry while keys stay in range.
+void rx_finish(inout RxHitState s, uint query) {
+  if (!rx_flag(RX_FLAG_SCAN) || s.entry == RX_NO_ENTRY) return;
+  if (rx_flag(RX_FLAG_FIRST_HIT_ONLY)) {  // unique keys, point lookup: the entry is the match
+    rx_add(s, query, rx_record(s.entry));
+    return;
+  }
+  for (uint p = s.entry;; --p) {
+    RxRecord rec = rx_record(p);
+    if (rec.key < s.lo) break;
+    rx_add(s, query, rec);
+    if (p == 0u) break;
+  }
+  for (uint p = s.entry + 1u; p < pc.num_primitives; ++p) {
+    RxRecord rec = rx_record(p);
+    if (rec.key > s.hi) break;
+    rx_add(s, query, rec);
+  }
 }
 
 void rx_store_result(uint query, RxHitState s) {
@@ -93,6 +141,7 @@ RxHitState rx_begin(uint64_t lo, uint64_t hi) {
   s.sum = 0ul;
   s.count = 0u;
   s.first_row = RX_MISS_ROW;
+  s.entry = RX_NO_ENTRY;
   return s;
 }
 

@@ -13,7 +13,7 @@ void trace(inout RxHitState s, uint q, uint flags, vec3 origin, vec3 dir, float 
   while (rayQueryProceedEXT(rq)) {
     uint prim = rx_primitive(rayQueryGetIntersectionInstanceIdEXT(rq, false),
                              rayQueryGetIntersectionPrimitiveIndexEXT(rq, false));
-    if (rx_accept(s, q, prim) && rx_flag(RX_FLAG_FIRST_HIT_ONLY)) {
+    if (rx_candidate(s, q, prim)) {
       if (rayQueryGetIntersectionTypeEXT(rq, false) == gl_RayQueryCandidateIntersectionTriangleEXT)
         rayQueryConfirmIntersectionEXT(rq);
       else
@@ -31,18 +31,18 @@ void main() {
   rx_load_query(q, lo, hi);
   RxHitState s = rx_begin(lo, hi);
 
-  uint flags = gl_RayFlagsNoneEXT;
-  if (rx_flag(RX_FLAG_FIRST_HIT_ONLY)) flags |= gl_RayFlagsTerminateOnFirstHitEXT;
+  uint flags = rx_ray_flags();
   vec3 origin, dir;
   float tmax;
   if (!rx_flag(RX_FLAG_RANGES)) {
     rx_point_ray(lo, origin, dir, tmax);
     trace(s, q, flags, origin, dir, tmax);
   } else {
-    for (uint64_t line = rx_line(lo); line <= rx_line(hi); ++line) {
+    for (uint64_t line = rx_line(lo); line <= rx_line(hi) && !rx_done(s); ++line) {
       rx_range_ray(lo, hi, line, origin, dir, tmax);
       trace(s, q, flags, origin, dir, tmax);
     }
   }
+  rx_finish(s, q);
   rx_store_result(q, s);
 }

@@ -30,12 +30,13 @@ struct BenchRxOptions {
   std::vector<std::string> primitives = {"triangles"};
   std::vector<std::string> traversals;  // empty: --traversal
   std::vector<std::string> layouts = {"key"};
+  std::vector<std::string> methods = {"automatic"};
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
   std::string prefer = "none";
   bool no_compact = false;
-  int repeats = 5, warmup = 1, build_repeats = 3;
+  int repeats = 5, warmup = 3, build_repeats = 3;
   bool no_check = false, no_save = false;
   std::string out = "bench/results";
   std::string label;
@@ -70,6 +71,14 @@ Primitive parse_primitive(const std::string& s) {
   if (s == "triangles" || s == "tri") return Primitive::triangles;
   if (s == "aabbs" || s == "aabb" || s == "boxes") return Primitive::aabbs;
   throw Error(Errc::invalid_argument, fmt::format("unknown primitive '{}' (triangles, aabbs)", s));
+}
+
+RxLookupMethod parse_method(const std::string& s) {
+  if (s == "automatic" || s == "auto") return RxLookupMethod::automatic;
+  if (s == "any_hit") return RxLookupMethod::any_hit;
+  if (s == "hit_and_scan") return RxLookupMethod::hit_and_scan;
+  throw Error(Errc::invalid_argument,
+              fmt::format("unknown lookup method '{}' (automatic, any_hit, hit_and_scan)", s));
 }
 
 BuildPreference parse_preference(const std::string& s) {
@@ -138,150 +147,161 @@ void run(BenchRxOptions& o) {
     }
     for (const auto& tname : o.traversals)
       for (const auto& pname : o.primitives)
-        for (const auto& layout : o.layouts) {
-          RxBuildOptions bo;
-          bo.traversal = parse_traversal_mode(tname).value();
-          bo.primitive = parse_primitive(pname);
-          bo.key_order = layout == "key";
-          if (layout != "key" && layout != "row")
-            throw Error(Errc::invalid_argument, "--layout takes key or row");
-          bo.compact = !o.no_compact;
-          bo.preference = parse_preference(o.prefer);
-          // Build: one warm-up, then the median of build_repeats full rebuilds.
-          progress(fmt::format("building: {} {} layout={}", tname, pname, layout));
-          auto index = RxIndex::build(ctx, wl.keys.span(), wl.values, bo).value();
-          std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
-          for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
-            index.rebuild(wl.keys.span(), wl.values).value();
-            const auto& s = index.build_stats();
-            build_ms.push_back(s.build_ms());
-            convert_ms.push_back(s.convert_ms);
-            bvh_ms.push_back(s.bvh_build_ms);
-            compact_ms.push_back(s.compact_ms);
-            sort_ms.push_back(s.host_sort_ms);
-            upload_ms.push_back(s.upload_ms);
-          }
-          RxBuildStats bs = index.build_stats();
-          progress(fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB", median(build_ms),
-                               bs.bvh_bytes / 1e6));
+        for (const auto& layout : o.layouts)
+          for (const auto& method : o.methods) {
+            RxBuildOptions bo;
+            bo.method = parse_method(method);
+            bo.traversal = parse_traversal_mode(tname).value();
+            bo.primitive = parse_primitive(pname);
+            bo.key_order = layout == "key";
+            if (layout != "key" && layout != "row")
+              throw Error(Errc::invalid_argument, "--layout takes key or row");
+            bo.compact = !o.no_compact;
+            bo.preference = parse_preference(o.prefer);
+            // Build: one warm-up, then the median of build_repeats full rebuilds.
+            progress(
+                fmt::format("building: {} {} layout={} method={}", tname, pname, layout, method));
+            auto built = RxIndex::build(ctx, wl.keys.span(), wl.values, bo);
+            if (!built && built.error().code() == Errc::unsupported) {
+              progress(fmt::format("skipped: {}", built.error().what()));
+              continue;
+            }
+            auto index = std::move(built).value();
+            std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+            for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
+              index.rebuild(wl.keys.span(), wl.values).value();
+              const auto& s = index.build_stats();
+              build_ms.push_back(s.build_ms());
+              convert_ms.push_back(s.convert_ms);
+              bvh_ms.push_back(s.bvh_build_ms);
+              compact_ms.push_back(s.compact_ms);
+              sort_ms.push_back(s.sort_ms);
+              upload_ms.push_back(s.upload_ms);
+            }
+            RxBuildStats bs = index.build_stats();
+            progress(fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB", median(build_ms),
+                                 bs.bvh_bytes / 1e6));
 
-          for (const auto& rw_text : o.range_widths)
-            for (double h : o.hit_rates)
-              for (const auto& order : o.orders) {
-                if (order != "sorted" && order != "unsorted")
-                  throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
-                uint64_t rw = parse_count(rw_text);
-                workload::ProbeOptions po;
-                po.count = nlookups;
-                po.hit_rate = h;
-                po.distribution = pd;
-                po.zipf = o.probe_zipf;
-                po.sorted = order == "sorted";
-                po.range_width = rw;
-                po.seed = seed + 1000003 * (rows.size() + 1);
-                ProbeRow pr{rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
-                progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}",
-                                     pow2_name(nlookups), pr.kind, h, order,
-                                     rw ? fmt::format(", width {}", rw) : ""));
-                std::vector<RxLookup> out(nlookups), want;
-                std::vector<double> up, down;
-                auto time_it = [&](auto&& call) {
-                  for (int w = 0; w < o.warmup; ++w) call().value();
-                  for (int r = 0; r < o.repeats; ++r) {
-                    call().value();
-                    pr.all_ms.push_back(index.last_probe().probe_ms);
-                    up.push_back(index.last_probe().upload_ms);
-                    down.push_back(index.last_probe().download_ms);
+            for (const auto& rw_text : o.range_widths)
+              for (double h : o.hit_rates)
+                for (const auto& order : o.orders) {
+                  if (order != "sorted" && order != "unsorted")
+                    throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
+                  uint64_t rw = parse_count(rw_text);
+                  workload::ProbeOptions po;
+                  po.count = nlookups;
+                  po.hit_rate = h;
+                  po.distribution = pd;
+                  po.zipf = o.probe_zipf;
+                  po.sorted = order == "sorted";
+                  po.range_width = rw;
+                  po.seed = seed + 1000003 * (rows.size() + 1);
+                  ProbeRow pr{
+                      rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
+                  progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}",
+                                       pow2_name(nlookups), pr.kind, h, order,
+                                       rw ? fmt::format(", width {}", rw) : ""));
+                  std::vector<RxLookup> out(nlookups), want;
+                  std::vector<double> up, down;
+                  auto time_it = [&](auto&& call) {
+                    for (int w = 0; w < o.warmup; ++w) call().value();
+                    for (int r = 0; r < o.repeats; ++r) {
+                      call().value();
+                      pr.all_ms.push_back(index.last_probe().probe_ms);
+                      up.push_back(index.last_probe().upload_ms);
+                      down.push_back(index.last_probe().download_ms);
+                    }
+                    pr.rays = index.last_probe().rays;
+                  };
+                  if (rw == 0) {
+                    auto probes = workload::make_point_probes(wl.universe, po).value();
+                    time_it([&] { return index.lookup(probes.span(), out); });
+                    if (ref) want = ref->lookup(probes.span());
+                  } else {
+                    auto probes = workload::make_range_probes(wl.universe, po).value();
+                    time_it([&] { return index.lookup_ranges(probes.span(), out); });
+                    if (ref) want = ref->lookup_ranges(probes.span());
                   }
-                  pr.rays = index.last_probe().rays;
-                };
-                if (rw == 0) {
-                  auto probes = workload::make_point_probes(wl.universe, po).value();
-                  time_it([&] { return index.lookup(probes.span(), out); });
-                  if (ref) want = ref->lookup(probes.span());
-                } else {
-                  auto probes = workload::make_range_probes(wl.universe, po).value();
-                  time_it([&] { return index.lookup_ranges(probes.span(), out); });
-                  if (ref) want = ref->lookup_ranges(probes.span());
-                }
-                for (auto& r : out) pr.hits += r.count;
-                if (ref) {
-                  size_t bad = 0;
-                  for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
-                  pr.checked =
-                      bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
-                  if (bad)
-                    progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
-                }
-                pr.probe_ms = median(pr.all_ms);
-                pr.upload_ms = median(up);
-                pr.download_ms = median(down);
+                  for (auto& r : out) pr.hits += r.count;
+                  if (ref) {
+                    size_t bad = 0;
+                    for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
+                    pr.checked =
+                        bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
+                    if (bad)
+                      progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
+                  }
+                  pr.probe_ms = median(pr.all_ms);
+                  pr.upload_ms = median(up);
+                  pr.download_ms = median(down);
 
-                nlohmann::json j = device_fields(ctx);
-                j.update(
-                    {{"suite", "rx"},
-                     {"timestamp", now_utc()},
-                     {"raydb_version", RAYDB_VERSION},
-                     {"label", o.label},
-                     {"traversal", to_string(index.traversal())},
-                     {"primitive", to_string(bo.primitive)},
-                     {"layout", layout},
-                     {"compaction", bo.compact},
-                     {"build_preference", to_string(bo.preference)},
-                     {"key_bits", bits},
-                     {"num_keys", nkeys},
-                     {"key_dist", o.key_dist},
-                     {"key_zipf", o.key_zipf},
-                     {"multiplicity", o.multiplicity},
-                     {"unique_keys", bs.unique_keys},
-                     {"lookup_kind", pr.kind},
-                     {"num_lookups", nlookups},
-                     {"hit_rate", h},
-                     {"probe_dist", o.probe_dist},
-                     {"probe_zipf", o.probe_zipf},
-                     {"sorted_probes", pr.sorted},
-                     {"range_width", rw},
-                     {"build_time_ms", median(build_ms)},
-                     {"build_time_ms_all", build_ms},
-                     {"build_convert_ms", median(convert_ms)},
-                     {"build_bvh_ms", median(bvh_ms)},
-                     {"build_compact_ms", median(compact_ms)},
-                     {"host_sort_ms", median(sort_ms)},
-                     {"build_upload_ms", median(upload_ms)},
-                     {"build_bytes", bs.bvh_bytes},
-                     {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-                     {"build_peak_bytes", bs.build_peak_bytes},
-                     {"gpu_resident_bytes", bs.resident_bytes},
-                     {"blas_count", bs.blas_count},
-                     {"probe_time_ms", pr.probe_ms},
-                     {"probe_time_ms_all", pr.all_ms},
-                     {"lookups_per_s", pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e-3) : 0.0},
-                     {"upload_ms", pr.upload_ms},
-                     {"download_ms", pr.download_ms},
-                     {"rays", pr.rays},
-                     {"hits", pr.hits},
-                     {"warmup", o.warmup},
-                     {"repeats", o.repeats},
-                     {"seed", seed},
-                     {"checked_result", pr.checked}});
-                rows.push_back(j);
-                table.push_back(fmt::format(
-                    "{:<9} {:<9} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10.2f} {:>10.3f} "
-                    "{:>9.1f} {:>9.1f}  {}",
-                    to_string(index.traversal()), to_string(bo.primitive), bits, pow2_name(nkeys),
-                    pow2_name(nlookups), pr.kind, h, order, rw, median(build_ms), pr.probe_ms,
-                    pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e3) : 0.0, bs.bvh_bytes / 1e6,
-                    pr.checked));
-              }
-        }
+                  nlohmann::json j = device_fields(ctx);
+                  j.update(
+                      {{"suite", "rx"},
+                       {"timestamp", now_utc()},
+                       {"raydb_version", RAYDB_VERSION},
+                       {"label", o.label},
+                       {"traversal", to_string(index.traversal())},
+                       {"primitive", to_string(bo.primitive)},
+                       {"layout", layout},
+                       {"compaction", bo.compact},
+                       {"build_preference", to_string(bo.preference)},
+                       {"key_bits", bits},
+                       {"num_keys", nkeys},
+                       {"key_dist", o.key_dist},
+                       {"key_zipf", o.key_zipf},
+                       {"multiplicity", o.multiplicity},
+                       {"unique_keys", bs.unique_keys},
+                       {"lookup_kind", pr.kind},
+                       {"num_lookups", nlookups},
+                       {"hit_rate", h},
+                       {"probe_dist", o.probe_dist},
+                       {"probe_zipf", o.probe_zipf},
+                       {"sorted_probes", pr.sorted},
+                       {"range_width", rw},
+                       {"build_time_ms", median(build_ms)},
+                       {"build_time_ms_all", build_ms},
+                       {"build_convert_ms", median(convert_ms)},
+                       {"build_bvh_ms", median(bvh_ms)},
+                       {"build_compact_ms", median(compact_ms)},
+                       {"layout_sort_ms", median(sort_ms)},
+                       {"build_upload_ms", median(upload_ms)},
+                       {"build_bytes", bs.bvh_bytes},
+                       {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+                       {"build_peak_bytes", bs.build_peak_bytes},
+                       {"gpu_resident_bytes", bs.resident_bytes},
+                       {"blas_count", bs.blas_count},
+                       {"probe_time_ms", pr.probe_ms},
+                       {"probe_time_ms_all", pr.all_ms},
+                       {"lookups_per_s", pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e-3) : 0.0},
+                       {"upload_ms", pr.upload_ms},
+                       {"download_ms", pr.download_ms},
+                       {"rays", pr.rays},
+                       {"hits", pr.hits},
+                       {"warmup", o.warmup},
+                       {"repeats", o.repeats},
+                       {"seed", seed},
+                       {"checked_result", pr.checked}});
+                  rows.push_back(j);
+                  table.push_back(fmt::format(
+                      "{:<9} {:<9} {:<12} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10.2f} "
+                      "{:>10.3f} {:>9.1f} {:>9.1f}  {}",
+                      to_string(index.traversal()), to_string(bo.primitive),
+                      to_string(index.method()), bits, pow2_name(nkeys), pow2_name(nlookups),
+                      pr.kind, h, order, rw, median(build_ms), pr.probe_ms,
+                      pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e3) : 0.0, bs.bvh_bytes / 1e6,
+                      pr.checked));
+                }
+          }
   }
   fmt::print(
       "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
   fmt::print(
-      "{:<9} {:<9} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} {:>9}  {}\n",
-      "traversal", "primitive", "bit", "keys", "looks", "kind", "hit", "order", "width", "build ms",
-      "probe ms", "Mlook/s", "BVH MB", "check");
+      "{:<9} {:<9} {:<12} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} {:>9}  "
+      "{}\n",
+      "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order", "width",
+      "build ms", "probe ms", "Mlook/s", "BVH MB", "check");
   for (auto& l : table) fmt::print("{}\n", l);
   if (!o.no_save) {
     auto path = append_results(o.out, ctx, "rx", rows);
@@ -312,6 +332,8 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--primitive", o->primitives, "triangles and/or aabbs")->delimiter(',');
   cmd->add_option("--traversals", o->traversals,
                   "list of traversal modes to compare (default: --traversal)")
+      ->delimiter(',');
+  cmd->add_option("--method", o->methods, "lookup method(s): automatic, any_hit, hit_and_scan")
       ->delimiter(',');
   cmd->add_option("--layout", o->layouts, "key (primitives in key order) and/or row (input order)")
       ->delimiter(',');

@@ -4,6 +4,8 @@
 #include <cmath>
 
 #include "common/capture.hpp"
+#include "common/parallel.hpp"
+#include "ops/rx/key_sort.hpp"
 #include "raydb/workload.hpp"
 
 namespace raydb::workload {
@@ -162,20 +164,25 @@ std::vector<uint64_t> draw_probe_keys(const KeyUniverse& u, const ProbeOptions& 
   if (o.hit_rate < 1.0 && u.non_members() == 0)
     throw Error(Errc::invalid_argument,
                 "the key set fills the whole key space: no misses can be drawn");
-  std::mt19937_64 rng(o.seed * 104729 + 7);
-  std::uniform_real_distribution<double> coin(0.0, 1.0);
-  std::uniform_int_distribution<uint64_t> any_member(0, u.distinct() - 1);
   uint64_t miss_space = std::min<uint64_t>(u.non_members(), uint64_t{1} << 62);
-  std::uniform_int_distribution<uint64_t> any_miss(0, miss_space == 0 ? 0 : miss_space - 1);
   ZipfSampler zipf(u.distinct(), o.zipf);
   std::vector<uint64_t> keys(o.count);
-  for (auto& k : keys) {
-    if (coin(rng) < o.hit_rate)
-      k = u.member(o.distribution == Distribution::zipf ? zipf(rng) - 1 : any_member(rng));
-    else
-      k = u.non_member(any_miss(rng));
-  }
-  if (o.sorted) std::sort(keys.begin(), keys.end());
+  // Fixed slices with their own seeds: the same keys whatever the number of threads.
+  constexpr size_t kSlice = 1 << 16;
+  detail::parallel_for((o.count + kSlice - 1) / kSlice, [&](size_t slice) {
+    std::mt19937_64 rng(o.seed * 104729 + 7 + slice * 0x9E3779B97F4A7C15ull);
+    std::uniform_real_distribution<double> coin(0.0, 1.0);
+    std::uniform_int_distribution<uint64_t> any_member(0, u.distinct() - 1);
+    std::uniform_int_distribution<uint64_t> any_miss(0, miss_space == 0 ? 0 : miss_space - 1);
+    size_t end = std::min<size_t>(o.count, (slice + 1) * kSlice);
+    for (size_t i = slice * kSlice; i < end; ++i) {
+      if (coin(rng) < o.hit_rate)
+        keys[i] = u.member(o.distribution == Distribution::zipf ? zipf(rng) - 1 : any_member(rng));
+      else
+        keys[i] = u.non_member(any_miss(rng));
+    }
+  });
+  if (o.sorted) detail::sort_keys_with_rows(keys, static_cast<std::vector<uint32_t>*>(nullptr));
   return keys;
 }
 }  // namespace

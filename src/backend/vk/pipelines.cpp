@@ -115,8 +115,12 @@ uint64_t ComputePipeline::max_items() const {
 
 void ComputePipeline::dispatch(VkCommandBuffer cmd, const void* push, uint64_t items,
                                VkDescriptorSet set) {
-  if (items == 0) return;
-  uint64_t groups = (items + 63) / 64;
+  dispatch_groups(cmd, push, (items + 63) / 64, set);
+}
+
+void ComputePipeline::dispatch_groups(VkCommandBuffer cmd, const void* push, uint64_t groups,
+                                      VkDescriptorSet set) {
+  if (groups == 0) return;
   uint64_t max_x = ctx_.properties.limits.maxComputeWorkGroupCount[0];
   auto gx = static_cast<uint32_t>(std::min(groups, max_x));
   auto gy = static_cast<uint32_t>((groups + gx - 1) / gx);

@@ -32,9 +32,13 @@ class ComputePipeline {
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;
   ~ComputePipeline();
-  // Binds, pushes, and dispatches one invocation per item (64 per workgroup, 2D grid when needed).
+  // Binds, pushes, and dispatches one invocation per item, for kernels of 64 invocations per
+  // workgroup that index items as (group.y * groups.x + group.x) * 64 + local.
   void dispatch(VkCommandBuffer cmd, const void* push, uint64_t items,
                 VkDescriptorSet set = VK_NULL_HANDLE);
+  // The same for `groups` workgroups of any size, as a 2D grid when one dimension is too small.
+  void dispatch_groups(VkCommandBuffer cmd, const void* push, uint64_t groups,
+                       VkDescriptorSet set = VK_NULL_HANDLE);
   // The largest number of items one dispatch() can cover on this device.
   uint64_t max_items() const;
 

@@ -21,6 +21,21 @@ const uint32_t kRxProbeRmiss[] = {
 const uint32_t kRxProbeQuery[] = {
 #include "rx_probe_query.comp.inc"
 };
+const uint32_t kRxLayout[] = {
+#include "rx_layout.comp.inc"
+};
+const uint32_t kRadixHistogram[] = {
+#include "radix_histogram.comp.inc"
+};
+const uint32_t kRadixScatter[] = {
+#include "radix_scatter.comp.inc"
+};
+const uint32_t kScanBlocks[] = {
+#include "scan_blocks.comp.inc"
+};
+const uint32_t kScanAdd[] = {
+#include "scan_add.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -37,6 +52,16 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRxProbeRmiss;
     case ShaderId::rx_probe_query:
       return kRxProbeQuery;
+    case ShaderId::rx_layout:
+      return kRxLayout;
+    case ShaderId::radix_histogram:
+      return kRadixHistogram;
+    case ShaderId::radix_scatter:
+      return kRadixScatter;
+    case ShaderId::scan_blocks:
+      return kScanBlocks;
+    case ShaderId::scan_add:
+      return kScanAdd;
   }
   return {};
 }

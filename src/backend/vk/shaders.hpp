@@ -13,6 +13,11 @@ enum class ShaderId {
   rx_probe_rint,
   rx_probe_rmiss,
   rx_probe_query,
+  rx_layout,
+  radix_histogram,
+  radix_scatter,
+  scan_blocks,
+  scan_add,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

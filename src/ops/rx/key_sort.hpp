@@ -1,40 +1,54 @@
-// Stable LSD radix sort of keys with their row ids, on the host. Used for the key-order primitive
-// layout and by the CPU reference. Equal keys keep ascending row ids.
+// Stable LSD radix sort of keys (with optional 32-bit payloads) on the host, on all hardware
+// threads: the CPU reference's sort and the sorted-probe generator. Equal keys keep their order.
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
+#include "common/parallel.hpp"
+
 namespace raydb::detail {
 
+// Sorts `keys` ascending; when `rows` is not null it is permuted along (same size as keys).
 template <class Key>
-void sort_keys_with_rows(std::vector<Key>& keys, std::vector<uint32_t>& rows) {
-  constexpr int kDigitBits = 16;
+void sort_keys_with_rows(std::vector<Key>& keys, std::vector<uint32_t>* rows) {
+  constexpr int kDigitBits = 11;
   constexpr size_t kBuckets = size_t{1} << kDigitBits;
   const size_t n = keys.size();
+  const unsigned parts = n < (1u << 16) ? 1 : host_threads();
   std::vector<Key> keys_tmp(n);
-  std::vector<uint32_t> rows_tmp(n);
-  std::vector<size_t> count(kBuckets);
+  std::vector<uint32_t> rows_tmp(rows ? n : 0);
+  std::vector<size_t> count(parts * kBuckets);
   for (int shift = 0; shift < static_cast<int>(sizeof(Key) * 8); shift += kDigitBits) {
     std::fill(count.begin(), count.end(), 0);
-    for (size_t i = 0; i < n; ++i) ++count[(keys[i] >> shift) & (kBuckets - 1)];
-    bool one_bucket = false;
-    for (size_t b = 0; b < kBuckets; ++b)
-      if (count[b] == n) one_bucket = true;
-    if (one_bucket) continue;  // this digit is the same everywhere: the pass would change nothing
+    parallel_slices(n, parts, [&](size_t b, size_t e, unsigned t) {
+      size_t* c = &count[t * kBuckets];
+      for (size_t i = b; i < e; ++i) ++c[(keys[i] >> shift) & (kBuckets - 1)];
+    });
+    // Offsets digit-major, then slice by slice: equal digits keep their input order (stable).
     size_t sum = 0;
-    for (size_t b = 0; b < kBuckets; ++b) {
-      size_t c = count[b];
-      count[b] = sum;
-      sum += c;
+    bool one_bucket = false;
+    for (size_t d = 0; d < kBuckets; ++d) {
+      size_t digit_total = 0;
+      for (unsigned t = 0; t < parts; ++t) {
+        size_t c = count[t * kBuckets + d];
+        count[t * kBuckets + d] = sum;
+        sum += c;
+        digit_total += c;
+      }
+      if (digit_total == n) one_bucket = true;
     }
-    for (size_t i = 0; i < n; ++i) {
-      size_t dst = count[(keys[i] >> shift) & (kBuckets - 1)]++;
-      keys_tmp[dst] = keys[i];
-      rows_tmp[dst] = rows[i];
-    }
+    if (one_bucket) continue;  // every key has this digit: the pass would change nothing
+    parallel_slices(n, parts, [&](size_t b, size_t e, unsigned t) {
+      size_t* c = &count[t * kBuckets];
+      for (size_t i = b; i < e; ++i) {
+        size_t dst = c[(keys[i] >> shift) & (kBuckets - 1)]++;
+        keys_tmp[dst] = keys[i];
+        if (rows) rows_tmp[dst] = (*rows)[i];
+      }
+    });
     keys.swap(keys_tmp);
-    rows.swap(rows_tmp);
+    if (rows) rows->swap(rows_tmp);
   }
 }
 

@@ -11,8 +11,8 @@
 #include "backend/vk/accel.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
+#include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
-#include "ops/rx/key_sort.hpp"
 #include "ops/rx/rx_params.hpp"
 
 namespace raydb {
@@ -20,6 +20,17 @@ namespace raydb {
 const char* to_string(Primitive p) {
   return p == Primitive::aabbs ? "aabbs" : "triangles";
 }
+const char* to_string(RxLookupMethod m) {
+  switch (m) {
+    case RxLookupMethod::any_hit:
+      return "any_hit";
+    case RxLookupMethod::hit_and_scan:
+      return "hit_and_scan";
+    default:
+      return "automatic";
+  }
+}
+
 const char* to_string(BuildPreference p) {
   switch (p) {
     case BuildPreference::fast_trace:
@@ -43,60 +54,24 @@ uint64_t key_bytes(KeyWidth w) {
   return w == KeyWidth::bits64 ? 8 : 4;
 }
 
-// Host-side layout of a key column: keys in primitive order, their rows, their values.
-struct Layout {
-  std::vector<uint8_t> keys;     // key width each
-  std::vector<uint32_t> rows;    // empty when primitives are in row order
-  std::vector<uint32_t> values;  // primitive order; empty without a value column
-  bool unique = true;
-  double sort_ms = 0;
-};
-
-template <class Key>
-Layout make_layout_typed(const Key* keys, size_t n, std::span<const uint32_t> values,
-                         bool key_order) {
-  Layout l;
-  auto t0 = std::chrono::steady_clock::now();
-  std::vector<Key> sorted(keys, keys + n);
-  std::vector<uint32_t> rows(n);
-  for (size_t i = 0; i < n; ++i) rows[i] = static_cast<uint32_t>(i);
-  sort_keys_with_rows(sorted, rows);
-  for (size_t i = 1; i < n && l.unique; ++i) l.unique = sorted[i] != sorted[i - 1];
-  const Key* src = key_order ? sorted.data() : keys;
-  l.keys.resize(n * sizeof(Key));
-  std::memcpy(l.keys.data(), src, n * sizeof(Key));
-  if (!values.empty()) {
-    l.values.resize(n);
-    for (size_t i = 0; i < n; ++i) l.values[i] = key_order ? values[rows[i]] : values[i];
-  }
-  if (key_order) l.rows = std::move(rows);
-  l.sort_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return l;
-}
-
-Layout make_layout(KeySpan keys, std::span<const uint32_t> values, bool key_order) {
-  if (keys.width == KeyWidth::bits64)
-    return make_layout_typed(static_cast<const uint64_t*>(keys.data), keys.size, values, key_order);
-  return make_layout_typed(static_cast<const uint32_t*>(keys.data), keys.size, values, key_order);
-}
-
 }  // namespace
 
 struct RxIndexImpl {
   std::shared_ptr<VkContext> ctx;
   RxBuildOptions options;
   TraversalMode mode = TraversalMode::pipeline;
+  RxLookupMethod method = RxLookupMethod::hit_and_scan;
   KeyWidth width = KeyWidth::bits32;
   uint64_t n = 0;
   uint64_t chunk = 1;
-  bool has_values = false;
   bool unique = true;
 
-  Buffer keys, rows, values;  // primitive order
+  Buffer records;  // one (key, row, value) record per primitive, primitive order
   std::vector<AccelStruct> blas;
   AccelStruct tlas;
   std::vector<uint32_t> host_values;  // row order; kept only when allow_update
+  std::unique_ptr<RadixSort> sorter;
+  std::unique_ptr<ComputePipeline> layout_kernel;
 
   std::unique_ptr<ComputePipeline> build_kernel;
   std::unique_ptr<TlasBinding> binding;
@@ -141,7 +116,7 @@ struct RxIndexImpl {
   }
 
   void validate_keys(KeySpan k, std::span<const uint32_t> v) const;
-  void upload_columns(const Layout& layout);
+  void layout_columns(KeySpan k, std::span<const uint32_t> v);
   void build(KeySpan k, std::span<const uint32_t> v);
   void build_blas(bool update);
   void build_tlas();
@@ -166,25 +141,74 @@ void RxIndexImpl::validate_keys(KeySpan k, std::span<const uint32_t> v) const {
     throw Error(Errc::invalid_argument, "key column has a size but no data");
 }
 
-void RxIndexImpl::upload_columns(const Layout& layout) {
+// Uploads the key and value columns and lays them out on the GPU: keys sorted with their row ids
+// (when options.key_order), one (key, row, value) record per primitive, and a check for
+// duplicate keys. Everything but the records is freed again.
+void RxIndexImpl::layout_columns(KeySpan k, std::span<const uint32_t> v) {
   VkContext& c = *ctx;
-  keys = Buffer(c, n * key_bytes(width), kStorageUsage, MemoryUse::device, "rx keys");
-  rows = layout.rows.empty() ? Buffer()
-                             : Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx row ids");
-  values = layout.values.empty() ? Buffer()
-                                 : Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx values");
+  bool key64 = width == KeyWidth::bits64;
+  uint64_t kb = n * key_bytes(width);
+  Buffer keys(c, kb, kStorageUsage, MemoryUse::device, "rx keys (upload)");
+  Buffer values_row =
+      v.empty() ? Buffer()
+                : Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx values (upload)");
+  Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "rx duplicate counter");
+  Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                      "rx duplicate readback");
+  if (!sorter) sorter = std::make_unique<RadixSort>(c);
+  if (!layout_kernel)
+    layout_kernel =
+        std::make_unique<ComputePipeline>(c, ShaderId::rx_layout, sizeof(RxLayoutParams));
+  records = Buffer(c, n * kRxRecordBytes, kStorageUsage, MemoryUse::device, "rx records");
+
   CommandBatch batch(c);
-  GpuTimer timer(c, 2);
-  timer.reset(batch.cmd());
-  Buffer s0, s1, s2;
-  uint32_t t0 = timer.mark(batch.cmd());
-  record_upload(c, batch.cmd(), s0, keys, layout.keys.data(), layout.keys.size());
-  if (rows) record_upload(c, batch.cmd(), s1, rows, layout.rows.data(), layout.rows.size() * 4);
-  if (values)
-    record_upload(c, batch.cmd(), s2, values, layout.values.data(), layout.values.size() * 4);
-  uint32_t t1 = timer.mark(batch.cmd());
+  VkCommandBuffer cmd = batch.cmd();
+  GpuTimer timer(c, 4);
+  timer.reset(cmd);
+  Buffer s0, s1;
+  uint32_t t0 = timer.mark(cmd);
+  record_upload(c, cmd, s0, keys, k.data, k.bytes());
+  if (values_row) record_upload(c, cmd, s1, values_row, v.data(), v.size() * 4);
+  uint32_t t1 = timer.mark(cmd);
+  c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
+  // In row order the keys stay as given; a sorted copy only tells whether keys repeat.
+  Buffer copy;
+  if (!options.key_order && n > 0) {
+    copy = Buffer(c, kb, kStorageUsage, MemoryUse::device, "rx key copy");
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+    VkBufferCopy region{0, 0, kb};
+    c.vk.vkCmdCopyBuffer(cmd, keys.handle(), copy.handle(), 1, &region);
+  }
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+  const Buffer& sorted = options.key_order ? keys : copy;
+  Buffer sorted_rows = Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx sorted row ids");
+  RadixSort::Temps temps;
+  sorter->record(cmd, sorted, sorted_rows, n, key64, temps);
+  RxLayoutParams lp{keys.address(),
+                    options.key_order ? sorted_rows.address() : 0,
+                    values_row ? values_row.address() : 0,
+                    records.address(),
+                    sorted.address(),
+                    counter.address(),
+                    static_cast<uint32_t>(n),
+                    key64 ? 1u : 0u};
+  layout_kernel->dispatch(cmd, &lp, n);
+  uint32_t t2 = timer.mark(cmd);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, c);
+  VkBufferCopy one{0, 0, 4};
+  c.vk.vkCmdCopyBuffer(cmd, counter.handle(), counter_host.handle(), 1, &one);
   batch.submit_and_wait();
   build_stats.upload_ms = timer.ms(t0, t1);
+  build_stats.sort_ms = timer.ms(t1, t2);
+  counter_host.invalidate();
+  uint32_t duplicates = 0;
+  std::memcpy(&duplicates, counter_host.mapped(), 4);
+  unique = duplicates == 0;
 }
 
 // Converts every chunk of keys to primitives and builds (or refits) its BLAS, in one submission.
@@ -216,7 +240,7 @@ void RxIndexImpl::build_blas(bool update) {
   timer.reset(batch.cmd());
   std::vector<uint32_t> marks;
   for (uint32_t k = 0; k < nc; ++k) {
-    RxBuildParams p{keys.address(),
+    RxBuildParams p{records.address(),
                     primitives.address(),
                     static_cast<uint32_t>(k * chunk),
                     chunk_count(k),
@@ -300,7 +324,6 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   validate_keys(k, v);
   width = k.width;
   n = k.size;
-  has_values = !v.empty();
   build_stats = {};
   uint64_t limit = c.info.max_primitive_count;
   if (options.max_primitives_per_blas) limit = std::min(limit, options.max_primitives_per_blas);
@@ -320,18 +343,13 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   // Drop what a previous build held before measuring this one's peak.
   blas.clear();
   tlas.reset();
-  keys.reset();
-  rows.reset();
-  values.reset();
+  records.reset();
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
 
-  Layout layout = make_layout(k, v, options.key_order);
-  unique = layout.unique;
-  build_stats.unique_keys = unique;
-  build_stats.host_sort_ms = layout.sort_ms;
   if (options.allow_update) host_values.assign(v.begin(), v.end());
-  upload_columns(layout);
+  layout_columns(k, v);
+  build_stats.unique_keys = unique;
   if (n > 0) build_blas(false);
   uint64_t uncompacted = 0;
   for (auto& b : blas) uncompacted += b.bytes();
@@ -360,9 +378,7 @@ void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
             n, to_string(width), k.size, to_string(k.width)));
   validate_keys(k, v);
   if (!v.empty()) host_values.assign(v.begin(), v.end());
-  Layout layout = make_layout(k, host_values, options.key_order);
-  unique = layout.unique;
-  upload_columns(layout);
+  layout_columns(k, host_values);
   if (n > 0) build_blas(true);
   build_tlas();
 }
@@ -444,9 +460,7 @@ RxCollectResult RxIndexImpl::probe(const void* data, uint64_t count, KeyWidth w,
   upload_staging.flush();
 
   RxProbeParams p{};
-  p.keys = keys.address();
-  p.rows = rows ? rows.address() : 0;
-  p.values = values ? values.address() : 0;
+  p.records = records.address();
   p.queries = queries_dev.address();
   p.results = results_dev.address();
   p.matches = collect ? matches_dev.address() : 0;
@@ -528,6 +542,24 @@ RxCollectResult RxIndexImpl::probe(const void* data, uint64_t count, KeyWidth w,
 }  // namespace detail
 
 using detail::capture;
+
+namespace {
+RxLookupMethod resolve_method(const detail::VkContext& c, const RxBuildOptions& o) {
+  RxLookupMethod m = o.method;
+  if (m == RxLookupMethod::automatic)
+    m = o.key_order ? RxLookupMethod::hit_and_scan : RxLookupMethod::any_hit;
+  if (m == RxLookupMethod::hit_and_scan && !o.key_order)
+    throw Error(Errc::invalid_argument,
+                "the hit_and_scan lookup needs key_order (primitives sorted by key)");
+  if (m == RxLookupMethod::any_hit && o.primitive == Primitive::aabbs && c.info.vendor_id == 0x10DE)
+    throw Error(
+        Errc::unsupported,
+        "any_hit lookups over aabbs over-count on NVIDIA drivers: any-hit runs more than once per "
+        "box despite VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR (measured on an H200, "
+        "driver 580); use hit_and_scan (the default) or triangles");
+  return m;
+}
+}  // namespace
 using detail::RxIndexImpl;
 
 RxIndex::RxIndex(std::unique_ptr<RxIndexImpl> impl) : impl_(std::move(impl)) {}
@@ -542,6 +574,7 @@ Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const
     impl->ctx = ctx.shared();
     impl->options = options;
     impl->mode = impl->ctx->resolve(options.traversal);
+    impl->method = resolve_method(*impl->ctx, options);
     impl->build(keys, values);
     return RxIndex(std::move(impl));
   });
@@ -612,6 +645,9 @@ KeyWidth RxIndex::key_width() const {
 }
 TraversalMode RxIndex::traversal() const {
   return impl_->mode;
+}
+RxLookupMethod RxIndex::method() const {
+  return impl_->method;
 }
 const RxBuildOptions& RxIndex::options() const {
   return impl_->options;

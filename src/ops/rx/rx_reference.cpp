@@ -1,33 +1,12 @@
 #include "raydb/rx_reference.hpp"
 
 #include <algorithm>
-#include <thread>
 
 #include "ops/rx/key_sort.hpp"
 
 namespace raydb {
 
-namespace {
-// Runs f(i) for i in [0, n) on all hardware threads.
-template <class F>
-void parallel_for(size_t n, F&& f) {
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  if (n < 4096 || threads == 1) {
-    for (size_t i = 0; i < n; ++i) f(i);
-    return;
-  }
-  std::vector<std::thread> pool;
-  size_t per = (n + threads - 1) / threads;
-  for (unsigned t = 0; t < threads; ++t) {
-    size_t b = t * per, e = std::min(n, b + per);
-    if (b >= e) break;
-    pool.emplace_back([&, b, e] {
-      for (size_t i = b; i < e; ++i) f(i);
-    });
-  }
-  for (auto& t : pool) t.join();
-}
-}  // namespace
+using detail::parallel_for;
 
 RxReference::RxReference(KeySpan keys, std::span<const uint32_t> values) {
   keys_.resize(keys.size);
@@ -36,7 +15,7 @@ RxReference::RxReference(KeySpan keys, std::span<const uint32_t> values) {
     keys_[i] = keys[i];
     rows_[i] = static_cast<uint32_t>(i);
   }
-  detail::sort_keys_with_rows(keys_, rows_);
+  detail::sort_keys_with_rows(keys_, &rows_);
   prefix_sum_.assign(keys_.size() + 1, 0);
   for (size_t i = 0; i < keys_.size(); ++i)
     prefix_sum_[i + 1] = prefix_sum_[i] + (values.empty() ? 0 : values[rows_[i]]);
