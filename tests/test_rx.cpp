@@ -51,7 +51,7 @@ RxBuildOptions options_of(const Config& c) {
 
 std::string name(const Config& c) {
   return std::string(to_string(c.mode)) + "/" + to_string(c.primitive) + "/" + to_string(c.width) +
-         "-bit";
+         "-bit/" + to_string(c.method);
 }
 
 // Keys with duplicates: `distinct` random keys, each repeated 1-4 times, in random row order.
@@ -115,7 +115,8 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
   test::ValidationGuard guard;
   uint64_t seed = test::fresh_seed();
   for (const Config& c : all_configs()) {
-    CAPTURE(name(c));
+    std::string config = name(c);
+    CAPTURE(config);
     std::mt19937_64 rng(seed);
     // A key space small enough that random ranges contain keys, large enough to span lines.
     uint64_t max_key = c.width == KeyWidth::bits64 ? (uint64_t{1} << 36) : 0xFFFFFFFFull;
@@ -132,6 +133,7 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
     REQUIRE(got.ok());
     test::check_lookups(*got, ref.lookup(points.span()), "points");
 
+    if (!test::ranges_supported(*index)) continue;
     auto ranges = ranges_for(keys, 1000, rng, max_key);
     auto got_r = index->lookup_ranges(ranges.span());
     REQUIRE_MESSAGE(got_r.ok(), (got_r.ok() ? "" : got_r.error().what()));
@@ -143,7 +145,8 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
 TEST_CASE("rx: unique keys take the first-hit path and stay exact") {
   test::ValidationGuard guard;
   for (const Config& c : all_configs()) {
-    CAPTURE(name(c));
+    std::string config = name(c);
+    CAPTURE(config);
     workload::KeyOptions ko;
     ko.count = 4000;
     ko.width = c.width;
@@ -172,7 +175,8 @@ TEST_CASE("rx: unique keys take the first-hit path and stay exact") {
 TEST_CASE("rx: inputs above the per-BLAS primitive limit are split and never truncated") {
   test::ValidationGuard guard;
   for (const Config& c : all_configs()) {
-    CAPTURE(name(c));
+    std::string config = name(c);
+    CAPTURE(config);
     std::mt19937_64 rng(test::fresh_seed());
     auto keys = random_keys(c.width, 2000, rng, max_key_of(c.width));
     auto values = random_values(keys.size(), rng);
@@ -184,6 +188,7 @@ TEST_CASE("rx: inputs above the per-BLAS primitive limit are split and never tru
     auto points = probes_for(keys, 2000, rng, max_key_of(c.width));
     test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                         "split points");
+    if (!test::ranges_supported(index)) continue;
     auto ranges = ranges_for(keys, 500, rng, max_key_of(c.width));
     test::check_lookups(index.lookup_ranges(ranges.span()).value(),
                         ref.lookup_ranges(ranges.span()), "split ranges");
@@ -193,13 +198,23 @@ TEST_CASE("rx: inputs above the per-BLAS primitive limit are split and never tru
 TEST_CASE("rx: collect_rows returns every matching row and reports overflow") {
   test::ValidationGuard guard;
   for (const Config& c : all_configs()) {
-    CAPTURE(name(c));
+    std::string config = name(c);
+    CAPTURE(config);
     std::mt19937_64 rng(test::fresh_seed());
     uint64_t max_key = 1u << 20;  // dense enough for many matches per range
     auto keys = random_keys(c.width, 1000, rng, max_key);
     RxBuildOptions o = options_of(c);
     auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
     RxReference ref(keys.span());
+    auto points = probes_for(keys, 500, rng, max_key);
+    auto want_p = ref.collect_rows(points.span());
+    std::vector<RxRowMatch> out_p(want_p.size());
+    auto rp = index.collect_rows(points.span(), out_p).value();
+    CHECK(rp.total == want_p.size());
+    std::sort(out_p.begin(), out_p.end());
+    test::check_equal_whole(out_p, want_p, "collected point rows");
+
+    if (!test::ranges_supported(index)) continue;
     auto ranges = ranges_for(keys, 300, rng, max_key);
     auto want = ref.collect_rows(ranges.span());
     REQUIRE(want.size() > 10);
@@ -218,21 +233,14 @@ TEST_CASE("rx: collect_rows returns every matching row and reports overflow") {
     CHECK(s.written == small.size());
     CHECK(!s.complete());
     for (auto& m : small) CHECK(std::binary_search(want.begin(), want.end(), m));
-
-    auto points = probes_for(keys, 500, rng, max_key);
-    auto want_p = ref.collect_rows(points.span());
-    std::vector<RxRowMatch> out_p(want_p.size());
-    auto rp = index.collect_rows(points.span(), out_p).value();
-    CHECK(rp.total == want_p.size());
-    std::sort(out_p.begin(), out_p.end());
-    test::check_equal_whole(out_p, want_p, "collected point rows");
   }
 }
 
 TEST_CASE("rx: in-place update and rebuild stay exact") {
   test::ValidationGuard guard;
   for (const Config& c : all_configs()) {
-    CAPTURE(name(c));
+    std::string config = name(c);
+    CAPTURE(config);
     std::mt19937_64 rng(test::fresh_seed());
     auto keys = random_keys(c.width, 1500, rng, max_key_of(c.width));
     auto values = random_values(keys.size(), rng);

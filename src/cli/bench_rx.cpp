@@ -244,6 +244,7 @@ void run(BenchRxOptions& o) {
                        {"traversal", to_string(index.traversal())},
                        {"primitive", to_string(bo.primitive)},
                        {"layout", layout},
+                       {"method", to_string(index.method())},
                        {"compaction", bo.compact},
                        {"build_preference", to_string(bo.preference)},
                        {"key_bits", bits},
