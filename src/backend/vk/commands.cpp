@@ -38,11 +38,7 @@ GpuTimer::GpuTimer(VkContext& ctx, uint32_t capacity)
   qi.queryType = VK_QUERY_TYPE_TIMESTAMP;
   qi.queryCount = capacity;
   vk_check(ctx.vk.vkCreateQueryPool(ctx.device, &qi, nullptr, &pool_), "vkCreateQueryPool");
-  uint32_t nq = 0;
-  vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical_device, &nq, nullptr);
-  std::vector<VkQueueFamilyProperties> qf(nq);
-  vkGetPhysicalDeviceQueueFamilyProperties(ctx.physical_device, &nq, qf.data());
-  uint32_t bits = ctx.queue_family < nq ? qf[ctx.queue_family].timestampValidBits : 0;
+  uint32_t bits = ctx.timestamp_valid_bits;
   if (bits == 0)
     throw Error(Errc::unsupported, "the queue has no timestamp support (timestampValidBits = 0)");
   mask_ = bits >= 64 ? ~0ull : ((1ull << bits) - 1);

@@ -389,6 +389,29 @@ void fill_probe(VkContext& c) {
   c.rt_properties = p.rt;
 }
 
+void load_instance_functions(VkContext& c) {
+  auto get = [&c](const char* name) { return vkGetInstanceProcAddr(c.instance, name); };
+  c.destroy_instance = reinterpret_cast<PFN_vkDestroyInstance>(get("vkDestroyInstance"));
+  c.destroy_messenger =
+      reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(get("vkDestroyDebugUtilsMessengerEXT"));
+  c.set_object_name =
+      reinterpret_cast<PFN_vkSetDebugUtilsObjectNameEXT>(get("vkSetDebugUtilsObjectNameEXT"));
+}
+
+void read_queue_family(VkContext& c) {
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(c.physical_device, &nq, nullptr);
+  std::vector<VkQueueFamilyProperties> qf(nq);
+  vkGetPhysicalDeviceQueueFamilyProperties(c.physical_device, &nq, qf.data());
+  if (c.queue_family >= nq)
+    throw Error(Errc::invalid_argument,
+                fmt::format("queue family {} does not exist on '{}'", c.queue_family, c.info.name));
+  if (!(qf[c.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    throw Error(Errc::invalid_argument,
+                fmt::format("queue family {} has no compute support", c.queue_family));
+  c.timestamp_valid_bits = qf[c.queue_family].timestampValidBits;
+}
+
 TraversalMode pick_mode(const VkContext& c, TraversalMode asked) {
   if (asked == TraversalMode::automatic) {
     if (const char* env = std::getenv("RAYDB_TRAVERSAL"); env && *env)
@@ -405,12 +428,12 @@ void VkContext::track_allocation(int64_t delta) {
 }
 
 void VkContext::set_name(VkObjectType type, uint64_t handle, const std::string& name) const {
-  if (!debug_utils || !vkSetDebugUtilsObjectNameEXT) return;
+  if (!debug_utils || !set_object_name) return;
   VkDebugUtilsObjectNameInfoEXT ni{VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT};
   ni.objectType = type;
   ni.objectHandle = handle;
   ni.pObjectName = name.c_str();
-  vkSetDebugUtilsObjectNameEXT(device, &ni);
+  set_object_name(device, &ni);
 }
 
 bool VkContext::supports(TraversalMode mode) const {
@@ -443,8 +466,8 @@ VkContext::~VkContext() {
   if (allocator) vmaDestroyAllocator(allocator);
   if (!owns_device) return;
   if (device) vk.vkDestroyDevice(device, nullptr);
-  if (messenger) vkDestroyDebugUtilsMessengerEXT(instance, messenger, nullptr);
-  if (instance) vkDestroyInstance(instance, nullptr);
+  if (messenger) destroy_messenger(instance, messenger, nullptr);
+  if (instance) destroy_instance(instance, nullptr);
 }
 
 // Creates an instance with the validation layer and debug utils when asked and present.
@@ -485,6 +508,7 @@ static void create_instance(VkContext& c, bool validation) {
   if (validation && c.debug_utils) ci.pNext = &mi;  // also catches messages of instance creation
   vk_check(vkCreateInstance(&ci, nullptr, &c.instance), "vkCreateInstance");
   volkLoadInstanceOnly(c.instance);
+  load_instance_functions(c);
   c.api_version = VK_API_VERSION_1_2;
   if (validation && c.debug_utils)
     vk_check(vkCreateDebugUtilsMessengerEXT(c.instance, &mi, nullptr, &c.messenger),
@@ -548,6 +572,7 @@ static void create_device(VkContext& c) {
   vk_check(vkCreateDevice(c.physical_device, &ci, nullptr, &c.device), "vkCreateDevice");
   volkLoadDeviceTable(&c.vk, c.device);
   c.vk.vkGetDeviceQueue(c.device, c.queue_family, 0, &c.queue);
+  read_queue_family(c);
 }
 
 static TraversalMode default_mode(const DeviceInfo& info) {
@@ -597,6 +622,7 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
     c->owns_device = false;
     c->instance = host.instance;
     volkLoadInstanceOnly(c->instance);
+    load_instance_functions(*c);
     c->physical_device = host.physical_device;
     c->device = host.device;
     c->queue = host.queue;
@@ -608,6 +634,7 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
                                                  c->info.name, c->info.missing()));
     c->traversal = default_mode(c->info);
     c->traversal = pick_mode(*c, options.traversal);
+    read_queue_family(*c);
     volkLoadDeviceTable(&c->vk, c->device);
     create_allocator(*c);
     create_command_pool(*c);

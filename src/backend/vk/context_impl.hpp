@@ -23,6 +23,12 @@ struct VkContext {
   bool debug_utils = false;
 
   VolkDeviceTable vk{};  // device-level functions of this device only
+  // The few instance-level functions used after creation, loaded for this instance: volk's
+  // globals may meanwhile point at a host application's instance.
+  PFN_vkDestroyInstance destroy_instance = nullptr;
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger = nullptr;
+  PFN_vkSetDebugUtilsObjectNameEXT set_object_name = nullptr;
+  uint32_t timestamp_valid_bits = 0;  // of the queue's family
   VmaAllocator allocator = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
 
