@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Turns bench/results/<device>/rx.jsonl into the README's result tables and PNG plots.
+
+    tools/report.py tables   # rewrites the README between <!-- results:rx:begin/end --> markers
+    tools/report.py plots    # writes bench/plots/*.png (needs matplotlib: apt install python3-matplotlib)
+
+Every number printed comes from a JSON line under bench/results/; for a configuration measured
+more than once, the newest line wins. Figures and tables name the device and driver.
+"""
+import json
+import pathlib
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- results:rx:begin -->", "<!-- results:rx:end -->"
+
+
+def load(device_dir):
+    rows = []
+    path = device_dir / "rx.jsonl"
+    if path.exists():
+        for line in path.read_text().splitlines():
+            if line.strip():
+                rows.append(json.loads(line))
+    return rows
+
+
+def method(r):
+    return r.get("method", "automatic")
+
+
+def newest(rows, **match):
+    hits = [r for r in rows if all((method(r) if k == "method" else r.get(k)) == v for k, v in match.items())]
+    return max(hits, key=lambda r: r["timestamp"]) if hits else None
+
+
+def fmt_ms(x):
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+
+
+def gb(b):
+    return f"{b / 1e9:.2f}"
+
+
+def device_line(r):
+    return f"{r['device']} ({r['driver']} {r['driver_info']}, Vulkan {r['vulkan_api']})"
+
+
+def gpu_tables(rows):
+    out = []
+    base = newest(rows, label="paper-points", method="hit_and_scan", hit_rate=1.0, sorted_probes=False)
+    if not base:
+        return out
+    out.append(f"**{device_line(base)}**: RX, 32-bit uniform unique keys, 2^26 keys, 2^27 point lookups, "
+               f"triangles, compacted BVH, ray-tracing pipeline; median of {base['repeats']} after "
+               f"{base['warmup']} warm-up runs, GPU timestamps; every result checked against the CPU reference.")
+    out.append("")
+    out.append("| lookup method | hit rate | probes | probe ms (median) | fastest repeat | lookups/s (median) | checked |")
+    out.append("|---|---|---|---|---|---|---|")
+    for m in ("hit_and_scan", "any_hit"):
+        for h in (1.0, 0.5, 0.0):
+            for s in (False, True):
+                r = newest(rows, label="paper-points", method=m, hit_rate=h, sorted_probes=s)
+                if r:
+                    out.append(f"| {m} | {h:g} | {'sorted' if s else 'unsorted'} | {fmt_ms(r['probe_time_ms'])} | "
+                               f"{fmt_ms(min(r['probe_time_ms_all']))} | {r['lookups_per_s'] / 1e9:.2f} G | "
+                               f"{r['checked_result']} |")
+    out.append("")
+    out.append("| build (2^26 keys) | value |")
+    out.append("|---|---|")
+    out.append(f"| BVH build: convert + build + compact (the paper's build time) | {fmt_ms(base['build_time_ms'])} ms "
+               f"({fmt_ms(base['build_convert_ms'])} + {fmt_ms(base['build_bvh_ms'])} + {fmt_ms(base['build_compact_ms'])}) |")
+    out.append(f"| GPU layout before it (radix sort by key, records, duplicate check) | {fmt_ms(base['layout_sort_ms'])} ms |")
+    out.append(f"| key and value upload | {fmt_ms(base['build_upload_ms'])} ms |")
+    out.append(f"| BVH, compacted (BLAS + TLAS) | {gb(base['build_bytes'])} GB |")
+    out.append(f"| BVH before compaction | {gb(base['bvh_uncompacted_bytes'])} GB |")
+    out.append(f"| peak device memory during the build | {gb(base['build_peak_bytes'])} GB |")
+    out.append(f"| resident after the build (BVH + 16-byte records) | {gb(base['gpu_resident_bytes'])} GB |")
+    out.append("")
+
+    k64 = [newest(rows, label="key64", hit_rate=h, sorted_probes=s) for h in (1.0, 0.0) for s in (False, True)]
+    if any(k64):
+        out.append("64-bit uniform keys (same sizes): ")
+        out.append("")
+        out.append("| hit rate | probes | probe ms | build ms | BVH GB |")
+        out.append("|---|---|---|---|---|")
+        for r in filter(None, k64):
+            out.append(f"| {r['hit_rate']:g} | {'sorted' if r['sorted_probes'] else 'unsorted'} | "
+                       f"{fmt_ms(r['probe_time_ms'])} | {fmt_ms(r['build_time_ms'])} | {gb(r['build_bytes'])} |")
+        out.append("")
+
+    rng = [r for r in rows if r.get("label") == "ranges"]
+    if rng:
+        widths = sorted({r["range_width"] for r in rng})
+        n = rng[0]["num_lookups"]
+        out.append(f"Range lookups [k, k + w - 1] on dense keys 0..2^26-1 (w hits each), 2^{n.bit_length() - 1} lookups, "
+                   "probe ms:")
+        out.append("")
+        out.append("| method | probes | " + " | ".join(f"w={w}" for w in widths) + " |")
+        out.append("|---|---|" + "---|" * len(widths))
+        for m in ("any_hit", "hit_and_scan"):
+            for s in (False, True):
+                cells = []
+                for w in widths:
+                    r = newest(rows, label="ranges", method=m, range_width=w, sorted_probes=s)
+                    cells.append(fmt_ms(r["probe_time_ms"]) if r else "")
+                out.append(f"| {m} | {'sorted' if s else 'unsorted'} | " + " | ".join(cells) + " |")
+        out.append("")
+
+    var = []
+    for prim, layout in (("triangles", "key"), ("triangles", "row"), ("aabbs", "key")):
+        for s in (False, True):
+            r = newest(rows, label="primitive-layout", primitive=prim, layout=layout, sorted_probes=s)
+            if r:
+                var.append((f"{prim}, {layout} order", r))
+    for p in ("fast_trace", "fast_build"):
+        for s in (False, True):
+            r = newest(rows, label=f"prefer-{p}", sorted_probes=s)
+            if r:
+                var.append((f"triangles, prefer {p}", r))
+    if var:
+        out.append("Variants (32-bit, 2^26 keys, 2^27 lookups, hit rate 1; key order uses hit_and_scan, "
+                   "row order any_hit):")
+        out.append("")
+        out.append("| variant | probes | probe ms | build ms | BVH GB | peak GB |")
+        out.append("|---|---|---|---|---|---|")
+        for name, r in var:
+            out.append(f"| {name} | {'sorted' if r['sorted_probes'] else 'unsorted'} | {fmt_ms(r['probe_time_ms'])} | "
+                       f"{fmt_ms(r['build_time_ms'])} | {gb(r['build_bytes'])} | {gb(r['build_peak_bytes'])} |")
+        out.append("")
+    return out
+
+
+def cpu_tables(rows):
+    out = []
+    lay = [newest(rows, label="lavapipe-layout", layout=l) for l in ("key", "row")]
+    if all(lay):
+        r0 = lay[0]
+        out.append(f"**{device_line(r0)}** (no GPU: rays traced on the CPU). Primitive layout, "
+                   f"2^16 uniform keys, 2^14 point lookups:")
+        out.append("")
+        out.append("| layout | probe ms | build ms |")
+        out.append("|---|---|---|")
+        for r in lay:
+            out.append(f"| {r['layout']} order | {fmt_ms(r['probe_time_ms'])} | {fmt_ms(r['build_time_ms'])} |")
+        out.append("")
+    mat = [r for r in rows if r.get("label") == "lavapipe-matrix" and r["hit_rate"] == 1.0 and not r["sorted_probes"]]
+    if mat:
+        out.append("Both traversal modes, both primitives, both methods (2^20 keys, 2^16 lookups, hit rate 1, unsorted):")
+        out.append("")
+        out.append("| traversal | primitive | method | probe ms | build ms |")
+        out.append("|---|---|---|---|---|")
+        for r in sorted(mat, key=lambda r: (r["traversal"], r["primitive"], method(r))):
+            out.append(f"| {r['traversal']} | {r['primitive']} | {method(r)} | {fmt_ms(r['probe_time_ms'])} | "
+                       f"{fmt_ms(r['build_time_ms'])} |")
+        out.append("")
+    return out
+
+
+def tables():
+    lines = []
+    for d in sorted(p for p in RESULTS.iterdir() if p.is_dir()):
+        rows = load(d)
+        if not rows:
+            continue
+        t = gpu_tables(rows) if rows[0].get("device_type") != "CPU" else cpu_tables(rows)
+        if t:
+            lines.append(f"Source: `bench/results/{d.name}/rx.jsonl`.")
+            lines.append("")
+            lines += t
+    text = README.read_text()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"README.md lacks the {BEGIN} / {END} markers")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    README.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail)
+    print(f"README.md: {len(lines)} lines of results")
+
+
+def plots():
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    outdir = ROOT / "bench" / "plots"
+    outdir.mkdir(parents=True, exist_ok=True)
+    for d in sorted(p for p in RESULTS.iterdir() if p.is_dir()):
+        rows = load(d)
+        pts = [r for r in rows if r.get("label") == "paper-points"]
+        if pts:
+            fig, ax = plt.subplots(figsize=(6.4, 4))
+            for m, s, style in (("hit_and_scan", False, "o-"), ("hit_and_scan", True, "o--"),
+                                ("any_hit", False, "s-"), ("any_hit", True, "s--")):
+                xs, ys = [], []
+                for h in (0.0, 0.5, 1.0):
+                    r = newest(rows, label="paper-points", method=m, hit_rate=h, sorted_probes=s)
+                    if r:
+                        xs.append(h)
+                        ys.append(r["lookups_per_s"] / 1e9)
+                if xs:
+                    ax.plot(xs, ys, style, label=f"{m}, {'sorted' if s else 'unsorted'}")
+            ax.set_xlabel("hit rate")
+            ax.set_ylabel("point lookups / s (billions)")
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"RX, 2^26 keys, 2^27 lookups\n{device_line(pts[0])}", fontsize=9)
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(outdir / f"{d.name}-rx-points.png", dpi=120)
+            plt.close(fig)
+        rng = [r for r in rows if r.get("label") == "ranges"]
+        if rng:
+            fig, ax = plt.subplots(figsize=(6.4, 4))
+            widths = sorted({r["range_width"] for r in rng})
+            for m, s, style in (("hit_and_scan", False, "o-"), ("hit_and_scan", True, "o--"),
+                                ("any_hit", False, "s-"), ("any_hit", True, "s--")):
+                ys = [newest(rows, label="ranges", method=m, range_width=w, sorted_probes=s) for w in widths]
+                if all(ys):
+                    ax.plot(widths, [r["probe_time_ms"] for r in ys], style, label=f"{m}, {'sorted' if s else 'unsorted'}")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("hits per range lookup")
+            ax.set_ylabel("probe time (ms)")
+            ax.set_title(f"RX range lookups, 2^26 dense keys, {rng[0]['num_lookups']} lookups\n{device_line(rng[0])}",
+                         fontsize=9)
+            ax.legend(fontsize=8)
+            fig.tight_layout()
+            fig.savefig(outdir / f"{d.name}-rx-ranges.png", dpi=120)
+            plt.close(fig)
+    print(f"plots written to {outdir.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    {"tables": tables, "plots": plots}.get(sys.argv[1] if len(sys.argv) > 1 else "", lambda: sys.exit(__doc__))()
