@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include "backend/vk/buffer.hpp"
 #include "raydb/context.hpp"
 #include "support.hpp"
 
@@ -56,4 +57,25 @@ TEST_CASE("context: traversal mode parsing") {
   CHECK(parse_traversal_mode("ray_query").value() == TraversalMode::ray_query);
   CHECK(parse_traversal_mode("auto").value() == TraversalMode::automatic);
   CHECK(parse_traversal_mode("warp").error().code() == Errc::invalid_argument);
+}
+
+TEST_CASE("context: running out of device memory is a clear error") {
+  using namespace raydb::detail;
+  test::ValidationGuard guard;
+  // 16 TiB: more than any device here has; the allocation must fail cleanly, naming what and how
+  // much.
+  bool threw = false;
+  try {
+    Buffer huge(test::context().vk(), uint64_t{1} << 44, kStorageUsage, MemoryUse::device,
+                "test oversize");
+  } catch (const Error& e) {
+    threw = true;
+    CHECK(e.code() == Errc::out_of_memory);
+    CHECK(std::string(e.what()).find("test oversize") != std::string::npos);
+    CHECK(std::string(e.what()).find("17592186044416 bytes") != std::string::npos);
+  }
+  CHECK(threw);
+  // The context stays usable afterwards.
+  Buffer small(test::context().vk(), 1024, kStorageUsage, MemoryUse::device, "test small");
+  CHECK(small.address() != 0);
 }
