@@ -21,8 +21,6 @@ uint64_t fresh_seed();
 // Whether the device runs this lookup method over these primitives. any_hit over aabbs is refused
 // on NVIDIA (RxBuildOptions::method); this checks the refusal and reports the skip.
 bool method_supported(Primitive p, RxLookupMethod m);
-// Whether range lookups run on this index: refused for aabbs on NVIDIA, which this checks.
-bool ranges_supported(RxIndex& index);
 
 // Fails the current test if any validation message was seen since construction.
 struct ValidationGuard {

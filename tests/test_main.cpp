@@ -47,21 +47,6 @@ bool method_supported(Primitive p, RxLookupMethod m) {
   return false;
 }
 
-bool ranges_supported(RxIndex& index) {
-  if (!(index.options().primitive == Primitive::aabbs && context().device().vendor_id == 0x10DE))
-    return true;
-  auto refused = index.lookup_ranges(std::vector<Range64>{{1, 2}});
-  auto refused32 = index.lookup_ranges(std::vector<Range32>{{1, 2}});
-  CHECK(!refused.ok());
-  CHECK(!refused32.ok());
-  if (!refused.ok() && !refused32.ok())
-    CHECK((refused.error().code() == Errc::unsupported ||
-           refused32.error().code() == Errc::unsupported));
-  MESSAGE(
-      "skipped: range lookups over aabbs on NVIDIA (refused with Errc::unsupported, as intended)");
-  return false;
-}
-
 uint64_t fresh_seed() {
   if (const char* s = std::getenv("RAYDB_TEST_SEED")) return std::strtoull(s, nullptr, 0);
   uint64_t seed = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "common/rx_mapping.h"
+#include "ops/rx/rx_params.hpp"
 #include "support.hpp"
 
 namespace {
@@ -59,4 +60,26 @@ TEST_CASE("rx mapping: key order is line order then x order") {
     CHECK(line_le);
   }
   CHECK(rx_line(0xFFFFFFFFu) == 511);  // a 32-bit key space is 512 lines
+}
+
+TEST_CASE("rx probe flags: each lookup method and case sets its bits") {
+  using raydb::KeyWidth;
+  using raydb::RxLookupMethod;
+  using raydb::detail::rx_probe_flags;
+  // hit_and_scan must reach the shaders: a flag lost here silently runs the any_hit path.
+  CHECK((rx_probe_flags(KeyWidth::bits32, false, false, false, RxLookupMethod::hit_and_scan) &
+         RX_FLAG_SCAN) != 0);
+  CHECK((rx_probe_flags(KeyWidth::bits32, true, false, true, RxLookupMethod::hit_and_scan) &
+         RX_FLAG_SCAN) != 0);
+  CHECK((rx_probe_flags(KeyWidth::bits32, false, false, false, RxLookupMethod::any_hit) &
+         RX_FLAG_SCAN) == 0);
+  CHECK(rx_probe_flags(KeyWidth::bits64, true, true, true, RxLookupMethod::any_hit) ==
+        (RX_FLAG_KEY64 | RX_FLAG_RANGES | RX_FLAG_WRITE_MATCHES));
+  // Only unique-key point lookups may stop at their first hit.
+  CHECK((rx_probe_flags(KeyWidth::bits32, false, true, false, RxLookupMethod::any_hit) &
+         RX_FLAG_FIRST_HIT_ONLY) != 0);
+  CHECK((rx_probe_flags(KeyWidth::bits32, true, true, false, RxLookupMethod::any_hit) &
+         RX_FLAG_FIRST_HIT_ONLY) == 0);
+  CHECK((rx_probe_flags(KeyWidth::bits32, false, false, false, RxLookupMethod::any_hit) &
+         RX_FLAG_FIRST_HIT_ONLY) == 0);
 }

@@ -133,7 +133,6 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
     REQUIRE(got.ok());
     test::check_lookups(*got, ref.lookup(points.span()), "points");
 
-    if (!test::ranges_supported(*index)) continue;
     auto ranges = ranges_for(keys, 1000, rng, max_key);
     auto got_r = index->lookup_ranges(ranges.span());
     REQUIRE_MESSAGE(got_r.ok(), (got_r.ok() ? "" : got_r.error().what()));
@@ -188,7 +187,6 @@ TEST_CASE("rx: inputs above the per-BLAS primitive limit are split and never tru
     auto points = probes_for(keys, 2000, rng, max_key_of(c.width));
     test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                         "split points");
-    if (!test::ranges_supported(index)) continue;
     auto ranges = ranges_for(keys, 500, rng, max_key_of(c.width));
     test::check_lookups(index.lookup_ranges(ranges.span()).value(),
                         ref.lookup_ranges(ranges.span()), "split ranges");
@@ -214,7 +212,6 @@ TEST_CASE("rx: collect_rows returns every matching row and reports overflow") {
     std::sort(out_p.begin(), out_p.end());
     test::check_equal_whole(out_p, want_p, "collected point rows");
 
-    if (!test::ranges_supported(index)) continue;
     auto ranges = ranges_for(keys, 300, rng, max_key);
     auto want = ref.collect_rows(ranges.span());
     REQUIRE(want.size() > 10);

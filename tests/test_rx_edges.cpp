@@ -64,7 +64,6 @@ void run_edges(TraversalMode mode, Primitive prim, RxLookupMethod method) {
   test::check_lookups(index.lookup(std::span<const Key>(points)).value(),
                       ref.lookup(std::span<const Key>(points)), "edge points");
 
-  if (!test::ranges_supported(index)) return;
   std::vector<KeyRange<Key>> ranges;
   const Key max = static_cast<Key>(~uint64_t{0});
   for (uint64_t k : base) {

@@ -51,8 +51,9 @@ struct RxBuildOptions {
   uint64_t max_rays_per_range = uint64_t{1} << 16;
   // automatic = the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
-  // any_hit with aabbs is refused on NVIDIA: its driver (580, H200) calls any-hit more than once
-  // per box despite VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR, which over-counts.
+  // any_hit with aabbs is refused on NVIDIA: it over-counted multi-line range lookups there
+  // (H200, driver 580) before box candidates were checked against the ray's line; lift the
+  // refusal once bench/gpu/rx.sh passes with it on an NVIDIA GPU (docs/rx.md).
   RxLookupMethod method = RxLookupMethod::automatic;
 };
 
@@ -126,8 +127,7 @@ class RxIndex {
   // Point lookups; `out` must have room for one result per key.
   Status lookup(KeySpan points, std::span<RxLookup> out);
   Result<std::vector<RxLookup>> lookup(KeySpan points);
-  // Range lookups [lo, hi], inclusive. Refused (Errc::unsupported) for aabbs on NVIDIA, whose
-  // driver over-counts them (measured; see docs/rx.md).
+  // Range lookups [lo, hi], inclusive.
   Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
   Result<std::vector<RxLookup>> lookup_ranges(RangeSpan ranges);
   // Every matching (query, row) pair, in no particular order, into `out`. Nothing is dropped

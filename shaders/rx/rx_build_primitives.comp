@@ -2,6 +2,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_scalar_block_layout : require
+#include "common/records.glsl"
 #include "common/rx_mapping.h"
 
 // Turns a key column into BLAS build input on the GPU: per key either the tilted triangle
@@ -10,11 +11,10 @@
 // +z point ray and a +x range ray both cross it at the key point, away from any edge), or the box
 // (x, y, z) +- 1/2. All coordinates are exact float32 values (rx_mapping.h).
 layout(local_size_x = 64) in;
-layout(buffer_reference, scalar, buffer_reference_align = 16) readonly buffer RecordArray { uvec4 r[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) writeonly buffer FloatArray { float v[]; };
 
 layout(push_constant, scalar) uniform RxBuildParams {
-  uint64_t records;  // per primitive (key, row, value) records, rx_common.glsl
+  uint64_t records;  // per primitive (key, row, value) records, common/records.glsl
   uint64_t primitives;  // triangles (9 floats) or boxes (6 floats), one per primitive of this chunk
   uint first;       // first primitive of this chunk
   uint count;       // primitives in this chunk
@@ -27,8 +27,7 @@ void main() {
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   if (i >= pc.count) return;
   uint p = pc.first + i;
-  uvec4 rec = RecordArray(pc.records).r[p];
-  uint64_t k = (pc.flags & RX_FLAG_KEY64) != 0u ? (uint64_t(rec.x) | (uint64_t(rec.y) << 32)) : uint64_t(rec.x);
+  uint64_t k = load_record(pc.records, p, (pc.flags & RX_FLAG_KEY64) != 0u).key;
   float x = float(rx_part_x(k)), y = float(rx_part_y(k)), z = float(rx_part_z(k));
   FloatArray out_ = FloatArray(pc.primitives);
   if ((pc.flags & RX_FLAG_AABBS) != 0u) {

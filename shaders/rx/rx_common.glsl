@@ -6,13 +6,12 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_scalar_block_layout : require
 
+#include "common/records.glsl"
 #include "common/rx_mapping.h"
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
-// One 16-byte record per primitive: (key, row, value, 0) for 32-bit keys, (key lo, key hi, row,
-// value) for 64-bit keys. A lookup's exact check, row id and value then cost one memory sector.
-layout(buffer_reference, scalar, buffer_reference_align = 16) readonly buffer RecordArray { uvec4 r[]; };
+
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Counter { uint n; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer MatchArray { uvec2 m[]; };
 
@@ -25,7 +24,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer Re
 
 // Mirrors raydb::detail::RxProbeParams (static_asserts on the C++ side keep them equal).
 layout(push_constant, scalar) uniform RxProbeParams {
-  uint64_t records;      // RecordArray: key, row id and value of primitive p
+  uint64_t records;      // common/records.glsl: key, row id and value of primitive p
   uint64_t queries;      // points, or (lo, hi) pairs, of the key width
   uint64_t results;      // one RxResult per query
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
@@ -61,23 +60,13 @@ void rx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
   }
 }
 
-struct RxRecord {
-  uint64_t key;
-  uint row;
-  uint value;
-};
-
-RxRecord rx_record(uint prim) {
-  uvec4 r = RecordArray(pc.records).r[prim];
-  if (rx_flag(RX_FLAG_KEY64)) return RxRecord(uint64_t(r.x) | (uint64_t(r.y) << 32), r.z, r.w);
-  return RxRecord(uint64_t(r.x), r.y, r.z);
-}
+KeyRecord rx_record(uint prim) { return load_record(pc.records, prim, rx_flag(RX_FLAG_KEY64)); }
 
 uint rx_primitive(uint instance, uint primitive_in_blas) {
   return instance * pc.chunk_size + primitive_in_blas;
 }
 
-void rx_add(inout RxHitState s, uint query, RxRecord rec) {
+void rx_add(inout RxHitState s, uint query, KeyRecord rec) {
   s.count += 1u;
   s.first_row = min(s.first_row, rec.row);
   s.sum += uint64_t(rec.value);
@@ -92,7 +81,7 @@ void rx_add(inout RxHitState s, uint query, RxRecord rec) {
 // Returns true when the ray may stop. Under hit-and-scan, calling it twice for one primitive
 // changes nothing, which keeps results exact on drivers that repeat any-hit calls.
 bool rx_candidate(inout RxHitState s, uint query, uint prim) {
-  RxRecord rec = rx_record(prim);
+  KeyRecord rec = rx_record(prim);
   if (rec.key < s.lo || rec.key > s.hi) return false;
   if (rx_flag(RX_FLAG_SCAN)) {
     s.entry = prim;
@@ -118,13 +107,13 @@ void rx_finish(inout RxHitState s, uint query) {
     return;
   }
   for (uint p = s.entry;; --p) {
-    RxRecord rec = rx_record(p);
+    KeyRecord rec = rx_record(p);
     if (rec.key < s.lo) break;
     rx_add(s, query, rec);
     if (p == 0u) break;
   }
   for (uint p = s.entry + 1u; p < pc.num_primitives; ++p) {
-    RxRecord rec = rx_record(p);
+    KeyRecord rec = rx_record(p);
     if (rec.key > s.hi) break;
     rx_add(s, query, rec);
   }
@@ -162,6 +151,15 @@ void rx_range_ray(uint64_t lo, uint64_t hi, uint64_t line, out vec3 origin, out 
   origin = vec3(x_begin, float(rx_line_y(line)), float(rx_line_z(line)));
   dir = vec3(1.0, 0.0, 0.0);
   tmax = x_end - x_begin;
+}
+
+// Box candidates only: whether a key lies on the line of the range ray starting at `origin` (a
+// range ray's y and z name its line). Box tests may be conservative, so a ray can reach boxes of
+// neighbouring lines, and a key of a multi-line range must not be counted by two rays. Point
+// lookups need no such check: their exact key test already pins the key.
+bool rx_box_on_ray(uint64_t key, vec3 origin) {
+  if (!rx_flag(RX_FLAG_RANGES)) return true;
+  return rx_line(key) == (uint64_t(origin.y) | (uint64_t(origin.z) << RX_Y_BITS));
 }
 
 // The key point of primitive p, where rays of its own lookups cross it.

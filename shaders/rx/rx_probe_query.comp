@@ -13,6 +13,8 @@ void trace(inout RxHitState s, uint q, uint flags, vec3 origin, vec3 dir, float 
   while (rayQueryProceedEXT(rq)) {
     uint prim = rx_primitive(rayQueryGetIntersectionInstanceIdEXT(rq, false),
                              rayQueryGetIntersectionPrimitiveIndexEXT(rq, false));
+    bool box = rayQueryGetIntersectionTypeEXT(rq, false) == gl_RayQueryCandidateIntersectionAABBEXT;
+    if (box && !rx_box_on_ray(rx_record(prim).key, origin)) continue;
     if (rx_candidate(s, q, prim)) {
       if (rayQueryGetIntersectionTypeEXT(rq, false) == gl_RayQueryCandidateIntersectionTriangleEXT)
         rayQueryConfirmIntersectionEXT(rq);

@@ -21,8 +21,11 @@ const uint32_t kRxProbeRmiss[] = {
 const uint32_t kRxProbeQuery[] = {
 #include "rx_probe_query.comp.inc"
 };
-const uint32_t kRxLayout[] = {
-#include "rx_layout.comp.inc"
+const uint32_t kKeyRecords[] = {
+#include "key_records.comp.inc"
+};
+const uint32_t kSortedLookup[] = {
+#include "sorted_lookup.comp.inc"
 };
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
@@ -52,8 +55,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRxProbeRmiss;
     case ShaderId::rx_probe_query:
       return kRxProbeQuery;
-    case ShaderId::rx_layout:
-      return kRxLayout;
+    case ShaderId::key_records:
+      return kKeyRecords;
+    case ShaderId::sorted_lookup:
+      return kSortedLookup;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:

@@ -10,8 +10,9 @@
 #include "backend/vk/accel.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
-#include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
 #include "ops/rx/rx_params.hpp"
 
 namespace raydb {
@@ -47,11 +48,6 @@ namespace {
 
 constexpr uint64_t kMaxKeys = 0xFFFFFFFEull;       // row ids are uint32, kMissRow reserved
 constexpr uint64_t kMaxChunk = uint64_t{1} << 28;  // keeps 9 * chunk float indices below 2^32
-constexpr uint32_t kPoison = 0xA5A5A5A5u;
-
-uint64_t key_bytes(KeyWidth w) {
-  return w == KeyWidth::bits64 ? 8 : 4;
-}
 
 }  // namespace
 
@@ -69,17 +65,15 @@ struct RxIndexImpl {
   std::vector<AccelStruct> blas;
   AccelStruct tlas;
   std::vector<uint32_t> host_values;  // row order; kept only when allow_update
-  std::unique_ptr<RadixSort> sorter;
-  std::unique_ptr<ComputePipeline> layout_kernel;
+  std::unique_ptr<KeyRecordBuilder> record_builder;
+  std::unique_ptr<LookupBatch> batch;
+  // Per-query (query, row) output of collect_rows, kept between calls.
+  Buffer matches_dev, matches_host, counter_dev;
 
   std::unique_ptr<ComputePipeline> build_kernel;
   std::unique_ptr<TlasBinding> binding;
   std::unique_ptr<RtPipeline> rt;
   std::unique_ptr<ComputePipeline> query_kernel;
-
-  // Probe buffers, kept between calls and grown on demand.
-  Buffer queries_dev, results_dev, results_host, matches_dev, matches_host, counter_dev,
-      upload_staging;
 
   RxBuildStats build_stats;
   RxProbeStats probe_stats;
@@ -115,7 +109,6 @@ struct RxIndexImpl {
   }
 
   void validate_keys(KeySpan k, std::span<const uint32_t> v) const;
-  void layout_columns(KeySpan k, std::span<const uint32_t> v);
   void build(KeySpan k, std::span<const uint32_t> v);
   void build_blas(bool update);
   void build_tlas();
@@ -123,8 +116,10 @@ struct RxIndexImpl {
   void ensure_probe_kernels();
   // Runs one batch. `out` (may be null) receives one result per query; with `collect`, matching
   // (query, row) pairs go to `matches`, at most `capacity` of them.
-  RxCollectResult probe(const void* data, uint64_t count, KeyWidth w, bool ranges, RxLookup* out,
-                        bool collect = false, RxRowMatch* matches = nullptr, uint64_t capacity = 0);
+  RxCollectResult probe(const QueryBatch& q, RxLookup* out, bool collect = false,
+                        RxRowMatch* matches = nullptr, uint64_t capacity = 0);
+  void lay_out(KeySpan k, std::span<const uint32_t> v);
+  RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
 };
 
 void RxIndexImpl::validate_keys(KeySpan k, std::span<const uint32_t> v) const {
@@ -138,76 +133,6 @@ void RxIndexImpl::validate_keys(KeySpan k, std::span<const uint32_t> v) const {
         fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
   if (k.size > 0 && !k.data)
     throw Error(Errc::invalid_argument, "key column has a size but no data");
-}
-
-// Uploads the key and value columns and lays them out on the GPU: keys sorted with their row ids
-// (when options.key_order), one (key, row, value) record per primitive, and a check for
-// duplicate keys. Everything but the records is freed again.
-void RxIndexImpl::layout_columns(KeySpan k, std::span<const uint32_t> v) {
-  VkContext& c = *ctx;
-  bool key64 = width == KeyWidth::bits64;
-  uint64_t kb = n * key_bytes(width);
-  Buffer keys(c, kb, kStorageUsage, MemoryUse::device, "rx keys (upload)");
-  Buffer values_row =
-      v.empty() ? Buffer()
-                : Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx values (upload)");
-  Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "rx duplicate counter");
-  Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
-                      "rx duplicate readback");
-  if (!sorter) sorter = std::make_unique<RadixSort>(c);
-  if (!layout_kernel)
-    layout_kernel =
-        std::make_unique<ComputePipeline>(c, ShaderId::rx_layout, sizeof(RxLayoutParams));
-  records = Buffer(c, n * kRxRecordBytes, kStorageUsage, MemoryUse::device, "rx records");
-
-  CommandBatch batch(c);
-  VkCommandBuffer cmd = batch.cmd();
-  GpuTimer timer(c, 4);
-  timer.reset(cmd);
-  Buffer s0, s1;
-  uint32_t t0 = timer.mark(cmd);
-  record_upload(c, cmd, s0, keys, k.data, k.bytes());
-  if (values_row) record_upload(c, cmd, s1, values_row, v.data(), v.size() * 4);
-  uint32_t t1 = timer.mark(cmd);
-  c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
-  // In row order the keys stay as given; a sorted copy only tells whether keys repeat.
-  Buffer copy;
-  if (!options.key_order && n > 0) {
-    copy = Buffer(c, kb, kStorageUsage, MemoryUse::device, "rx key copy");
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
-    VkBufferCopy region{0, 0, kb};
-    c.vk.vkCmdCopyBuffer(cmd, keys.handle(), copy.handle(), 1, &region);
-  }
-  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
-  const Buffer& sorted = options.key_order ? keys : copy;
-  Buffer sorted_rows = Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rx sorted row ids");
-  RadixSort::Temps temps;
-  sorter->record(cmd, sorted, sorted_rows, n, key64, temps);
-  RxLayoutParams lp{keys.address(),
-                    options.key_order ? sorted_rows.address() : 0,
-                    values_row ? values_row.address() : 0,
-                    records.address(),
-                    sorted.address(),
-                    counter.address(),
-                    static_cast<uint32_t>(n),
-                    key64 ? 1u : 0u};
-  layout_kernel->dispatch(cmd, &lp, n);
-  uint32_t t2 = timer.mark(cmd);
-  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
-                 VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, c);
-  VkBufferCopy one{0, 0, 4};
-  c.vk.vkCmdCopyBuffer(cmd, counter.handle(), counter_host.handle(), 1, &one);
-  batch.submit_and_wait();
-  build_stats.upload_ms = timer.ms(t0, t1);
-  build_stats.sort_ms = timer.ms(t1, t2);
-  counter_host.invalidate();
-  uint32_t duplicates = 0;
-  std::memcpy(&duplicates, counter_host.mapped(), 4);
-  unique = duplicates == 0;
 }
 
 // Converts every chunk of keys to primitives and builds (or refits) its BLAS, in one submission.
@@ -347,7 +272,7 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   c.reset_peak();
 
   if (options.allow_update) host_values.assign(v.begin(), v.end());
-  layout_columns(k, v);
+  lay_out(k, v);
   build_stats.unique_keys = unique;
   if (n > 0) build_blas(false);
   uint64_t uncompacted = 0;
@@ -377,7 +302,7 @@ void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
             n, to_string(width), k.size, to_string(k.width)));
   validate_keys(k, v);
   if (!v.empty()) host_values.assign(v.begin(), v.end());
-  layout_columns(k, host_values);
+  lay_out(k, host_values);
   if (n > 0) build_blas(true);
   build_tlas();
 }
@@ -394,159 +319,126 @@ void RxIndexImpl::ensure_probe_kernels() {
                                                      sizeof(RxProbeParams), binding->layout());
 }
 
-// Makes sure `b` holds at least `bytes`, reallocating (contents lost) when it does not.
-static void ensure(VkContext& c, Buffer& b, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
-                   const char* name) {
-  if (b && b.size() >= bytes) return;
-  b.reset();
-  b = Buffer(c, bytes, usage, use, name);
+// Keys and values to key-sorted (or row-order) records on the GPU.
+void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v) {
+  if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(*ctx);
+  KeyRecords r = record_builder->build(k, v, options.key_order, "rx");
+  records = std::move(r.records);
+  unique = r.unique;
+  build_stats.upload_ms = r.upload_ms;
+  build_stats.sort_ms = r.sort_ms;
 }
 
-RxCollectResult RxIndexImpl::probe(const void* data, uint64_t count, KeyWidth w, bool ranges,
-                                   RxLookup* out, bool collect, RxRowMatch* matches,
-                                   uint64_t capacity) {
+RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool collect,
+                                   RxRowMatch* matches, uint64_t capacity) {
   VkContext& c = *ctx;
   probe_stats = {};
-  if (w != width)
-    throw Error(Errc::invalid_argument,
-                fmt::format("the queries are {}-bit keys but the index holds {}-bit keys",
-                            to_string(w), to_string(width)));
-  if (count > 0xFFFFFFFFull)
-    throw Error(Errc::limit_exceeded, "at most 2^32 - 1 lookups per batch");
-  if (count > 0 && !data)
-    throw Error(Errc::invalid_argument, "a query batch has a size but no data");
-  uint64_t rays = count;
-  if (ranges && options.primitive == Primitive::aabbs && c.info.vendor_id == 0x10DE)
-    throw Error(
-        Errc::unsupported,
-        "range lookups over aabbs over-count on NVIDIA drivers (measured on an H200, driver "
-        "580, with both lookup methods; point lookups over aabbs are exact); use triangles "
-        "(the default) for range lookups");
-  if (ranges) {
-    RangeSpan r;
-    r.data = data;
-    r.size = count;
-    r.width = w;
+  validate_queries(q, width);
+  uint64_t rays = q.count;
+  if (q.ranges) {
     rays = 0;
-    for (uint64_t i = 0; i < count; ++i) {
-      uint64_t lo = r.lo(i), hi = r.hi(i);
-      if (lo > hi)
-        throw Error(Errc::invalid_argument,
-                    fmt::format("range query {} has lo {} > hi {}", i, lo, hi));
-      uint64_t lines = rx_line(hi) - rx_line(lo) + 1;
+    for (uint64_t i = 0; i < q.count; ++i) {
+      uint64_t lines = rx_line(q.hi(i)) - rx_line(q.lo(i)) + 1;
       if (lines > options.max_rays_per_range)
-        throw Error(
-            Errc::limit_exceeded,
-            fmt::format("range query {} [{}, {}] spans {} lines of 2^23 keys, more rays than "
-                        "max_rays_per_range ({})",
-                        i, lo, hi, lines, options.max_rays_per_range));
+        throw Error(Errc::limit_exceeded,
+                    fmt::format("range query {} [{}, {}] spans {} lines of 2^23 keys, more rays "
+                                "than max_rays_per_range ({})",
+                                i, q.lo(i), q.hi(i), lines, options.max_rays_per_range));
       rays += lines;
     }
   }
   probe_stats.rays = rays;
   RxCollectResult collected;
-  if (count == 0) return collected;
+  if (q.count == 0) return collected;
   ensure_probe_kernels();
-
-  uint64_t qbytes = count * key_bytes(w) * (ranges ? 2 : 1);
-  uint64_t rbytes = count * sizeof(RxResultGpu);
-  ensure(c, queries_dev, qbytes, kStorageUsage, MemoryUse::device, "rx queries");
-  ensure(c, results_dev, rbytes, kStorageUsage, MemoryUse::device, "rx results");
-  ensure(c, results_host, rbytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
-         "rx results readback");
-  ensure(c, upload_staging, qbytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
-         "rx query staging");
+  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  batch->prepare(q);
   if (collect) {
-    ensure(c, counter_dev, 4, kStorageUsage, MemoryUse::device, "rx match counter");
-    ensure(c, matches_dev, std::max<uint64_t>(capacity, 1) * 8, kStorageUsage, MemoryUse::device,
-           "rx matches");
+    if (!counter_dev)
+      counter_dev = Buffer(c, 4, kStorageUsage, MemoryUse::device, "rx match counter");
+    uint64_t mbytes = std::max<uint64_t>(capacity, 1) * sizeof(RxRowMatch);
+    if (!matches_dev || matches_dev.size() < mbytes)
+      matches_dev = Buffer(c, mbytes, kStorageUsage, MemoryUse::device, "rx matches");
   }
-  std::memcpy(upload_staging.mapped(), data, qbytes);
-  upload_staging.flush();
 
   RxProbeParams p{};
   p.records = records.address();
-  p.queries = queries_dev.address();
-  p.results = results_dev.address();
+  p.queries = batch->queries();
+  p.results = batch->results();
   p.matches = collect ? matches_dev.address() : 0;
   p.match_count = collect ? counter_dev.address() : 0;
   p.chunk_size = static_cast<uint32_t>(std::min<uint64_t>(chunk, 0xFFFFFFFFu));
-  p.flags = (w == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) | (ranges ? RX_FLAG_RANGES : 0u) |
-            (unique && !ranges ? RX_FLAG_FIRST_HIT_ONLY : 0u) |
-            (collect ? RX_FLAG_WRITE_MATCHES : 0u);
+  p.flags = rx_probe_flags(width, q.ranges, unique, collect, method);
   p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
+  p.num_primitives = static_cast<uint32_t>(n);
 
-  CommandBatch batch(c);
-  VkCommandBuffer cmd = batch.cmd();
+  CommandBatch cb(c);
+  VkCommandBuffer cmd = cb.cmd();
   GpuTimer timer(c, 8);
   timer.reset(cmd);
-  uint32_t t0 = timer.mark(cmd);
-  VkBufferCopy up{0, 0, qbytes};
-  c.vk.vkCmdCopyBuffer(cmd, upload_staging.handle(), queries_dev.handle(), 1, &up);
-  uint32_t t1 = timer.mark(cmd);
-  // Poison the results so a lookup the kernel failed to write cannot pass as a result.
-  c.vk.vkCmdFillBuffer(cmd, results_dev.handle(), 0, rbytes, kPoison);
-  if (collect) c.vk.vkCmdFillBuffer(cmd, counter_dev.handle(), 0, 4, 0);
   VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
                                          ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
                                          : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, trace_stage,
-                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+  if (collect) c.vk.vkCmdFillBuffer(cmd, counter_dev.handle(), 0, 4, 0);
+  uint32_t t0, t1;
+  batch->record_upload(cmd, timer, t0, t1, trace_stage);
   uint32_t t2 = timer.mark(cmd);
   uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-  for (uint64_t first = 0; first < count; first += slice) {
+  for (uint64_t first = 0; first < q.count; first += slice) {
     p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
+    p.num_queries = static_cast<uint32_t>(std::min(slice, q.count - first));
     if (mode == TraversalMode::pipeline)
       rt->trace(cmd, &p, p.num_queries, binding->set());
     else
       query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
   }
   uint32_t t3 = timer.mark(cmd);
-  memory_barrier(cmd, trace_stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
-                 VK_ACCESS_TRANSFER_READ_BIT, c);
-  VkBufferCopy down{0, 0, rbytes};
-  c.vk.vkCmdCopyBuffer(cmd, results_dev.handle(), results_host.handle(), 1, &down);
+  batch->record_download(cmd, trace_stage);
   uint32_t t4 = timer.mark(cmd);
-  batch.submit_and_wait();
+  cb.submit_and_wait();
   probe_stats.upload_ms = timer.ms(t0, t1);
   probe_stats.probe_ms = timer.ms(t2, t3);
   probe_stats.download_ms = timer.ms(t3, t4);
-  results_host.invalidate();
-  static_assert(sizeof(RxLookup) == sizeof(RxResultGpu));
-  if (out) std::memcpy(out, results_host.mapped(), rbytes);
-
-  if (collect) {
-    uint32_t total = 0;
-    {
-      Buffer readback(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
-                      "rx match count readback");
-      CommandBatch b2(c);
-      VkBufferCopy r{0, 0, 4};
-      c.vk.vkCmdCopyBuffer(b2.cmd(), counter_dev.handle(), readback.handle(), 1, &r);
-      b2.submit_and_wait();
-      readback.invalidate();
-      std::memcpy(&total, readback.mapped(), 4);
-    }
-    collected.total = total;
-    collected.written = std::min<uint64_t>(total, capacity);
-    if (collected.written > 0) {
-      ensure(c, matches_host, collected.written * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-             MemoryUse::readback, "rx matches readback");
-      CommandBatch b3(c);
-      VkBufferCopy r{0, 0, collected.written * 8};
-      c.vk.vkCmdCopyBuffer(b3.cmd(), matches_dev.handle(), matches_host.handle(), 1, &r);
-      b3.submit_and_wait();
-      matches_host.invalidate();
-      std::memcpy(matches, matches_host.mapped(), collected.written * 8);
-    }
-  }
+  batch->read_results(out);
+  if (collect) collected = read_matches(matches, capacity);
   return collected;
+}
+
+// After a collecting probe: how many pairs matched, and the first `capacity` of them.
+RxCollectResult RxIndexImpl::read_matches(RxRowMatch* matches, uint64_t capacity) {
+  VkContext& c = *ctx;
+  RxCollectResult r;
+  uint32_t total = 0;
+  {
+    Buffer readback(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                    "rx match count readback");
+    CommandBatch cb(c);
+    VkBufferCopy one{0, 0, 4};
+    c.vk.vkCmdCopyBuffer(cb.cmd(), counter_dev.handle(), readback.handle(), 1, &one);
+    cb.submit_and_wait();
+    readback.invalidate();
+    std::memcpy(&total, readback.mapped(), 4);
+  }
+  r.total = total;
+  r.written = std::min<uint64_t>(total, capacity);
+  if (r.written == 0) return r;
+  uint64_t bytes = r.written * sizeof(RxRowMatch);
+  if (!matches_host || matches_host.size() < bytes)
+    matches_host = Buffer(c, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                          "rx matches readback");
+  CommandBatch cb(c);
+  VkBufferCopy region{0, 0, bytes};
+  c.vk.vkCmdCopyBuffer(cb.cmd(), matches_dev.handle(), matches_host.handle(), 1, &region);
+  cb.submit_and_wait();
+  matches_host.invalidate();
+  std::memcpy(matches, matches_host.mapped(), bytes);
+  return r;
 }
 
 }  // namespace detail
 
 using detail::capture;
+using detail::QueryBatch;
 
 namespace {
 RxLookupMethod resolve_method(const detail::VkContext& c, const RxBuildOptions& o) {
@@ -559,9 +451,9 @@ RxLookupMethod resolve_method(const detail::VkContext& c, const RxBuildOptions& 
   if (m == RxLookupMethod::any_hit && o.primitive == Primitive::aabbs && c.info.vendor_id == 0x10DE)
     throw Error(
         Errc::unsupported,
-        "any_hit lookups over aabbs over-count on NVIDIA drivers: any-hit runs more than once per "
-        "box despite VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR (measured on an H200, "
-        "driver 580); use hit_and_scan (the default) or triangles");
+        "any_hit lookups over aabbs are not yet verified on NVIDIA: they over-counted multi-line "
+        "range lookups there (H200, driver 580) before box candidates were checked against the "
+        "ray's line; use hit_and_scan (the default) or triangles");
   return m;
 }
 }  // namespace
@@ -590,14 +482,14 @@ Status RxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
     if (out.size() < points.size)
       throw Error(Errc::output_too_small, fmt::format("{} lookups but the output holds {} results",
                                                       points.size, out.size()));
-    impl_->probe(points.data, points.size, points.width, false, out.data());
+    impl_->probe(QueryBatch::points(points), out.data());
   });
 }
 
 Result<std::vector<RxLookup>> RxIndex::lookup(KeySpan points) {
   return capture([&] {
     std::vector<RxLookup> out(points.size);
-    impl_->probe(points.data, points.size, points.width, false, out.data());
+    impl_->probe(QueryBatch::points(points), out.data());
     return out;
   });
 }
@@ -608,30 +500,27 @@ Status RxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
       throw Error(
           Errc::output_too_small,
           fmt::format("{} range lookups but the output holds {} results", ranges.size, out.size()));
-    impl_->probe(ranges.data, ranges.size, ranges.width, true, out.data());
+    impl_->probe(QueryBatch::of(ranges), out.data());
   });
 }
 
 Result<std::vector<RxLookup>> RxIndex::lookup_ranges(RangeSpan ranges) {
   return capture([&] {
     std::vector<RxLookup> out(ranges.size);
-    impl_->probe(ranges.data, ranges.size, ranges.width, true, out.data());
+    impl_->probe(QueryBatch::of(ranges), out.data());
     return out;
   });
 }
 
 Result<RxCollectResult> RxIndex::collect_rows(KeySpan points, std::span<RxRowMatch> out) {
   return capture([&] {
-    return impl_->probe(points.data, points.size, points.width, false, nullptr, true, out.data(),
-                        out.size());
+    return impl_->probe(QueryBatch::points(points), nullptr, true, out.data(), out.size());
   });
 }
 
 Result<RxCollectResult> RxIndex::collect_rows(RangeSpan ranges, std::span<RxRowMatch> out) {
-  return capture([&] {
-    return impl_->probe(ranges.data, ranges.size, ranges.width, true, nullptr, true, out.data(),
-                        out.size());
-  });
+  return capture(
+      [&] { return impl_->probe(QueryBatch::of(ranges), nullptr, true, out.data(), out.size()); });
 }
 
 Status RxIndex::update(KeySpan keys, std::span<const uint32_t> values) {

@@ -6,6 +6,8 @@
 #include <cstdint>
 
 #include "../../../shaders/common/rx_mapping.h"
+#include "raydb/keys.hpp"
+#include "raydb/rx_index.hpp"
 
 namespace raydb::detail {
 
@@ -15,20 +17,21 @@ struct RxProbeParams {
 };
 static_assert(sizeof(RxProbeParams) == 64 && offsetof(RxProbeParams, query_offset) == 40);
 
-// The per-primitive record (16 bytes) the probe kernels read: key, row id, value.
-inline constexpr uint64_t kRxRecordBytes = 16;
+// The RX_FLAG_* bits of one probe launch. Unique keys let point lookups stop at their hit;
+// hit_and_scan makes every lookup stop at its first match and walk the sorted records.
+constexpr uint32_t rx_probe_flags(KeyWidth width, bool ranges, bool unique_keys, bool collect,
+                                  RxLookupMethod method) {
+  return (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) | (ranges ? RX_FLAG_RANGES : 0u) |
+         (unique_keys && !ranges ? RX_FLAG_FIRST_HIT_ONLY : 0u) |
+         (collect ? RX_FLAG_WRITE_MATCHES : 0u) |
+         (method == RxLookupMethod::hit_and_scan ? RX_FLAG_SCAN : 0u);
+}
 
 struct RxBuildParams {
   uint64_t records, primitives;
   uint32_t first, count, flags, pad0;
 };
 static_assert(sizeof(RxBuildParams) == 32);
-
-struct RxLayoutParams {
-  uint64_t prim_keys, rows, values, records, sorted_keys, duplicates;
-  uint32_t n, key64;
-};
-static_assert(sizeof(RxLayoutParams) == 56);
 
 // Device-side layout of one lookup result (RxResult in GLSL), identical to raydb::RxLookup.
 struct RxResultGpu {

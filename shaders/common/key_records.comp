@@ -3,16 +3,16 @@
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_scalar_block_layout : require
 
-// After the key sort: writes one 16-byte record per primitive (rx_common.glsl's RecordArray) with
-// its key, row id and value, and counts adjacent equal keys in the sorted column (zero means the
+// After the key sort: writes one 16-byte record per key (common/records.glsl) with its key, row id
+// and value, and counts adjacent equal keys in the sorted column (zero means the
 // keys are unique, and point lookups may stop at their first hit).
 layout(local_size_x = 64) in;
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Array { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer U64Array { uint64_t v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 16) writeonly buffer RecordArray { uvec4 r[]; };
-layout(push_constant, scalar) uniform RxLayoutParams {
-  uint64_t prim_keys;    // key of primitive p
-  uint64_t rows;         // row id of primitive p; 0: p itself
+layout(buffer_reference, scalar, buffer_reference_align = 16) writeonly buffer RecordsOut { uvec4 r[]; };
+layout(push_constant, scalar) uniform KeyRecordParams {
+  uint64_t prim_keys;    // key of record p
+  uint64_t rows;         // row id of record p; 0: p itself
   uint64_t values;       // value column in row order; 0: none (values are 0)
   uint64_t records;      // output
   uint64_t sorted_keys;  // the keys in ascending order, for the duplicate check
@@ -32,7 +32,7 @@ void main() {
   uint64_t key = key_at(pc.prim_keys, p);
   uint row = pc.rows == 0ul ? p : U32Array(pc.rows).v[p];
   uint value = pc.values == 0ul ? 0u : U32Array(pc.values).v[row];
-  RecordArray(pc.records).r[p] = pc.key64 != 0u ? uvec4(uint(key), uint(key >> 32), row, value)
+  RecordsOut(pc.records).r[p] = pc.key64 != 0u ? uvec4(uint(key), uint(key >> 32), row, value)
                                                  : uvec4(uint(key), row, value, 0u);
   if (p == 0u) return;
   // Read first: an all-duplicate column would otherwise send every thread to one atomic.

@@ -1,0 +1,82 @@
+#include "ops/common/key_records.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "backend/vk/commands.hpp"
+
+namespace raydb::detail {
+
+KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx)
+    : ctx_(ctx), sorter_(ctx), layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {}
+
+KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool key_order,
+                                   const char* name) {
+  VkContext& c = ctx_;
+  const uint64_t n = k.size;
+  const bool key64 = k.width == KeyWidth::bits64;
+  const uint64_t kb = k.bytes();
+  KeyRecords out;
+  Buffer keys(c, kb, kStorageUsage, MemoryUse::device, fmt::format("{} keys (upload)", name));
+  Buffer values_row = v.empty() ? Buffer()
+                                : Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
+                                         fmt::format("{} values (upload)", name));
+  Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "duplicate counter");
+  Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                      "duplicate readback");
+  out.records = Buffer(c, n * kKeyRecordBytes, kStorageUsage, MemoryUse::device,
+                       fmt::format("{} records", name));
+
+  CommandBatch batch(c);
+  VkCommandBuffer cmd = batch.cmd();
+  GpuTimer timer(c, 4);
+  timer.reset(cmd);
+  Buffer s0, s1;
+  uint32_t t0 = timer.mark(cmd);
+  record_upload(c, cmd, s0, keys, k.data, kb);
+  if (values_row) record_upload(c, cmd, s1, values_row, v.data(), v.size() * 4);
+  uint32_t t1 = timer.mark(cmd);
+  c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
+  // In row order the keys stay as given; a sorted copy only tells whether keys repeat.
+  Buffer copy;
+  if (!key_order && n > 0) {
+    copy = Buffer(c, kb, kStorageUsage, MemoryUse::device, "key copy");
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+    VkBufferCopy region{0, 0, kb};
+    c.vk.vkCmdCopyBuffer(cmd, keys.handle(), copy.handle(), 1, &region);
+  }
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+  const Buffer& sorted = key_order ? keys : copy;
+  Buffer sorted_rows(c, n * 4, kStorageUsage, MemoryUse::device, "sorted row ids");
+  RadixSort::Temps temps;
+  sorter_.record(cmd, sorted, sorted_rows, n, key64, temps);
+  KeyRecordParams p{keys.address(),
+                    key_order ? sorted_rows.address() : 0,
+                    values_row ? values_row.address() : 0,
+                    out.records.address(),
+                    sorted.address(),
+                    counter.address(),
+                    static_cast<uint32_t>(n),
+                    key64 ? 1u : 0u};
+  layout_.dispatch(cmd, &p, n);
+  uint32_t t2 = timer.mark(cmd);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, c);
+  VkBufferCopy one{0, 0, 4};
+  c.vk.vkCmdCopyBuffer(cmd, counter.handle(), counter_host.handle(), 1, &one);
+  batch.submit_and_wait();
+  out.upload_ms = timer.ms(t0, t1);
+  out.sort_ms = timer.ms(t1, t2);
+  counter_host.invalidate();
+  uint32_t duplicates = 0;
+  std::memcpy(&duplicates, counter_host.mapped(), 4);
+  out.unique = duplicates == 0;
+  return out;
+}
+
+}  // namespace raydb::detail

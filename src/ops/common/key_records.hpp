@@ -1,0 +1,42 @@
+// Lays a key column out on the GPU as one 16-byte record (key, row id, value) per key
+// (shaders/common/records.glsl): uploaded, radix-sorted by key (or left in row order), with a
+// check for duplicate keys. Shared by every operator that indexes keys.
+#pragma once
+
+#include <span>
+
+#include "backend/vk/radix_sort.hpp"
+#include "raydb/keys.hpp"
+
+namespace raydb::detail {
+
+inline constexpr uint64_t kKeyRecordBytes = 16;
+
+struct KeyRecordParams {
+  uint64_t prim_keys, rows, values, records, sorted_keys, duplicates;
+  uint32_t n, key64;
+};
+static_assert(sizeof(KeyRecordParams) == 56);
+
+struct KeyRecords {
+  Buffer records;
+  bool unique = true;    // no key appears twice
+  double upload_ms = 0;  // GPU time of the column uploads
+  double sort_ms = 0;    // GPU time of the sort and the record layout
+};
+
+class KeyRecordBuilder {
+ public:
+  explicit KeyRecordBuilder(VkContext& ctx);
+  // `values` may be empty (values are then 0); otherwise one per key. With key_order false the
+  // records stay in row order (record p is row p) and only the duplicate check sorts a copy.
+  KeyRecords build(KeySpan keys, std::span<const uint32_t> values, bool key_order,
+                   const char* name);
+
+ private:
+  VkContext& ctx_;
+  RadixSort sorter_;
+  ComputePipeline layout_;
+};
+
+}  // namespace raydb::detail

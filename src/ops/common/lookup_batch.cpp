@@ -1,0 +1,88 @@
+#include "ops/common/lookup_batch.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+namespace raydb::detail {
+
+namespace {
+constexpr uint32_t kPoison = 0xA5A5A5A5u;
+constexpr uint64_t kResultBytes = 16;
+static_assert(sizeof(RxLookup) == kResultBytes);
+
+void ensure(VkContext& c, Buffer& b, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+            const char* name) {
+  if (b && b.size() >= bytes) return;
+  b.reset();
+  b = Buffer(c, bytes, usage, use, name);
+}
+}  // namespace
+
+uint64_t QueryBatch::lo(uint64_t i) const {
+  uint64_t stride = ranges ? 2 : 1;
+  return width == KeyWidth::bits64 ? static_cast<const uint64_t*>(data)[i * stride]
+                                   : static_cast<const uint32_t*>(data)[i * stride];
+}
+
+uint64_t QueryBatch::hi(uint64_t i) const {
+  uint64_t stride = ranges ? 2 : 1;
+  return width == KeyWidth::bits64 ? static_cast<const uint64_t*>(data)[i * stride + stride - 1]
+                                   : static_cast<const uint32_t*>(data)[i * stride + stride - 1];
+}
+
+void validate_queries(const QueryBatch& q, KeyWidth index_width) {
+  if (q.width != index_width)
+    throw Error(Errc::invalid_argument,
+                fmt::format("the queries are {}-bit keys but the index holds {}-bit keys",
+                            to_string(q.width), to_string(index_width)));
+  if (q.count > 0xFFFFFFFFull)
+    throw Error(Errc::limit_exceeded, "at most 2^32 - 1 lookups per batch");
+  if (q.count > 0 && !q.data)
+    throw Error(Errc::invalid_argument, "a query batch has a size but no data");
+  if (q.ranges)
+    for (uint64_t i = 0; i < q.count; ++i)
+      if (q.lo(i) > q.hi(i))
+        throw Error(Errc::invalid_argument,
+                    fmt::format("range query {} has lo {} > hi {}", i, q.lo(i), q.hi(i)));
+}
+
+void LookupBatch::prepare(const QueryBatch& q) {
+  count_ = q.count;
+  query_bytes_ = q.bytes();
+  uint64_t rbytes = count_ * kResultBytes;
+  ensure(ctx_, queries_dev_, query_bytes_, kStorageUsage, MemoryUse::device, "queries");
+  ensure(ctx_, results_dev_, rbytes, kStorageUsage, MemoryUse::device, "results");
+  ensure(ctx_, results_host_, rbytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+         "results readback");
+  ensure(ctx_, staging_, query_bytes_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
+         "query staging");
+  std::memcpy(staging_.mapped(), q.data, query_bytes_);
+  staging_.flush();
+}
+
+void LookupBatch::record_upload(VkCommandBuffer cmd, GpuTimer& timer, uint32_t& t0, uint32_t& t1,
+                                VkPipelineStageFlags consumer_stage) {
+  t0 = timer.mark(cmd);
+  VkBufferCopy up{0, 0, query_bytes_};
+  ctx_.vk.vkCmdCopyBuffer(cmd, staging_.handle(), queries_dev_.handle(), 1, &up);
+  t1 = timer.mark(cmd);
+  // Poison the results so that a lookup the kernel failed to write cannot pass as a result.
+  ctx_.vk.vkCmdFillBuffer(cmd, results_dev_.handle(), 0, count_ * kResultBytes, kPoison);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, consumer_stage,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, ctx_);
+}
+
+void LookupBatch::record_download(VkCommandBuffer cmd, VkPipelineStageFlags producer_stage) {
+  memory_barrier(cmd, producer_stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                 VK_ACCESS_TRANSFER_READ_BIT, ctx_);
+  VkBufferCopy down{0, 0, count_ * kResultBytes};
+  ctx_.vk.vkCmdCopyBuffer(cmd, results_dev_.handle(), results_host_.handle(), 1, &down);
+}
+
+void LookupBatch::read_results(RxLookup* out) const {
+  results_host_.invalidate();
+  if (out) std::memcpy(out, results_host_.mapped(), count_ * kResultBytes);
+}
+
+}  // namespace raydb::detail

@@ -1,0 +1,55 @@
+// The device side of one batch of lookups, shared by the index operators: queries staged and
+// uploaded, one 16-byte result per query (first row, count, sum) poisoned before the kernel runs
+// and read back after. Buffers are kept between batches and grown on demand.
+#pragma once
+
+#include <cstdint>
+
+#include "backend/vk/commands.hpp"
+#include "raydb/keys.hpp"
+#include "raydb/rx_index.hpp"
+
+namespace raydb::detail {
+
+// One lookup batch's queries: points or [lo, hi] ranges of one key width.
+struct QueryBatch {
+  const void* data = nullptr;
+  uint64_t count = 0;
+  KeyWidth width = KeyWidth::bits32;
+  bool ranges = false;
+
+  static QueryBatch points(KeySpan k) { return {k.data, k.size, k.width, false}; }
+  static QueryBatch of(RangeSpan r) { return {r.data, r.size, r.width, true}; }
+  uint64_t bytes() const { return count * (width == KeyWidth::bits64 ? 8 : 4) * (ranges ? 2 : 1); }
+  uint64_t lo(uint64_t i) const;
+  uint64_t hi(uint64_t i) const;
+};
+
+// Checks what every index checks: widths match, lo <= hi, the batch fits 32-bit query ids.
+void validate_queries(const QueryBatch& q, KeyWidth index_width);
+
+class LookupBatch {
+ public:
+  explicit LookupBatch(VkContext& ctx) : ctx_(ctx) {}
+
+  // Stages the queries and sizes the device buffers for them.
+  void prepare(const QueryBatch& q);
+  VkDeviceAddress queries() const { return queries_dev_.address(); }
+  VkDeviceAddress results() const { return results_dev_.address(); }
+
+  // Records the query upload (between two timer marks, returned) and the results' poisoning,
+  // then a barrier so that `consumer_stage` sees both.
+  void record_upload(VkCommandBuffer cmd, GpuTimer& timer, uint32_t& t0, uint32_t& t1,
+                     VkPipelineStageFlags consumer_stage);
+  // Records a barrier after `producer_stage` and the copy of the results to the host.
+  void record_download(VkCommandBuffer cmd, VkPipelineStageFlags producer_stage);
+  // After the batch has run: copies the results out.
+  void read_results(RxLookup* out) const;
+
+ private:
+  VkContext& ctx_;
+  uint64_t count_ = 0, query_bytes_ = 0;
+  Buffer queries_dev_, results_dev_, results_host_, staging_;
+};
+
+}  // namespace raydb::detail
