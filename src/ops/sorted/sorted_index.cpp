@@ -1,0 +1,158 @@
+// SortedIndex: the sorted-array + binary-search baseline on Vulkan compute.
+#include "raydb/sorted_index.hpp"
+
+#include <fmt/format.h>
+
+#include "common/capture.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
+#include "ops/rx/rx_params.hpp"
+
+namespace raydb {
+namespace detail {
+
+struct SortedLookupParams {
+  uint64_t records, queries, results;
+  uint32_t n, num_queries, query_offset, flags;
+};
+static_assert(sizeof(SortedLookupParams) == 40);
+
+struct SortedIndexImpl {
+  std::shared_ptr<VkContext> ctx;
+  KeyWidth width = KeyWidth::bits32;
+  uint64_t n = 0;
+  Buffer records;
+  std::unique_ptr<ComputePipeline> kernel;
+  std::unique_ptr<LookupBatch> batch;
+  SortedBuildStats build_stats;
+  RxProbeStats probe_stats;
+
+  void build(KeySpan k, std::span<const uint32_t> v) {
+    if (k.size > 0xFFFFFFFEull)
+      throw Error(
+          Errc::limit_exceeded,
+          fmt::format("{} keys given; at most {} (row ids are 32-bit)", k.size, 0xFFFFFFFEull));
+    if (!v.empty() && v.size() != k.size)
+      throw Error(
+          Errc::invalid_argument,
+          fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
+    if (k.size > 0 && !k.data)
+      throw Error(Errc::invalid_argument, "key column has a size but no data");
+    width = k.width;
+    n = k.size;
+    KeyRecordBuilder builder(*ctx);
+    KeyRecords r = builder.build(k, v, true, "sorted");
+    records = std::move(r.records);
+    build_stats = {r.upload_ms, r.sort_ms, records.size(), r.unique};
+    kernel = std::make_unique<ComputePipeline>(*ctx, ShaderId::sorted_lookup,
+                                               sizeof(SortedLookupParams));
+    batch = std::make_unique<LookupBatch>(*ctx);
+  }
+
+  void probe(const QueryBatch& q, RxLookup* out) {
+    VkContext& c = *ctx;
+    probe_stats = {};
+    validate_queries(q, width);
+    if (q.count == 0) return;
+    batch->prepare(q);
+    SortedLookupParams p{
+        records.address(),
+        batch->queries(),
+        batch->results(),
+        static_cast<uint32_t>(n),
+        0,
+        0,
+        (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) | (q.ranges ? RX_FLAG_RANGES : 0u)};
+    CommandBatch cb(c);
+    VkCommandBuffer cmd = cb.cmd();
+    GpuTimer timer(c, 8);
+    timer.reset(cmd);
+    uint32_t t0, t1;
+    batch->record_upload(cmd, timer, t0, t1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    uint32_t t2 = timer.mark(cmd);
+    for (uint64_t first = 0; first < q.count; first += kernel->max_items()) {
+      p.query_offset = static_cast<uint32_t>(first);
+      p.num_queries = static_cast<uint32_t>(std::min(kernel->max_items(), q.count - first));
+      kernel->dispatch(cmd, &p, p.num_queries);
+    }
+    uint32_t t3 = timer.mark(cmd);
+    batch->record_download(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    uint32_t t4 = timer.mark(cmd);
+    cb.submit_and_wait();
+    probe_stats.upload_ms = timer.ms(t0, t1);
+    probe_stats.probe_ms = timer.ms(t2, t3);
+    probe_stats.download_ms = timer.ms(t3, t4);
+    batch->read_results(out);
+  }
+};
+
+}  // namespace detail
+
+using detail::capture;
+using detail::QueryBatch;
+using detail::SortedIndexImpl;
+
+SortedIndex::SortedIndex(std::unique_ptr<SortedIndexImpl> impl) : impl_(std::move(impl)) {}
+SortedIndex::SortedIndex(SortedIndex&&) noexcept = default;
+SortedIndex& SortedIndex::operator=(SortedIndex&&) noexcept = default;
+SortedIndex::~SortedIndex() = default;
+
+Result<SortedIndex> SortedIndex::build(const Context& ctx, KeySpan keys,
+                                       std::span<const uint32_t> values) {
+  return capture([&]() -> SortedIndex {
+    auto impl = std::make_unique<SortedIndexImpl>();
+    impl->ctx = ctx.shared();
+    impl->build(keys, values);
+    return SortedIndex(std::move(impl));
+  });
+}
+
+Status SortedIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  return capture([&] {
+    if (out.size() < points.size)
+      throw Error(Errc::output_too_small, fmt::format("{} lookups but the output holds {} results",
+                                                      points.size, out.size()));
+    impl_->probe(QueryBatch::points(points), out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> SortedIndex::lookup(KeySpan points) {
+  return capture([&] {
+    std::vector<RxLookup> out(points.size);
+    impl_->probe(QueryBatch::points(points), out.data());
+    return out;
+  });
+}
+
+Status SortedIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
+  return capture([&] {
+    if (out.size() < ranges.size)
+      throw Error(
+          Errc::output_too_small,
+          fmt::format("{} range lookups but the output holds {} results", ranges.size, out.size()));
+    impl_->probe(QueryBatch::of(ranges), out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> SortedIndex::lookup_ranges(RangeSpan ranges) {
+  return capture([&] {
+    std::vector<RxLookup> out(ranges.size);
+    impl_->probe(QueryBatch::of(ranges), out.data());
+    return out;
+  });
+}
+
+uint64_t SortedIndex::size() const {
+  return impl_->n;
+}
+KeyWidth SortedIndex::key_width() const {
+  return impl_->width;
+}
+const SortedBuildStats& SortedIndex::build_stats() const {
+  return impl_->build_stats;
+}
+const RxProbeStats& SortedIndex::last_probe() const {
+  return impl_->probe_stats;
+}
+
+}  // namespace raydb
