@@ -47,6 +47,12 @@ void validate_queries(const QueryBatch& q, KeyWidth index_width) {
                     fmt::format("range query {} has lo {} > hi {}", i, q.lo(i), q.hi(i)));
 }
 
+void check_output_size(const QueryBatch& q, size_t out_size) {
+  if (out_size < q.count)
+    throw Error(Errc::output_too_small, fmt::format("{} {}lookups but the output holds {} results",
+                                                    q.count, q.ranges ? "range " : "", out_size));
+}
+
 void LookupBatch::prepare(const QueryBatch& q) {
   count_ = q.count;
   query_bytes_ = q.bytes();

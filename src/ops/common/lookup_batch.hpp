@@ -27,6 +27,8 @@ struct QueryBatch {
 
 // Checks what every index checks: widths match, lo <= hi, the batch fits 32-bit query ids.
 void validate_queries(const QueryBatch& q, KeyWidth index_width);
+// A caller-sized output must hold one result per query.
+void check_output_size(const QueryBatch& q, size_t out_size);
 
 class LookupBatch {
  public:

@@ -438,6 +438,7 @@ RxCollectResult RxIndexImpl::read_matches(RxRowMatch* matches, uint64_t capacity
 }  // namespace detail
 
 using detail::capture;
+using detail::check_output_size;
 using detail::QueryBatch;
 
 namespace {
@@ -479,9 +480,7 @@ Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const
 
 Status RxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
   return capture([&] {
-    if (out.size() < points.size)
-      throw Error(Errc::output_too_small, fmt::format("{} lookups but the output holds {} results",
-                                                      points.size, out.size()));
+    check_output_size(QueryBatch::points(points), out.size());
     impl_->probe(QueryBatch::points(points), out.data());
   });
 }
@@ -496,10 +495,7 @@ Result<std::vector<RxLookup>> RxIndex::lookup(KeySpan points) {
 
 Status RxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
   return capture([&] {
-    if (out.size() < ranges.size)
-      throw Error(
-          Errc::output_too_small,
-          fmt::format("{} range lookups but the output holds {} results", ranges.size, out.size()));
+    check_output_size(QueryBatch::of(ranges), out.size());
     impl_->probe(QueryBatch::of(ranges), out.data());
   });
 }

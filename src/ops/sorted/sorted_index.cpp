@@ -89,6 +89,7 @@ struct SortedIndexImpl {
 }  // namespace detail
 
 using detail::capture;
+using detail::check_output_size;
 using detail::QueryBatch;
 using detail::SortedIndexImpl;
 
@@ -109,9 +110,7 @@ Result<SortedIndex> SortedIndex::build(const Context& ctx, KeySpan keys,
 
 Status SortedIndex::lookup(KeySpan points, std::span<RxLookup> out) {
   return capture([&] {
-    if (out.size() < points.size)
-      throw Error(Errc::output_too_small, fmt::format("{} lookups but the output holds {} results",
-                                                      points.size, out.size()));
+    check_output_size(QueryBatch::points(points), out.size());
     impl_->probe(QueryBatch::points(points), out.data());
   });
 }
@@ -126,10 +125,7 @@ Result<std::vector<RxLookup>> SortedIndex::lookup(KeySpan points) {
 
 Status SortedIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
   return capture([&] {
-    if (out.size() < ranges.size)
-      throw Error(
-          Errc::output_too_small,
-          fmt::format("{} range lookups but the output holds {} results", ranges.size, out.size()));
+    check_output_size(QueryBatch::of(ranges), out.size());
     impl_->probe(QueryBatch::of(ranges), out.data());
   });
 }
