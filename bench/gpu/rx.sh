@@ -22,13 +22,13 @@ fi
 B="$R bench rx --out $OUT/results"
 if [ "$what" = all ] || [ "$what" = points ]; then
   echo "== 32-bit keys, 2^26 keys, 2^27 point lookups: hit rates, probe order"
-  $B --label paper-points --method any_hit,hit_and_scan --hit-rate 1,0.5,0 --order unsorted,sorted
+  $B --label paper-points --index rx,sorted --method any_hit,hit_and_scan --hit-rate 1,0.5,0 --order unsorted,sorted
   echo "== 64-bit keys"
   $B --label key64 --key-bits 64 --hit-rate 1,0 --order unsorted,sorted --build-repeats 2
 fi
 if [ "$what" = all ] || [ "$what" = ranges ]; then
   echo "== range lookups on dense keys (hits per lookup = width), 2^24 lookups"
-  $B --label ranges --key-dist dense --lookups 2^24 --range-width 1,4,16,64,256 --method any_hit,hit_and_scan --hit-rate 1 --order unsorted,sorted --build-repeats 1
+  $B --label ranges --key-dist dense --lookups 2^24 --range-width 1,4,16,64,256 --index rx,sorted --method any_hit,hit_and_scan --hit-rate 1 --order unsorted,sorted --build-repeats 1
 fi
 if [ "$what" = all ] || [ "$what" = variants ]; then
   echo "== primitive type and key-order vs row-order layout"

@@ -7,12 +7,15 @@
 #include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "cli/cli.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
+#include "raydb/sorted_index.hpp"
 #include "raydb/workload.hpp"
 
 namespace raydb::cli {
@@ -31,6 +34,7 @@ struct BenchRxOptions {
   std::vector<std::string> traversals;  // empty: --traversal
   std::vector<std::string> layouts = {"key"};
   std::vector<std::string> methods = {"automatic"};
+  std::vector<std::string> indexes = {"rx"};
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
@@ -100,6 +104,236 @@ struct ProbeRow {
   std::string checked;
 };
 
+// Everything the lookups of one key set share.
+struct Workload {
+  const workload::KeyWorkload& keys;
+  const RxReference* ref;  // null with --no-check
+  uint64_t nlookups, seed;
+  int bits;
+  workload::Distribution probe_dist;
+};
+
+// One index configuration under test: how to run its lookups and what to record about it.
+struct Candidate {
+  nlohmann::json fields;  // index, traversal, primitive, method, build times and bytes
+  std::string columns;    // its leading table columns
+  double build_ms = 0;
+  uint64_t index_bytes = 0;
+  std::function<Status(const workload::KeyColumn&, std::span<RxLookup>)> points;
+  std::function<Status(const workload::RangeColumn&, std::span<RxLookup>)> ranges;
+  std::function<RxProbeStats()> last_probe;
+};
+
+std::string columns(const std::string& index, const std::string& traversal,
+                    const std::string& primitive, const std::string& method) {
+  return fmt::format("{:<6} {:<9} {:<9} {:<13}", index, traversal, primitive, method);
+}
+
+// Builds an RX index (one warm-up build, then the median of --build-repeats rebuilds); nullopt
+// when the device refuses the configuration.
+std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
+                                  const workload::KeyWorkload& wl, const std::string& tname,
+                                  const std::string& pname, const std::string& layout,
+                                  const std::string& method) {
+  RxBuildOptions bo;
+  bo.method = parse_method(method);
+  bo.traversal = parse_traversal_mode(tname).value();
+  bo.primitive = parse_primitive(pname);
+  if (layout != "key" && layout != "row")
+    throw Error(Errc::invalid_argument, "--layout takes key or row");
+  bo.key_order = layout == "key";
+  bo.compact = !o.no_compact;
+  bo.preference = parse_preference(o.prefer);
+  progress(fmt::format("building rx: {} {} layout={} method={}", tname, pname, layout, method));
+  auto built = RxIndex::build(ctx, wl.keys.span(), wl.values, bo);
+  if (!built && built.error().code() == Errc::unsupported) {
+    progress(fmt::format("skipped: {}", built.error().what()));
+    return std::nullopt;
+  }
+  auto index = std::make_shared<RxIndex>(std::move(built).value());
+  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
+    index->rebuild(wl.keys.span(), wl.values).value();
+    const auto& s = index->build_stats();
+    build_ms.push_back(s.build_ms());
+    convert_ms.push_back(s.convert_ms);
+    bvh_ms.push_back(s.bvh_build_ms);
+    compact_ms.push_back(s.compact_ms);
+    sort_ms.push_back(s.sort_ms);
+    upload_ms.push_back(s.upload_ms);
+  }
+  const RxBuildStats& bs = index->build_stats();
+  progress(
+      fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB", median(build_ms), bs.bvh_bytes / 1e6));
+  Candidate c;
+  c.fields = {{"index", "rx"},
+              {"traversal", to_string(index->traversal())},
+              {"primitive", to_string(bo.primitive)},
+              {"layout", layout},
+              {"method", to_string(index->method())},
+              {"compaction", bo.compact},
+              {"build_preference", to_string(bo.preference)},
+              {"unique_keys", bs.unique_keys},
+              {"build_time_ms", median(build_ms)},
+              {"build_time_ms_all", build_ms},
+              {"build_convert_ms", median(convert_ms)},
+              {"build_bvh_ms", median(bvh_ms)},
+              {"build_compact_ms", median(compact_ms)},
+              {"layout_sort_ms", median(sort_ms)},
+              {"build_upload_ms", median(upload_ms)},
+              {"build_bytes", bs.bvh_bytes},
+              {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+              {"build_peak_bytes", bs.build_peak_bytes},
+              {"gpu_resident_bytes", bs.resident_bytes},
+              {"blas_count", bs.blas_count}};
+  c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive),
+                      to_string(index->method()));
+  c.build_ms = median(build_ms);
+  c.index_bytes = bs.bvh_bytes;
+  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
+    return index->lookup(k.span(), out);
+  };
+  c.ranges = [index](const workload::RangeColumn& r, std::span<RxLookup> out) {
+    return index->lookup_ranges(r.span(), out);
+  };
+  c.last_probe = [index] { return index->last_probe(); };
+  return c;
+}
+
+// The sorted-array baseline on the same keys; build time = sort + record layout (GPU).
+Candidate build_sorted(const BenchRxOptions& o, const Context& ctx,
+                       const workload::KeyWorkload& wl) {
+  progress("building sorted (binary search baseline)");
+  std::shared_ptr<SortedIndex> index;
+  std::vector<double> sort_ms, upload_ms;
+  for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
+    index =
+        std::make_shared<SortedIndex>(SortedIndex::build(ctx, wl.keys.span(), wl.values).value());
+    if (r == 0) continue;
+    sort_ms.push_back(index->build_stats().sort_ms);
+    upload_ms.push_back(index->build_stats().upload_ms);
+  }
+  const SortedBuildStats& bs = index->build_stats();
+  Candidate c;
+  c.fields = {{"index", "sorted"},
+              {"traversal", "compute"},
+              {"method", "binary_search"},
+              {"unique_keys", bs.unique_keys},
+              {"build_time_ms", median(sort_ms)},
+              {"build_time_ms_all", sort_ms},
+              {"layout_sort_ms", median(sort_ms)},
+              {"build_upload_ms", median(upload_ms)},
+              {"build_bytes", bs.resident_bytes},
+              {"gpu_resident_bytes", bs.resident_bytes}};
+  c.columns = columns("sorted", "compute", "-", "binary_search");
+  c.build_ms = median(sort_ms);
+  c.index_bytes = bs.resident_bytes;
+  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
+    return index->lookup(k.span(), out);
+  };
+  c.ranges = [index](const workload::RangeColumn& r, std::span<RxLookup> out) {
+    return index->lookup_ranges(r.span(), out);
+  };
+  c.last_probe = [index] { return index->last_probe(); };
+  return c;
+}
+
+// Times every probe configuration on one index: warm-up, then the median of --repeats, each
+// result compared whole with the CPU reference. Probes depend only on the seed and the probe
+// configuration, so every index of one run answers the same lookups.
+void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, Candidate& c,
+               std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
+  uint64_t config = 0;
+  for (const auto& rw_text : o.range_widths)
+    for (double h : o.hit_rates)
+      for (const auto& order : o.orders) {
+        ++config;
+        if (order != "sorted" && order != "unsorted")
+          throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
+        uint64_t rw = parse_count(rw_text);
+        workload::ProbeOptions po;
+        po.count = w.nlookups;
+        po.hit_rate = h;
+        po.distribution = w.probe_dist;
+        po.zipf = o.probe_zipf;
+        po.sorted = order == "sorted";
+        po.range_width = rw;
+        po.seed = w.seed + 1000003 * config;
+        ProbeRow pr{rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
+        progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}", pow2_name(w.nlookups),
+                             pr.kind, h, order, rw ? fmt::format(", width {}", rw) : ""));
+        std::vector<RxLookup> out(w.nlookups), want;
+        std::vector<double> up, down;
+        auto time_it = [&](auto&& call) {
+          for (int i = 0; i < o.warmup; ++i) call().value();
+          for (int r = 0; r < o.repeats; ++r) {
+            call().value();
+            RxProbeStats s = c.last_probe();
+            pr.all_ms.push_back(s.probe_ms);
+            up.push_back(s.upload_ms);
+            down.push_back(s.download_ms);
+          }
+          pr.rays = c.last_probe().rays;
+        };
+        if (rw == 0) {
+          auto probes = workload::make_point_probes(w.keys.universe, po).value();
+          time_it([&] { return c.points(probes, out); });
+          if (w.ref) want = w.ref->lookup(probes.span());
+        } else {
+          auto probes = workload::make_range_probes(w.keys.universe, po).value();
+          time_it([&] { return c.ranges(probes, out); });
+          if (w.ref) want = w.ref->lookup_ranges(probes.span());
+        }
+        for (auto& r : out) pr.hits += r.count;
+        if (w.ref) {
+          size_t bad = 0;
+          for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
+          pr.checked = bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
+          if (bad) progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
+        }
+        pr.probe_ms = median(pr.all_ms);
+        pr.upload_ms = median(up);
+        pr.download_ms = median(down);
+        uint64_t nkeys = w.keys.keys.size();
+        nlohmann::json j = device_fields(ctx);
+        j.update({{"suite", "rx"},
+                  {"timestamp", now_utc()},
+                  {"raydb_version", RAYDB_VERSION},
+                  {"label", o.label},
+                  {"key_bits", w.bits},
+                  {"num_keys", nkeys},
+                  {"key_dist", o.key_dist},
+                  {"key_zipf", o.key_zipf},
+                  {"multiplicity", o.multiplicity},
+                  {"lookup_kind", pr.kind},
+                  {"num_lookups", w.nlookups},
+                  {"hit_rate", h},
+                  {"probe_dist", o.probe_dist},
+                  {"probe_zipf", o.probe_zipf},
+                  {"sorted_probes", pr.sorted},
+                  {"range_width", rw},
+                  {"probe_time_ms", pr.probe_ms},
+                  {"probe_time_ms_all", pr.all_ms},
+                  {"lookups_per_s", pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e-3) : 0.0},
+                  {"upload_ms", pr.upload_ms},
+                  {"download_ms", pr.download_ms},
+                  {"rays", pr.rays},
+                  {"hits", pr.hits},
+                  {"warmup", o.warmup},
+                  {"repeats", o.repeats},
+                  {"seed", w.seed},
+                  {"checked_result", pr.checked}});
+        j.update(c.fields);
+        rows.push_back(j);
+        table.push_back(fmt::format(
+            "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
+            "{:>9.1f}  {}",
+            c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
+            c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
+            c.index_bytes / 1e6, pr.checked));
+      }
+}
+
 void run(BenchRxOptions& o) {
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
@@ -145,164 +379,32 @@ void run(BenchRxOptions& o) {
       progress("building the CPU reference");
       ref = std::make_unique<RxReference>(wl.keys.span(), wl.values);
     }
-    for (const auto& tname : o.traversals)
-      for (const auto& pname : o.primitives)
-        for (const auto& layout : o.layouts)
-          for (const auto& method : o.methods) {
-            RxBuildOptions bo;
-            bo.method = parse_method(method);
-            bo.traversal = parse_traversal_mode(tname).value();
-            bo.primitive = parse_primitive(pname);
-            bo.key_order = layout == "key";
-            if (layout != "key" && layout != "row")
-              throw Error(Errc::invalid_argument, "--layout takes key or row");
-            bo.compact = !o.no_compact;
-            bo.preference = parse_preference(o.prefer);
-            // Build: one warm-up, then the median of build_repeats full rebuilds.
-            progress(
-                fmt::format("building: {} {} layout={} method={}", tname, pname, layout, method));
-            auto built = RxIndex::build(ctx, wl.keys.span(), wl.values, bo);
-            if (!built && built.error().code() == Errc::unsupported) {
-              progress(fmt::format("skipped: {}", built.error().what()));
-              continue;
+    Workload w{wl, ref.get(), nlookups, seed, bits, pd};
+    for (const auto& kind : o.indexes) {
+      if (kind == "sorted") {
+        Candidate c = build_sorted(o, ctx, wl);
+        probe_all(o, ctx, w, c, rows, table);
+        continue;
+      }
+      if (kind != "rx")
+        throw Error(Errc::invalid_argument, fmt::format("unknown --index '{}' (rx, sorted)", kind));
+      for (const auto& tname : o.traversals)
+        for (const auto& pname : o.primitives)
+          for (const auto& layout : o.layouts)
+            for (const auto& method : o.methods) {
+              auto c = build_rx(o, ctx, wl, tname, pname, layout, method);
+              if (c) probe_all(o, ctx, w, *c, rows, table);
             }
-            auto index = std::move(built).value();
-            std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
-            for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
-              index.rebuild(wl.keys.span(), wl.values).value();
-              const auto& s = index.build_stats();
-              build_ms.push_back(s.build_ms());
-              convert_ms.push_back(s.convert_ms);
-              bvh_ms.push_back(s.bvh_build_ms);
-              compact_ms.push_back(s.compact_ms);
-              sort_ms.push_back(s.sort_ms);
-              upload_ms.push_back(s.upload_ms);
-            }
-            RxBuildStats bs = index.build_stats();
-            progress(fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB", median(build_ms),
-                                 bs.bvh_bytes / 1e6));
-
-            for (const auto& rw_text : o.range_widths)
-              for (double h : o.hit_rates)
-                for (const auto& order : o.orders) {
-                  if (order != "sorted" && order != "unsorted")
-                    throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
-                  uint64_t rw = parse_count(rw_text);
-                  workload::ProbeOptions po;
-                  po.count = nlookups;
-                  po.hit_rate = h;
-                  po.distribution = pd;
-                  po.zipf = o.probe_zipf;
-                  po.sorted = order == "sorted";
-                  po.range_width = rw;
-                  po.seed = seed + 1000003 * (rows.size() + 1);
-                  ProbeRow pr{
-                      rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
-                  progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}",
-                                       pow2_name(nlookups), pr.kind, h, order,
-                                       rw ? fmt::format(", width {}", rw) : ""));
-                  std::vector<RxLookup> out(nlookups), want;
-                  std::vector<double> up, down;
-                  auto time_it = [&](auto&& call) {
-                    for (int w = 0; w < o.warmup; ++w) call().value();
-                    for (int r = 0; r < o.repeats; ++r) {
-                      call().value();
-                      pr.all_ms.push_back(index.last_probe().probe_ms);
-                      up.push_back(index.last_probe().upload_ms);
-                      down.push_back(index.last_probe().download_ms);
-                    }
-                    pr.rays = index.last_probe().rays;
-                  };
-                  if (rw == 0) {
-                    auto probes = workload::make_point_probes(wl.universe, po).value();
-                    time_it([&] { return index.lookup(probes.span(), out); });
-                    if (ref) want = ref->lookup(probes.span());
-                  } else {
-                    auto probes = workload::make_range_probes(wl.universe, po).value();
-                    time_it([&] { return index.lookup_ranges(probes.span(), out); });
-                    if (ref) want = ref->lookup_ranges(probes.span());
-                  }
-                  for (auto& r : out) pr.hits += r.count;
-                  if (ref) {
-                    size_t bad = 0;
-                    for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
-                    pr.checked =
-                        bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
-                    if (bad)
-                      progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
-                  }
-                  pr.probe_ms = median(pr.all_ms);
-                  pr.upload_ms = median(up);
-                  pr.download_ms = median(down);
-
-                  nlohmann::json j = device_fields(ctx);
-                  j.update(
-                      {{"suite", "rx"},
-                       {"timestamp", now_utc()},
-                       {"raydb_version", RAYDB_VERSION},
-                       {"label", o.label},
-                       {"traversal", to_string(index.traversal())},
-                       {"primitive", to_string(bo.primitive)},
-                       {"layout", layout},
-                       {"method", to_string(index.method())},
-                       {"compaction", bo.compact},
-                       {"build_preference", to_string(bo.preference)},
-                       {"key_bits", bits},
-                       {"num_keys", nkeys},
-                       {"key_dist", o.key_dist},
-                       {"key_zipf", o.key_zipf},
-                       {"multiplicity", o.multiplicity},
-                       {"unique_keys", bs.unique_keys},
-                       {"lookup_kind", pr.kind},
-                       {"num_lookups", nlookups},
-                       {"hit_rate", h},
-                       {"probe_dist", o.probe_dist},
-                       {"probe_zipf", o.probe_zipf},
-                       {"sorted_probes", pr.sorted},
-                       {"range_width", rw},
-                       {"build_time_ms", median(build_ms)},
-                       {"build_time_ms_all", build_ms},
-                       {"build_convert_ms", median(convert_ms)},
-                       {"build_bvh_ms", median(bvh_ms)},
-                       {"build_compact_ms", median(compact_ms)},
-                       {"layout_sort_ms", median(sort_ms)},
-                       {"build_upload_ms", median(upload_ms)},
-                       {"build_bytes", bs.bvh_bytes},
-                       {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-                       {"build_peak_bytes", bs.build_peak_bytes},
-                       {"gpu_resident_bytes", bs.resident_bytes},
-                       {"blas_count", bs.blas_count},
-                       {"probe_time_ms", pr.probe_ms},
-                       {"probe_time_ms_all", pr.all_ms},
-                       {"lookups_per_s", pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e-3) : 0.0},
-                       {"upload_ms", pr.upload_ms},
-                       {"download_ms", pr.download_ms},
-                       {"rays", pr.rays},
-                       {"hits", pr.hits},
-                       {"warmup", o.warmup},
-                       {"repeats", o.repeats},
-                       {"seed", seed},
-                       {"checked_result", pr.checked}});
-                  rows.push_back(j);
-                  table.push_back(fmt::format(
-                      "{:<9} {:<9} {:<12} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10.2f} "
-                      "{:>10.3f} {:>9.1f} {:>9.1f}  {}",
-                      to_string(index.traversal()), to_string(bo.primitive),
-                      to_string(index.method()), bits, pow2_name(nkeys), pow2_name(nlookups),
-                      pr.kind, h, order, rw, median(build_ms), pr.probe_ms,
-                      pr.probe_ms > 0 ? nlookups / (pr.probe_ms * 1e3) : 0.0, bs.bvh_bytes / 1e6,
-                      pr.checked));
-                }
-          }
+    }
   }
   fmt::print(
       "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
   fmt::print(
-      "{:<9} {:<9} {:<12} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} {:>9}  "
-      "{}\n",
-      "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order", "width",
-      "build ms", "probe ms", "Mlook/s", "BVH MB", "check");
+      "{:<6} {:<9} {:<9} {:<13} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} "
+      "{:>9}  {}\n",
+      "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order",
+      "width", "build ms", "probe ms", "Mlook/s", "index MB", "check");
   for (auto& l : table) fmt::print("{}\n", l);
   if (!o.no_save) {
     auto path = append_results(o.out, ctx, "rx", rows);
@@ -333,6 +435,9 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--primitive", o->primitives, "triangles and/or aabbs")->delimiter(',');
   cmd->add_option("--traversals", o->traversals,
                   "list of traversal modes to compare (default: --traversal)")
+      ->delimiter(',');
+  cmd->add_option("--index", o->indexes,
+                  "index(es) to compare on the same keys and lookups: rx, sorted")
       ->delimiter(',');
   cmd->add_option("--method", o->methods, "lookup method(s): automatic, any_hit, hit_and_scan")
       ->delimiter(',');
