@@ -174,6 +174,18 @@ def cpu_tables(rows):
                 out.append(f"| {m} | {'sorted' if s else 'unsorted'} | " +
                            " | ".join(fmt_ms(r["probe_time_ms"]) if r else "" for r in cells) + " |")
         out.append("")
+    base = [r for r in rows if r.get("label") == "lavapipe-baseline"]
+    if base:
+        out.append(f"RX against the sorted-array baseline on the same keys and lookups ({base[0]['num_keys']} keys, "
+                   f"{base[0]['num_lookups']} point lookups), probe ms:")
+        out.append("")
+        out.append("| index | method | hit rate | probes | probe ms | build ms |")
+        out.append("|---|---|---|---|---|---|")
+        for r in sorted(base, key=lambda r: (r.get("index", "rx"), -r["hit_rate"], r["sorted_probes"])):
+            out.append(f"| {r.get('index', 'rx')} | {method(r)} | {r['hit_rate']:g} | "
+                       f"{'sorted' if r['sorted_probes'] else 'unsorted'} | {fmt_ms(r['probe_time_ms'])} | "
+                       f"{fmt_ms(r['build_time_ms'])} |")
+        out.append("")
     mat = [r for r in rows if r.get("label") == "lavapipe-matrix" and r["hit_rate"] == 1.0 and not r["sorted_probes"]]
     if mat:
         out.append("Both traversal modes, both primitives, both methods (2^20 keys, 2^16 lookups, hit rate 1, unsorted):")
