@@ -22,7 +22,7 @@ fi
 B="$R bench rx --out $OUT/results"
 if [ "$what" = all ] || [ "$what" = points ]; then
   echo "== 32-bit keys, 2^26 keys, 2^27 point lookups: hit rates, probe order"
-  $B --label paper-points --index rx,sorted --method any_hit,hit_and_scan --hit-rate 1,0.5,0 --order unsorted,sorted
+  $B --label paper-points --index rx,sorted,hash --method any_hit,hit_and_scan --hit-rate 1,0.5,0 --order unsorted,sorted
   echo "== 64-bit keys"
   $B --label key64 --key-bits 64 --hit-rate 1,0 --order unsorted,sorted --build-repeats 2
 fi

@@ -47,7 +47,7 @@ class [[nodiscard]] Result {
     throw_if_error();
     return std::get<0>(v_);
   }
-  T&& value() && {
+  T value() && {
     throw_if_error();
     return std::get<0>(std::move(v_));
   }

@@ -13,6 +13,7 @@
 #include <random>
 
 #include "cli/cli.hpp"
+#include "raydb/hash_index.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
@@ -126,7 +127,7 @@ struct Candidate {
 
 std::string columns(const std::string& index, const std::string& traversal,
                     const std::string& primitive, const std::string& method) {
-  return fmt::format("{:<6} {:<9} {:<9} {:<13}", index, traversal, primitive, method);
+  return fmt::format("{:<6} {:<9} {:<9} {:<14}", index, traversal, primitive, method);
 }
 
 // Builds an RX index (one warm-up build, then the median of --build-repeats rebuilds); nullopt
@@ -238,6 +239,40 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx,
   return c;
 }
 
+// The hash-table baseline on the same keys (point lookups only); build time = sort + insert.
+Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload::KeyWorkload& wl) {
+  progress("building hash (open addressing baseline)");
+  std::shared_ptr<HashIndex> index;
+  std::vector<double> build_ms, upload_ms;
+  for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
+    index = std::make_shared<HashIndex>(HashIndex::build(ctx, wl.keys.span(), wl.values).value());
+    if (r == 0) continue;
+    build_ms.push_back(index->build_stats().sort_ms + index->build_stats().insert_ms);
+    upload_ms.push_back(index->build_stats().upload_ms);
+  }
+  const HashBuildStats& bs = index->build_stats();
+  Candidate c;
+  c.fields = {{"index", "hash"},
+              {"traversal", "compute"},
+              {"method", "linear_probing"},
+              {"unique_keys", bs.unique_keys},
+              {"build_time_ms", median(build_ms)},
+              {"build_time_ms_all", build_ms},
+              {"layout_sort_ms", bs.sort_ms},
+              {"build_upload_ms", median(upload_ms)},
+              {"hash_slots", bs.table_slots},
+              {"build_bytes", bs.resident_bytes},
+              {"gpu_resident_bytes", bs.resident_bytes}};
+  c.columns = columns("hash", "compute", "-", "linear_probing");
+  c.build_ms = median(build_ms);
+  c.index_bytes = bs.resident_bytes;
+  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
+    return index->lookup(k.span(), out);
+  };
+  c.last_probe = [index] { return index->last_probe(); };
+  return c;  // no ranges: a hash table answers point lookups only
+}
+
 // Times every probe configuration on one index: warm-up, then the median of --repeats, each
 // result compared whole with the CPU reference. Probes depend only on the seed and the probe
 // configuration, so every index of one run answers the same lookups.
@@ -251,6 +286,11 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
         if (order != "sorted" && order != "unsorted")
           throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
         uint64_t rw = parse_count(rw_text);
+        if (rw > 0 && !c.ranges) {
+          progress(fmt::format("skipped: {} answers point lookups only",
+                               c.fields["index"].get<std::string>()));
+          continue;
+        }
         workload::ProbeOptions po;
         po.count = w.nlookups;
         po.hit_rate = h;
@@ -381,13 +421,14 @@ void run(BenchRxOptions& o) {
     }
     Workload w{wl, ref.get(), nlookups, seed, bits, pd};
     for (const auto& kind : o.indexes) {
-      if (kind == "sorted") {
-        Candidate c = build_sorted(o, ctx, wl);
+      if (kind == "sorted" || kind == "hash") {
+        Candidate c = kind == "sorted" ? build_sorted(o, ctx, wl) : build_hash(o, ctx, wl);
         probe_all(o, ctx, w, c, rows, table);
         continue;
       }
       if (kind != "rx")
-        throw Error(Errc::invalid_argument, fmt::format("unknown --index '{}' (rx, sorted)", kind));
+        throw Error(Errc::invalid_argument,
+                    fmt::format("unknown --index '{}' (rx, sorted, hash)", kind));
       for (const auto& tname : o.traversals)
         for (const auto& pname : o.primitives)
           for (const auto& layout : o.layouts)
@@ -401,7 +442,7 @@ void run(BenchRxOptions& o) {
       "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
   fmt::print(
-      "{:<6} {:<9} {:<9} {:<13} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} "
+      "{:<6} {:<9} {:<9} {:<14} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} "
       "{:>9}  {}\n",
       "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order",
       "width", "build ms", "probe ms", "Mlook/s", "index MB", "check");
@@ -437,7 +478,7 @@ void register_bench_rx(CLI::App& bench) {
                   "list of traversal modes to compare (default: --traversal)")
       ->delimiter(',');
   cmd->add_option("--index", o->indexes,
-                  "index(es) to compare on the same keys and lookups: rx, sorted")
+                  "index(es) to compare on the same keys and lookups: rx, sorted, hash")
       ->delimiter(',');
   cmd->add_option("--method", o->methods, "lookup method(s): automatic, any_hit, hit_and_scan")
       ->delimiter(',');

@@ -27,6 +27,12 @@ const uint32_t kKeyRecords[] = {
 const uint32_t kSortedLookup[] = {
 #include "sorted_lookup.comp.inc"
 };
+const uint32_t kHashBuild[] = {
+#include "hash_build.comp.inc"
+};
+const uint32_t kHashLookup[] = {
+#include "hash_lookup.comp.inc"
+};
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
 };
@@ -59,6 +65,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kKeyRecords;
     case ShaderId::sorted_lookup:
       return kSortedLookup;
+    case ShaderId::hash_build:
+      return kHashBuild;
+    case ShaderId::hash_lookup:
+      return kHashLookup;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:

@@ -15,6 +15,8 @@ enum class ShaderId {
   rx_probe_query,
   key_records,
   sorted_lookup,
+  hash_build,
+  hash_lookup,
   radix_histogram,
   radix_scatter,
   scan_blocks,

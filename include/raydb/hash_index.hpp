@@ -1,0 +1,58 @@
+// raydb::HashIndex: the GPU hash-table baseline for point lookups (open addressing, linear
+// probing, load factor at most 1/2). Keys are radix-sorted into the same 16-byte records the RX
+// index uses; the table maps each distinct key to its first record, so lookups return the same
+// results as RxIndex (first row, count, sum over duplicates). Built and probed in Vulkan compute.
+// Range lookups are not a hash table's job: they are refused with Errc::unsupported.
+//
+// Ownership and thread-safety as for RxIndex.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/error.hpp"
+#include "raydb/keys.hpp"
+#include "raydb/rx_index.hpp"
+
+namespace raydb {
+
+struct HashBuildStats {
+  double upload_ms = 0;         // keys and values to the device (GPU timestamps)
+  double sort_ms = 0;           // radix sort and record layout
+  double insert_ms = 0;         // filling the table
+  uint64_t table_slots = 0;     // a power of two, at least twice the key count
+  uint64_t resident_bytes = 0;  // records (16 bytes per key) + table (16 bytes per slot)
+  bool unique_keys = false;
+};
+
+namespace detail {
+struct HashIndexImpl;
+}
+
+class HashIndex {
+ public:
+  // As RxIndex::build: row id = position, optional values, at most 2^32 - 2 keys.
+  static Result<HashIndex> build(const Context& ctx, KeySpan keys,
+                                 std::span<const uint32_t> values = {});
+
+  Status lookup(KeySpan points, std::span<RxLookup> out);
+  Result<std::vector<RxLookup>> lookup(KeySpan points);
+
+  uint64_t size() const;
+  KeyWidth key_width() const;
+  const HashBuildStats& build_stats() const;
+  const RxProbeStats& last_probe() const;  // rays is 0
+
+  HashIndex(HashIndex&&) noexcept;
+  HashIndex& operator=(HashIndex&&) noexcept;
+  ~HashIndex();
+
+ private:
+  explicit HashIndex(std::unique_ptr<detail::HashIndexImpl> impl);
+  std::unique_ptr<detail::HashIndexImpl> impl_;
+};
+
+}  // namespace raydb

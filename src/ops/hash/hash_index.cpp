@@ -1,0 +1,179 @@
+// HashIndex: the open-addressing hash table baseline on Vulkan compute.
+#include "raydb/hash_index.hpp"
+
+#include <fmt/format.h>
+
+#include <bit>
+
+#include "common/capture.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
+
+namespace raydb {
+namespace detail {
+
+struct HashBuildParams {
+  uint64_t records, slots;
+  uint32_t n, mask, key64, pad0;
+};
+static_assert(sizeof(HashBuildParams) == 32);
+
+struct HashLookupParams {
+  uint64_t records, slots, queries, results;
+  uint32_t n, mask, num_queries, query_offset, key64, pad0;
+};
+static_assert(sizeof(HashLookupParams) == 56);
+
+constexpr uint64_t kSlotBytes = 16;
+
+struct HashIndexImpl {
+  std::shared_ptr<VkContext> ctx;
+  KeyWidth width = KeyWidth::bits32;
+  uint64_t n = 0, capacity = 0;
+  Buffer records, slots;
+  std::unique_ptr<ComputePipeline> lookup_kernel;
+  std::unique_ptr<LookupBatch> batch;
+  HashBuildStats build_stats;
+  RxProbeStats probe_stats;
+
+  void build(KeySpan k, std::span<const uint32_t> v) {
+    VkContext& c = *ctx;
+    if (k.size > 0xFFFFFFFEull)
+      throw Error(
+          Errc::limit_exceeded,
+          fmt::format("{} keys given; at most {} (row ids are 32-bit)", k.size, 0xFFFFFFFEull));
+    if (!v.empty() && v.size() != k.size)
+      throw Error(
+          Errc::invalid_argument,
+          fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
+    if (k.size > 0 && !k.data)
+      throw Error(Errc::invalid_argument, "key column has a size but no data");
+    width = k.width;
+    n = k.size;
+    KeyRecordBuilder builder(c);
+    KeyRecords r = builder.build(k, v, true, "hash");
+    records = std::move(r.records);
+    capacity = std::bit_ceil(std::max<uint64_t>(16, 2 * n));
+    if (capacity > (uint64_t{1} << 32))
+      throw Error(Errc::limit_exceeded, fmt::format("{} keys need more than 2^32 hash slots", n));
+    slots = Buffer(c, capacity * kSlotBytes, kStorageUsage, MemoryUse::device, "hash slots");
+    ComputePipeline insert(c, ShaderId::hash_build, sizeof(HashBuildParams));
+    HashBuildParams p{records.address(),
+                      slots.address(),
+                      static_cast<uint32_t>(n),
+                      static_cast<uint32_t>(capacity - 1),
+                      width == KeyWidth::bits64 ? 1u : 0u,
+                      0};
+    CommandBatch cb(c);
+    GpuTimer timer(c, 2);
+    timer.reset(cb.cmd());
+    uint32_t t0 = timer.mark(cb.cmd());
+    c.vk.vkCmdFillBuffer(cb.cmd(), slots.handle(), 0, VK_WHOLE_SIZE,
+                         0xFFFFFFFFu);  // every slot empty
+    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+    insert.dispatch(cb.cmd(), &p, n);
+    uint32_t t1 = timer.mark(cb.cmd());
+    cb.submit_and_wait();
+    build_stats = {
+        r.upload_ms, r.sort_ms, timer.ms(t0, t1), capacity, records.size() + slots.size(),
+        r.unique};
+    lookup_kernel =
+        std::make_unique<ComputePipeline>(c, ShaderId::hash_lookup, sizeof(HashLookupParams));
+    batch = std::make_unique<LookupBatch>(c);
+  }
+
+  void probe(const QueryBatch& q, RxLookup* out) {
+    VkContext& c = *ctx;
+    probe_stats = {};
+    if (q.ranges)
+      throw Error(Errc::unsupported,
+                  "a hash index answers point lookups only; use RxIndex or SortedIndex for ranges");
+    validate_queries(q, width);
+    if (q.count == 0) return;
+    batch->prepare(q);
+    HashLookupParams p{records.address(),
+                       slots.address(),
+                       batch->queries(),
+                       batch->results(),
+                       static_cast<uint32_t>(n),
+                       static_cast<uint32_t>(capacity - 1),
+                       0,
+                       0,
+                       width == KeyWidth::bits64 ? 1u : 0u,
+                       0};
+    CommandBatch cb(c);
+    VkCommandBuffer cmd = cb.cmd();
+    GpuTimer timer(c, 8);
+    timer.reset(cmd);
+    uint32_t t0, t1;
+    batch->record_upload(cmd, timer, t0, t1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    uint32_t t2 = timer.mark(cmd);
+    for (uint64_t first = 0; first < q.count; first += lookup_kernel->max_items()) {
+      p.query_offset = static_cast<uint32_t>(first);
+      p.num_queries = static_cast<uint32_t>(std::min(lookup_kernel->max_items(), q.count - first));
+      lookup_kernel->dispatch(cmd, &p, p.num_queries);
+    }
+    uint32_t t3 = timer.mark(cmd);
+    batch->record_download(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+    uint32_t t4 = timer.mark(cmd);
+    cb.submit_and_wait();
+    probe_stats.upload_ms = timer.ms(t0, t1);
+    probe_stats.probe_ms = timer.ms(t2, t3);
+    probe_stats.download_ms = timer.ms(t3, t4);
+    batch->read_results(out);
+  }
+};
+
+}  // namespace detail
+
+using detail::capture;
+using detail::check_output_size;
+using detail::HashIndexImpl;
+using detail::QueryBatch;
+
+HashIndex::HashIndex(std::unique_ptr<HashIndexImpl> impl) : impl_(std::move(impl)) {}
+HashIndex::HashIndex(HashIndex&&) noexcept = default;
+HashIndex& HashIndex::operator=(HashIndex&&) noexcept = default;
+HashIndex::~HashIndex() = default;
+
+Result<HashIndex> HashIndex::build(const Context& ctx, KeySpan keys,
+                                   std::span<const uint32_t> values) {
+  return capture([&]() -> HashIndex {
+    auto impl = std::make_unique<HashIndexImpl>();
+    impl->ctx = ctx.shared();
+    impl->build(keys, values);
+    return HashIndex(std::move(impl));
+  });
+}
+
+Status HashIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  return capture([&] {
+    check_output_size(QueryBatch::points(points), out.size());
+    impl_->probe(QueryBatch::points(points), out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> HashIndex::lookup(KeySpan points) {
+  return capture([&] {
+    std::vector<RxLookup> out(points.size);
+    impl_->probe(QueryBatch::points(points), out.data());
+    return out;
+  });
+}
+
+uint64_t HashIndex::size() const {
+  return impl_->n;
+}
+KeyWidth HashIndex::key_width() const {
+  return impl_->width;
+}
+const HashBuildStats& HashIndex::build_stats() const {
+  return impl_->build_stats;
+}
+const RxProbeStats& HashIndex::last_probe() const {
+  return impl_->probe_stats;
+}
+
+}  // namespace raydb
