@@ -462,6 +462,7 @@ TraversalMode VkContext::resolve(TraversalMode mode) const {
 
 VkContext::~VkContext() {
   if (device) vk.vkDeviceWaitIdle(device);
+  kernel_cache.clear();
   if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);
   if (allocator) vmaDestroyAllocator(allocator);
   if (!owns_device) return;

@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -37,6 +39,10 @@ struct VkContext {
   VkPhysicalDeviceProperties properties{};
   VkPhysicalDeviceAccelerationStructurePropertiesKHR as_properties{};
   VkPhysicalDeviceRayTracingPipelinePropertiesKHR rt_properties{};
+
+  // Compute pipelines shared by every operator of this context (pipelines.hpp: kernel()); cleared
+  // before the device goes.
+  std::map<int, std::shared_ptr<void>> kernel_cache;
 
   std::atomic<uint64_t> validation_messages{0};
   std::function<void(std::string_view)> on_validation_message;

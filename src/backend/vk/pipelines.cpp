@@ -132,6 +132,12 @@ void ComputePipeline::dispatch_groups(VkCommandBuffer cmd, const void* push, uin
   ctx_.vk.vkCmdDispatch(cmd, gx, gy, 1);
 }
 
+ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes) {
+  auto& slot = ctx.kernel_cache[static_cast<int>(shader)];
+  if (!slot) slot = std::make_shared<ComputePipeline>(ctx, shader, push_bytes);
+  return *static_cast<ComputePipeline*>(slot.get());
+}
+
 RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
                        VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {

@@ -49,6 +49,9 @@ class ComputePipeline {
   VkPipeline pipeline_ = VK_NULL_HANDLE;
 };
 
+// The context's shared compute pipeline for `shader` (created on first use).
+ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes);
+
 // raygen + miss + two hit groups (0: triangles, any-hit; 1: boxes, intersection + any-hit), with
 // its shader binding table. Instances pick their hit group by their SBT record offset.
 struct RtShaders {

@@ -33,6 +33,15 @@ const uint32_t kHashBuild[] = {
 const uint32_t kHashLookup[] = {
 #include "hash_lookup.comp.inc"
 };
+const uint32_t kFullScan[] = {
+#include "full_scan.comp.inc"
+};
+const uint32_t kBitmapOps[] = {
+#include "bitmap_ops.comp.inc"
+};
+const uint32_t kBitmapToRows[] = {
+#include "bitmap_to_rows.comp.inc"
+};
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
 };
@@ -69,6 +78,12 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kHashBuild;
     case ShaderId::hash_lookup:
       return kHashLookup;
+    case ShaderId::full_scan:
+      return kFullScan;
+    case ShaderId::bitmap_ops:
+      return kBitmapOps;
+    case ShaderId::bitmap_to_rows:
+      return kBitmapToRows;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:
