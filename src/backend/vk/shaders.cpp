@@ -42,6 +42,18 @@ const uint32_t kBitmapOps[] = {
 const uint32_t kBitmapToRows[] = {
 #include "bitmap_to_rows.comp.inc"
 };
+const uint32_t kDpBisBins[] = {
+#include "dpbis_bins.comp.inc"
+};
+const uint32_t kDpBisCodes[] = {
+#include "dpbis_codes.comp.inc"
+};
+const uint32_t kDpBisSelect[] = {
+#include "dpbis_select.comp.inc"
+};
+const uint32_t kDpBisCandidates[] = {
+#include "dpbis_candidates.comp.inc"
+};
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
 };
@@ -84,6 +96,14 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kBitmapOps;
     case ShaderId::bitmap_to_rows:
       return kBitmapToRows;
+    case ShaderId::dpbis_bins:
+      return kDpBisBins;
+    case ShaderId::dpbis_codes:
+      return kDpBisCodes;
+    case ShaderId::dpbis_select:
+      return kDpBisSelect;
+    case ShaderId::dpbis_candidates:
+      return kDpBisCandidates;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:

@@ -10,6 +10,7 @@
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
+#include "ops/scan/scan_impl.hpp"
 
 namespace raydb {
 
@@ -60,20 +61,6 @@ std::optional<std::pair<uint32_t, uint32_t>> accepted_interval(const Predicate& 
 
 namespace detail {
 
-struct ColumnTableImpl {
-  std::shared_ptr<VkContext> ctx;
-  uint64_t rows = 0;
-  std::vector<Buffer> columns;
-};
-
-struct BitmapImpl {
-  std::shared_ptr<VkContext> ctx;
-  uint64_t rows = 0;
-  Buffer words;
-  double gpu_ms = 0;
-  uint64_t word_count() const { return (rows + 31) / 32; }
-};
-
 namespace {
 
 struct FullScanParams {
@@ -100,7 +87,7 @@ struct BitmapRowsParams {
 };
 static_assert(sizeof(BitmapRowsParams) == 32);
 
-enum BitmapOp : uint32_t { kAnd = 0, kOr = 1, kNot = 2, kPopcount = 3 };
+}  // namespace
 
 std::shared_ptr<BitmapImpl> new_bitmap(const std::shared_ptr<VkContext>& ctx, uint64_t rows) {
   auto b = std::make_shared<BitmapImpl>();
@@ -109,6 +96,8 @@ std::shared_ptr<BitmapImpl> new_bitmap(const std::shared_ptr<VkContext>& ctx, ui
   b->words = Buffer(*ctx, b->word_count() * 4, kStorageUsage, MemoryUse::device, "bitmap");
   return b;
 }
+
+namespace {
 
 template <class T>
 std::vector<T> download(VkContext& c, const Buffer& src, uint64_t count) {
@@ -124,6 +113,8 @@ std::vector<T> download(VkContext& c, const Buffer& src, uint64_t count) {
   std::memcpy(out.data(), host.mapped(), count * sizeof(T));
   return out;
 }
+
+}  // namespace
 
 void bitmap_op(BitmapImpl& a, const BitmapImpl* b, uint32_t op) {
   VkContext& c = *a.ctx;
@@ -142,6 +133,8 @@ void bitmap_op(BitmapImpl& a, const BitmapImpl* b, uint32_t op) {
   cb.submit_and_wait();
   a.gpu_ms = timer.ms(t0, t1);
 }
+
+namespace {
 
 void check_same_rows(const BitmapImpl& a, const BitmapImpl& b) {
   if (a.rows != b.rows)

@@ -1,0 +1,249 @@
+// DP-BIS on Vulkan compute: build (sort, bins, codes) and range selections into bitmaps.
+#include "raydb/dpbis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "backend/vk/radix_sort.hpp"
+#include "common/capture.hpp"
+#include "ops/scan/scan_impl.hpp"
+
+namespace raydb {
+namespace detail {
+
+namespace {
+constexpr uint32_t kBins = 256;
+
+struct BinsParams {
+  uint64_t sorted, starts;
+  uint32_t n, pad0;
+};
+struct CodesParams {
+  uint64_t rows, starts, codes;
+  uint32_t n, pad0;
+};
+struct SelectParams {
+  uint64_t codes, bitmap;
+  uint32_t rows;
+  int32_t b_lo, b_hi;
+  uint32_t pad0;
+};
+struct CandidatesParams {
+  uint64_t sorted, rows, bitmap;
+  uint32_t begin, end, lo, hi;
+};
+static_assert(sizeof(BinsParams) == 24 && sizeof(CodesParams) == 32 && sizeof(SelectParams) == 32 &&
+              sizeof(CandidatesParams) == 40);
+}  // namespace
+
+struct DpBisColumn {
+  Buffer sorted, rows, codes;
+  std::vector<uint32_t> starts;       // 257 bin starts in sorted order
+  std::vector<uint32_t> first_value;  // smallest value of each bin (valid for non-empty bins)
+};
+
+struct DpBisImpl {
+  std::shared_ptr<VkContext> ctx;
+  uint64_t n = 0;
+  std::vector<DpBisColumn> columns;
+  DpBisBuildStats build_stats;
+  DpBisQueryStats query_stats;
+
+  void build(std::span<const std::span<const uint32_t>> cols) {
+    VkContext& c = *ctx;
+    n = cols.empty() ? 0 : cols[0].size();
+    if (n > 0xFFFFFFFEull) throw Error(Errc::limit_exceeded, "DP-BIS holds at most 2^32 - 2 rows");
+    for (size_t k = 0; k < cols.size(); ++k)
+      if (cols[k].size() != n)
+        throw Error(Errc::invalid_argument,
+                    fmt::format("column {} has {} rows but column 0 has {}", k, cols[k].size(), n));
+    RadixSort sorter(c);
+    uint64_t code_words = (n + 31) / 32 * 8;  // whole 32-row groups, so a select pass reads 8 words
+    for (size_t k = 0; k < cols.size(); ++k) {
+      DpBisColumn col;
+      col.sorted =
+          Buffer(c, n * 4, kStorageUsage, MemoryUse::device, fmt::format("dpbis values {}", k));
+      col.rows =
+          Buffer(c, n * 4, kStorageUsage, MemoryUse::device, fmt::format("dpbis rows {}", k));
+      col.codes = Buffer(c, code_words * 4, kStorageUsage, MemoryUse::device,
+                         fmt::format("dpbis codes {}", k));
+      Buffer starts(c, (kBins + 1) * 4, kStorageUsage, MemoryUse::device, "dpbis bin starts");
+      Buffer starts_host(c, (kBins + 1) * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                         "bin starts");
+      CommandBatch cb(c);
+      VkCommandBuffer cmd = cb.cmd();
+      GpuTimer timer(c, 4);
+      timer.reset(cmd);
+      Buffer staging;
+      RadixSort::Temps temps;
+      uint32_t t0 = timer.mark(cmd);
+      record_upload(c, cmd, staging, col.sorted, cols[k].data(), n * 4);
+      if (code_words) c.vk.vkCmdFillBuffer(cmd, col.codes.handle(), 0, code_words * 4, 0);
+      memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                     VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+      uint32_t t1 = timer.mark(cmd);
+      sorter.record(cmd, col.sorted, col.rows, n, false, temps);
+      uint32_t t2 = timer.mark(cmd);
+      BinsParams bp{col.sorted.address(), starts.address(), static_cast<uint32_t>(n), 0};
+      kernel(c, ShaderId::dpbis_bins, sizeof(BinsParams)).dispatch(cmd, &bp, kBins + 1);
+      compute_barrier(c, cmd);
+      CodesParams cp{col.rows.address(), starts.address(), col.codes.address(),
+                     static_cast<uint32_t>(n), 0};
+      kernel(c, ShaderId::dpbis_codes, sizeof(CodesParams)).dispatch(cmd, &cp, n);
+      uint32_t t3 = timer.mark(cmd);
+      memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+      VkBufferCopy all{0, 0, (kBins + 1) * 4};
+      c.vk.vkCmdCopyBuffer(cmd, starts.handle(), starts_host.handle(), 1, &all);
+      cb.submit_and_wait();
+      build_stats.upload_ms += timer.ms(t0, t1);
+      build_stats.sort_ms += timer.ms(t1, t2);
+      build_stats.bin_ms += timer.ms(t2, t3);
+      starts_host.invalidate();
+      col.starts.resize(kBins + 1);
+      std::memcpy(col.starts.data(), starts_host.mapped(), (kBins + 1) * 4);
+      // Each non-empty bin's smallest value: one small copy per bin from the sorted values.
+      col.first_value.assign(kBins, 0);
+      std::vector<VkBufferCopy> regions;
+      for (uint32_t b = 0; b < kBins; ++b)
+        if (col.starts[b] < col.starts[b + 1])
+          regions.push_back({uint64_t{col.starts[b]} * 4, uint64_t{b} * 4, 4});
+      if (!regions.empty()) {
+        Buffer firsts(c, kBins * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                      "bin first values");
+        CommandBatch fb(c);
+        c.vk.vkCmdCopyBuffer(fb.cmd(), col.sorted.handle(), firsts.handle(),
+                             static_cast<uint32_t>(regions.size()), regions.data());
+        fb.submit_and_wait();
+        firsts.invalidate();
+        std::memcpy(col.first_value.data(), firsts.mapped(), kBins * 4);
+      }
+      uint32_t used = static_cast<uint32_t>(regions.size());
+      build_stats.bins_used.push_back(used);
+      build_stats.index_bytes += n * 9;
+      columns.push_back(std::move(col));
+    }
+  }
+
+  // The non-empty bin whose value range [first_value, next bin's first_value) holds x, or -1 when
+  // x is below every value.
+  static int bin_of(const DpBisColumn& col, uint32_t x) {
+    int found = -1;
+    for (uint32_t b = 0; b < kBins; ++b)
+      if (col.starts[b] < col.starts[b + 1] && col.first_value[b] <= x) found = static_cast<int>(b);
+    return found;
+  }
+
+  std::shared_ptr<BitmapImpl> select_one(const Predicate& p, GpuTimer& timer, VkCommandBuffer cmd,
+                                         std::vector<uint32_t>& marks) {
+    VkContext& c = *ctx;
+    const DpBisColumn& col = columns[p.column];
+    auto out = new_bitmap(ctx, n);
+    uint64_t words = out->word_count();
+    auto interval = accepted_interval(p);
+    int b_lo = interval ? bin_of(col, interval->first) : -1;
+    int b_hi = interval ? bin_of(col, interval->second) : -1;
+    marks.push_back(timer.mark(cmd));
+    if (!interval || b_hi < 0) {  // nothing can match: hi below the column's minimum
+      if (words) c.vk.vkCmdFillBuffer(cmd, out->words.handle(), 0, words * 4, 0);
+    } else {
+      SelectParams sp{
+          col.codes.address(), out->words.address(), static_cast<uint32_t>(n), b_lo, b_hi, 0};
+      kernel(c, ShaderId::dpbis_select, sizeof(SelectParams)).dispatch(cmd, &sp, words);
+      compute_barrier(c, cmd);
+      std::vector<int> boundary;
+      if (b_lo >= 0) boundary.push_back(b_lo);
+      if (b_hi != b_lo) boundary.push_back(b_hi);
+      for (int b : boundary) {  // the candidate checks only set bits: no barrier between them
+        uint32_t begin = col.starts[b], end = col.starts[b + 1];
+        query_stats.candidates += end - begin;
+        CandidatesParams cp{
+            col.sorted.address(), col.rows.address(), out->words.address(), begin, end,
+            interval->first,      interval->second};
+        kernel(c, ShaderId::dpbis_candidates, sizeof(CandidatesParams))
+            .dispatch(cmd, &cp, end - begin);
+      }
+    }
+    marks.push_back(timer.mark(cmd));
+    return out;
+  }
+
+  Bitmap select(std::span<const Predicate> preds, Combine combine) {
+    VkContext& c = *ctx;
+    query_stats = {};
+    for (const Predicate& p : preds)
+      if (p.column >= columns.size())
+        throw Error(Errc::invalid_argument,
+                    fmt::format("a predicate names column {} but the table has {} columns",
+                                p.column, columns.size()));
+    std::vector<std::shared_ptr<BitmapImpl>> parts;
+    {
+      CommandBatch cb(c);
+      GpuTimer timer(c, static_cast<uint32_t>(2 * preds.size() + 2));
+      timer.reset(cb.cmd());
+      std::vector<uint32_t> marks;
+      for (const Predicate& p : preds) parts.push_back(select_one(p, timer, cb.cmd(), marks));
+      cb.submit_and_wait();
+      for (size_t i = 0; i + 1 < marks.size(); i += 2)
+        query_stats.gpu_ms += timer.ms(marks[i], marks[i + 1]);
+    }
+    if (parts.empty()) {  // all of nothing: every row; any of nothing: no row
+      auto out = new_bitmap(ctx, n);
+      CommandBatch cb(c);
+      if (out->word_count())
+        c.vk.vkCmdFillBuffer(cb.cmd(), out->words.handle(), 0, out->word_count() * 4, 0);
+      cb.submit_and_wait();
+      if (combine == Combine::all) bitmap_op(*out, nullptr, kNot);
+      return Bitmap(out);
+    }
+    for (size_t i = 1; i < parts.size(); ++i) {
+      bitmap_op(*parts[0], parts[i].get(), combine == Combine::all ? kAnd : kOr);
+      query_stats.gpu_ms += parts[0]->gpu_ms;
+    }
+    return Bitmap(parts[0]);
+  }
+};
+
+}  // namespace detail
+
+using detail::capture;
+using detail::DpBisImpl;
+
+DpBisTable::DpBisTable(std::unique_ptr<DpBisImpl> impl) : impl_(std::move(impl)) {}
+DpBisTable::DpBisTable(DpBisTable&&) noexcept = default;
+DpBisTable& DpBisTable::operator=(DpBisTable&&) noexcept = default;
+DpBisTable::~DpBisTable() = default;
+
+Result<DpBisTable> DpBisTable::build(const Context& ctx,
+                                     std::span<const std::span<const uint32_t>> columns) {
+  return capture([&]() -> DpBisTable {
+    auto impl = std::make_unique<DpBisImpl>();
+    impl->ctx = ctx.shared();
+    impl->build(columns);
+    return DpBisTable(std::move(impl));
+  });
+}
+
+Result<Bitmap> DpBisTable::select(std::span<const Predicate> predicates, Combine combine) {
+  return capture([&] { return impl_->select(predicates, combine); });
+}
+
+uint64_t DpBisTable::rows() const {
+  return impl_->n;
+}
+uint32_t DpBisTable::columns() const {
+  return static_cast<uint32_t>(impl_->columns.size());
+}
+const DpBisBuildStats& DpBisTable::build_stats() const {
+  return impl_->build_stats;
+}
+const DpBisQueryStats& DpBisTable::last_query() const {
+  return impl_->query_stats;
+}
+
+}  // namespace raydb
