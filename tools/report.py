@@ -199,17 +199,36 @@ def cpu_tables(rows):
     return out
 
 
+def dpbis_table(d):
+    path = d / "dpbis.jsonl"
+    if not path.exists():
+        return []
+    rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    out = [f"Source: `bench/results/{d.name}/dpbis.jsonl`. DP-BIS against the full scan, uniform uint32 columns, "
+           f"`lt` predicates, {device_line(rows[0])}; copy bandwidth measured in the same run: "
+           f"{rows[0]['copy_gbps']:.1f} GB/s (read + write).", "",
+           "| index | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | checked |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['index']} | {r['rows']} | {r['columns']} | {r['selectivity']:g} | {r['combine']} | "
+                   f"{fmt_ms(r['query_time_ms'])} | {r['achieved_gbps']:.1f} | {r['bandwidth_fraction']:.2f} | "
+                   f"{r['checked_result']} |")
+    out.append("")
+    return out
+
+
 def tables():
     lines = []
     for d in sorted(p for p in RESULTS.iterdir() if p.is_dir()):
         rows = load(d)
-        if not rows:
-            continue
-        t = gpu_tables(rows) if rows[0].get("device_type") != "CPU" else cpu_tables(rows)
+        t = []
+        if rows:
+            t = gpu_tables(rows) if rows[0].get("device_type") != "CPU" else cpu_tables(rows)
         if t:
             lines.append(f"Source: `bench/results/{d.name}/rx.jsonl`.")
             lines.append("")
             lines += t
+        lines += dpbis_table(d)
     text = README.read_text()
     if BEGIN not in text or END not in text:
         sys.exit(f"README.md lacks the {BEGIN} / {END} markers")

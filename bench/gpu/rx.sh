@@ -2,7 +2,8 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests|points|variants|ranges|all]
+# Usage: bench/gpu/rx.sh [tests|points|ranges|dpbis|variants|all] (all takes more than one
+# 10-minute call: run the parts as separate calls)
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -29,6 +30,10 @@ fi
 if [ "$what" = all ] || [ "$what" = ranges ]; then
   echo "== range lookups on dense keys (hits per lookup = width), 2^24 lookups"
   $B --label ranges --key-dist dense --lookups 2^24 --range-width 1,4,16,64,256 --index rx,sorted --method any_hit,hit_and_scan --hit-rate 1 --order unsorted,sorted --build-repeats 1
+fi
+if [ "$what" = all ] || [ "$what" = dpbis ]; then
+  echo "== DP-BIS against the full scan, 5e7 and 1e8 rows, 1 and 3 columns"
+  $R bench dpbis --out $OUT/results --combine all,any --selectivity 0.01,0.1,0.5
 fi
 if [ "$what" = all ] || [ "$what" = variants ]; then
   echo "== primitive type and key-order vs row-order layout"

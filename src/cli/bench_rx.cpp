@@ -48,28 +48,8 @@ struct BenchRxOptions {
   uint64_t seed = 0;
 };
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string pow2_name(uint64_t n) {
-  if (n && (n & (n - 1)) == 0) return fmt::format("2^{}", __builtin_ctzll(n));
-  return std::to_string(n);
-}
-
 void progress(const std::string& s) {
-  std::fprintf(stderr, "[rx] %s\n", s.c_str());
-  std::fflush(stderr);
-}
-
-std::string now_utc() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
+  bench_progress("rx", s);
 }
 
 Primitive parse_primitive(const std::string& s) {

@@ -21,6 +21,16 @@ Result<Context> open_context(const CommonOptions& o);
 
 void register_info(CLI::App& app);
 void register_bench_rx(CLI::App& bench);
+void register_bench_dpbis(CLI::App& bench);
+
+// Shared by the bench suites.
+double median(std::vector<double> v);
+std::string pow2_name(uint64_t n);  // "2^20" for powers of two, else the number
+std::string now_utc();              // ISO 8601
+void bench_progress(const char* suite, const std::string& line);  // to stderr
+// GB/s of a device-to-device copy of `bytes`, counting bytes read and written: the memory
+// ceiling memory-bound kernels are compared with.
+double copy_bandwidth_gbps(const Context& ctx, uint64_t bytes);
 
 // Parses "67108864", "2^26", "64M", "1e6" into a count.
 uint64_t parse_count(const std::string& text);

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
       app.add_subcommand("bench", "run a benchmark suite; results go to bench/results/<device>/");
   bench->require_subcommand(1);
   raydb::cli::register_bench_rx(*bench);
+  raydb::cli::register_bench_dpbis(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,8 +1,11 @@
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 
@@ -25,6 +28,30 @@ Result<Context> open_context(const CommonOptions& o) {
   if (!mode) return mode.error();
   co.traversal = *mode;
   return Context::create(co);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string pow2_name(uint64_t n) {
+  if (n && (n & (n - 1)) == 0) return fmt::format("2^{}", __builtin_ctzll(n));
+  return std::to_string(n);
+}
+
+std::string now_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+void bench_progress(const char* suite, const std::string& line) {
+  std::fprintf(stderr, "[%s] %s\n", suite, line.c_str());
+  std::fflush(stderr);
 }
 
 uint64_t parse_count(const std::string& text) {

@@ -1,0 +1,208 @@
+// raydb bench dpbis: the DP-BIS experiments. Uniform uint32 columns, `lt` predicates whose
+// constants give the asked selectivity, one or several columns combined with AND or OR; DP-BIS
+// against the full scan on the same data, both checked against the CPU reference, with the full
+// scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+
+#include "cli/cli.hpp"
+#include "common/parallel.hpp"
+#include "raydb/dpbis.hpp"
+#include "raydb/scan.hpp"
+
+namespace raydb::cli {
+
+namespace {
+
+struct BenchDpBisOptions {
+  CommonOptions common;
+  std::string size = "auto";
+  std::vector<std::string> rows;
+  std::vector<uint32_t> columns = {1, 3};
+  std::vector<double> selectivities = {0.01, 0.1, 0.5};
+  std::vector<std::string> combines = {"all"};
+  int repeats = 5, warmup = 2;
+  bool no_check = false, no_save = false;
+  std::string out = "bench/results";
+  std::string label;
+  uint64_t seed = 0;
+};
+
+void progress(const std::string& s) {
+  bench_progress("dpbis", s);
+}
+
+void run(BenchDpBisOptions& o) {
+  auto ctx = open_context(o.common).value();
+  const DeviceInfo& dev = ctx.device();
+  bool cpu = dev.type == "CPU";
+  std::string size = o.size == "auto" ? (cpu ? "small" : "paper") : o.size;
+  std::vector<uint64_t> row_counts;
+  for (auto& r : o.rows) row_counts.push_back(parse_count(r));
+  if (row_counts.empty()) {
+    if (size == "paper")
+      row_counts = {50'000'000, 100'000'000};
+    else if (size == "small")
+      row_counts = {1u << 20};
+    else if (size == "tiny")
+      row_counts = {1u << 14};
+    else
+      throw Error(Errc::invalid_argument,
+                  fmt::format("unknown --size '{}' (auto, paper, small, tiny)", o.size));
+  }
+  uint64_t seed = o.seed ? o.seed : std::random_device{}();
+  uint32_t max_columns = *std::max_element(o.columns.begin(), o.columns.end());
+  uint64_t ceiling_bytes = std::min<uint64_t>(1ull << 30, dev.device_local_bytes / 8);
+  double ceiling = copy_bandwidth_gbps(ctx, ceiling_bytes);
+  progress(fmt::format("device {} ({} {}); copy bandwidth {:.1f} GB/s (read + write); seed {}",
+                       dev.name, dev.driver_name, dev.driver_info, ceiling, seed));
+  std::vector<nlohmann::json> rows;
+  std::vector<std::string> table;
+  for (uint64_t n : row_counts) {
+    progress(fmt::format("generating {} columns of {} uniform uint32 values", max_columns, n));
+    std::vector<std::vector<uint32_t>> data(max_columns, std::vector<uint32_t>(n));
+    for (uint32_t c = 0; c < max_columns; ++c)
+      detail::parallel_for((n + 65535) / 65536, [&](size_t slice) {
+        std::mt19937 rng(static_cast<uint32_t>(seed * 31 + c * 1000003 + slice));
+        for (size_t i = slice * 65536; i < std::min<size_t>(n, (slice + 1) * 65536); ++i)
+          data[c][i] = rng();
+      });
+    std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
+    auto table_dev = ColumnTable::upload(ctx, cols).value();
+    progress("building DP-BIS");
+    auto index = DpBisTable::build(ctx, cols).value();
+    const DpBisBuildStats& bs = index.build_stats();
+    for (uint32_t ncols : o.columns)
+      for (double s : o.selectivities)
+        for (const auto& comb : o.combines) {
+          if (comb != "all" && comb != "any")
+            throw Error(Errc::invalid_argument, "--combine takes all or any");
+          if (s < 0 || s > 1 || std::isnan(s))
+            throw Error(Errc::invalid_argument, "--selectivity must be in [0, 1]");
+          Combine combine = comb == "all" ? Combine::all : Combine::any;
+          std::vector<Predicate> preds;
+          // Per column selectivity: s^(1/k) for AND, 1 - (1 - s)^(1/k) for OR, so the result has
+          // about s.
+          double per = combine == Combine::all ? std::pow(s, 1.0 / ncols)
+                                               : 1.0 - std::pow(1.0 - s, 1.0 / ncols);
+          for (uint32_t c = 0; c < ncols; ++c)
+            preds.push_back({c, CompareOp::lt,
+                             static_cast<uint32_t>(std::min(per * 4294967296.0, 4294967295.0))});
+          std::vector<uint32_t> want;
+          if (!o.no_check) {
+            if (combine == Combine::all) {
+              want = full_scan_reference(cols, preds);
+            } else {
+              want.assign((n + 31) / 32, 0);
+              for (auto& p : preds) {
+                auto one = full_scan_reference(cols, std::vector<Predicate>{p});
+                for (size_t i = 0; i < want.size(); ++i) want[i] |= one[i];
+              }
+            }
+          }
+          for (const char* which : {"dpbis", "full_scan"}) {
+            bool dp = std::string(which) == "dpbis";
+            if (!dp && combine == Combine::any && ncols > 1)
+              continue;  // the full scan is conjunctive
+            progress(fmt::format("{}: {} rows, {} column(s), selectivity {}, {}", which, n, ncols,
+                                 s, comb));
+            std::vector<double> ms;
+            uint64_t candidates = 0;
+            std::vector<uint32_t> got;
+            for (int r = 0; r < o.warmup + o.repeats; ++r) {
+              Bitmap bm =
+                  dp ? index.select(preds, combine).value() : full_scan(table_dev, preds).value();
+              if (r >= o.warmup) ms.push_back(dp ? index.last_query().gpu_ms : bm.last_gpu_ms());
+              candidates = dp ? index.last_query().candidates : 0;
+              if (r + 1 == o.warmup + o.repeats) got = bm.words().value();
+            }
+            std::string checked = "skipped";
+            uint64_t result_rows = 0;
+            for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+            if (!o.no_check) checked = got == want ? "ok" : "MISMATCH";
+            double t = median(ms);
+            // Bytes each must move: DP-BIS reads one code byte per row and column plus value and
+            // row id of each candidate; the full scan reads every evaluated column once (a
+            // predicate that accepts nothing ends the query before any read). Both write the
+            // bitmap.
+            bool none = std::any_of(preds.begin(), preds.end(),
+                                    [](const Predicate& p) { return !accepted_interval(p); });
+            double reads =
+                none ? 0.0
+                     : (dp ? static_cast<double>(ncols) * n + 8.0 * candidates : 4.0 * ncols * n);
+            double bytes = reads + n / 8.0;
+            double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
+            nlohmann::json j = device_fields(ctx);
+            j.update({{"suite", "dpbis"},
+                      {"timestamp", now_utc()},
+                      {"raydb_version", RAYDB_VERSION},
+                      {"label", o.label},
+                      {"index", which},
+                      {"rows", n},
+                      {"columns", ncols},
+                      {"selectivity", s},
+                      {"combine", comb},
+                      {"result_rows", result_rows},
+                      {"query_time_ms", t},
+                      {"query_time_ms_all", ms},
+                      {"candidates", candidates},
+                      {"bytes_moved", bytes},
+                      {"achieved_gbps", gbps},
+                      {"copy_gbps", ceiling},
+                      {"bandwidth_fraction", ceiling > 0 ? gbps / ceiling : 0.0},
+                      {"build_time_ms", dp ? bs.sort_ms + bs.bin_ms : 0.0},
+                      {"index_bytes", dp ? bs.index_bytes : 0},
+                      {"warmup", o.warmup},
+                      {"repeats", o.repeats},
+                      {"seed", seed},
+                      {"checked_result", checked}});
+            rows.push_back(j);
+            table.push_back(fmt::format(
+                "{:<9} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6.2f} {:>11} {:>11}  {}",
+                which, n, ncols, s, comb, t, gbps, ceiling > 0 ? gbps / ceiling : 0.0, candidates,
+                result_rows, checked));
+          }
+        }
+  }
+  fmt::print(
+      "\nraydb bench dpbis on {} ({} {}), median of {} after {} warm-up; GPU timestamps; copy "
+      "{:.1f} GB/s\n",
+      dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup, ceiling);
+  fmt::print("{:<9} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}\n", "index",
+             "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates", "result",
+             "check");
+  for (auto& l : table) fmt::print("{}\n", l);
+  if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, "dpbis", rows));
+  for (auto& r : rows)
+    if (r["checked_result"] == "MISMATCH")
+      throw Error(Errc::internal, "some GPU results differ from the CPU reference (see the table)");
+}
+
+}  // namespace
+
+void register_bench_dpbis(CLI::App& bench) {
+  auto o = std::make_shared<BenchDpBisOptions>();
+  auto* cmd = bench.add_subcommand(
+      "dpbis", "DP-BIS against the full scan: range selections over uint32 columns");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("--size", o->size,
+                  "auto | paper (5e7 and 1e8 rows) | small (2^20) | tiny (2^14)");
+  cmd->add_option("--rows", o->rows, "row counts (overrides --size), list")->delimiter(',');
+  cmd->add_option("--columns", o->columns, "predicate columns per query, list")->delimiter(',');
+  cmd->add_option("--selectivity", o->selectivities, "fraction of rows selected, list")
+      ->delimiter(',');
+  cmd->add_option("--combine", o->combines, "all (AND) and/or any (OR)")->delimiter(',');
+  cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
+  cmd->add_option("--warmup", o->warmup, "untimed runs first");
+  cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU reference");
+  cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
+  cmd->add_option("--out", o->out, "results folder (a subfolder per device)");
+  cmd->add_option("--label", o->label, "free text stored with each result");
+  cmd->add_option("--seed", o->seed, "random seed (default: fresh)");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace raydb::cli
