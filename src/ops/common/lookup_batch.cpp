@@ -86,6 +86,32 @@ void LookupBatch::record_download(VkCommandBuffer cmd, VkPipelineStageFlags prod
   ctx_.vk.vkCmdCopyBuffer(cmd, results_dev_.handle(), results_host_.handle(), 1, &down);
 }
 
+RxProbeStats LookupBatch::run(
+    const QueryBatch& q, uint64_t slice,
+    const std::function<void(VkCommandBuffer, uint64_t, uint64_t)>& launch, RxLookup* out) {
+  RxProbeStats stats;
+  if (q.count == 0) return stats;
+  prepare(q);
+  CommandBatch cb(ctx_);
+  VkCommandBuffer cmd = cb.cmd();
+  GpuTimer timer(ctx_, 8);
+  timer.reset(cmd);
+  uint32_t t0, t1;
+  record_upload(cmd, timer, t0, t1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  uint32_t t2 = timer.mark(cmd);
+  for (uint64_t first = 0; first < q.count; first += slice)
+    launch(cmd, first, std::min(slice, q.count - first));
+  uint32_t t3 = timer.mark(cmd);
+  record_download(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  uint32_t t4 = timer.mark(cmd);
+  cb.submit_and_wait();
+  stats.upload_ms = timer.ms(t0, t1);
+  stats.probe_ms = timer.ms(t2, t3);
+  stats.download_ms = timer.ms(t3, t4);
+  read_results(out);
+  return stats;
+}
+
 void LookupBatch::read_results(RxLookup* out) const {
   results_host_.invalidate();
   if (out) std::memcpy(out, results_host_.mapped(), count_ * kResultBytes);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "backend/vk/commands.hpp"
 #include "raydb/keys.hpp"
@@ -47,6 +48,12 @@ class LookupBatch {
   void record_download(VkCommandBuffer cmd, VkPipelineStageFlags producer_stage);
   // After the batch has run: copies the results out.
   void read_results(RxLookup* out) const;
+
+  // The whole round for a compute kernel: prepare, upload, `launch(cmd, first, count)` for slices
+  // of at most `slice` queries, download into `out`. Returns the GPU times (rays stay 0).
+  RxProbeStats run(const QueryBatch& q, uint64_t slice,
+                   const std::function<void(VkCommandBuffer, uint64_t, uint64_t)>& launch,
+                   RxLookup* out);
 
  private:
   VkContext& ctx_;

@@ -85,44 +85,31 @@ struct HashIndexImpl {
   }
 
   void probe(const QueryBatch& q, RxLookup* out) {
-    VkContext& c = *ctx;
-    probe_stats = {};
     if (q.ranges)
       throw Error(Errc::unsupported,
                   "a hash index answers point lookups only; use RxIndex or SortedIndex for ranges");
     validate_queries(q, width);
-    if (q.count == 0) return;
-    batch->prepare(q);
     HashLookupParams p{records.address(),
                        slots.address(),
-                       batch->queries(),
-                       batch->results(),
+                       0,
+                       0,
                        static_cast<uint32_t>(n),
                        static_cast<uint32_t>(capacity - 1),
                        0,
                        0,
                        width == KeyWidth::bits64 ? 1u : 0u,
                        0};
-    CommandBatch cb(c);
-    VkCommandBuffer cmd = cb.cmd();
-    GpuTimer timer(c, 8);
-    timer.reset(cmd);
-    uint32_t t0, t1;
-    batch->record_upload(cmd, timer, t0, t1, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-    uint32_t t2 = timer.mark(cmd);
-    for (uint64_t first = 0; first < q.count; first += lookup_kernel->max_items()) {
-      p.query_offset = static_cast<uint32_t>(first);
-      p.num_queries = static_cast<uint32_t>(std::min(lookup_kernel->max_items(), q.count - first));
-      lookup_kernel->dispatch(cmd, &p, p.num_queries);
-    }
-    uint32_t t3 = timer.mark(cmd);
-    batch->record_download(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
-    uint32_t t4 = timer.mark(cmd);
-    cb.submit_and_wait();
-    probe_stats.upload_ms = timer.ms(t0, t1);
-    probe_stats.probe_ms = timer.ms(t2, t3);
-    probe_stats.download_ms = timer.ms(t3, t4);
-    batch->read_results(out);
+    ComputePipeline& k = *lookup_kernel;
+    probe_stats = batch->run(
+        q, k.max_items(),
+        [&](VkCommandBuffer cmd, uint64_t first, uint64_t count) {
+          p.queries = batch->queries();
+          p.results = batch->results();
+          p.query_offset = static_cast<uint32_t>(first);
+          p.num_queries = static_cast<uint32_t>(count);
+          k.dispatch(cmd, &p, count);
+        },
+        out);
   }
 };
 

@@ -33,11 +33,4 @@ struct RxBuildParams {
 };
 static_assert(sizeof(RxBuildParams) == 32);
 
-// Device-side layout of one lookup result (RxResult in GLSL), identical to raydb::RxLookup.
-struct RxResultGpu {
-  uint32_t first_row, count;
-  uint64_t sum;
-};
-static_assert(sizeof(RxResultGpu) == 16);
-
 }  // namespace raydb::detail
