@@ -90,6 +90,8 @@ TEST_CASE("dpbis: no predicates, empty table and bad input") {
   auto bad = table.select(std::vector<Predicate>{{1, CompareOp::eq, 3}});
   REQUIRE(!bad.ok());
   CHECK(std::string(bad.error().what()).find("column 1") != std::string::npos);
+  DpBisOptions one_bin{1, false};
+  CHECK(DpBisTable::build(test::context(), cols, one_bin).error().code() == Errc::invalid_argument);
   std::vector<uint32_t> b = {1};
   std::vector<std::span<const uint32_t>> uneven = {a, b};
   CHECK(DpBisTable::build(test::context(), uneven).error().code() == Errc::invalid_argument);

@@ -207,12 +207,12 @@ def dpbis_table(d):
     out = [f"Source: `bench/results/{d.name}/dpbis.jsonl`. DP-BIS against the full scan, uniform uint32 columns, "
            f"`lt` predicates, {device_line(rows[0])}; copy bandwidth measured in the same run: "
            f"{rows[0]['copy_gbps']:.1f} GB/s (read + write).", "",
-           "| index | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | checked |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "| index | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | candidates | checked |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         out.append(f"| {r['index']} | {r['rows']} | {r['columns']} | {r['selectivity']:g} | {r['combine']} | "
                    f"{fmt_ms(r['query_time_ms'])} | {r['achieved_gbps']:.1f} | {r['bandwidth_fraction']:.2f} | "
-                   f"{r['checked_result']} |")
+                   f"{r['candidates']} | {r['checked_result']} |")
     out.append("")
     return out
 

@@ -22,9 +22,18 @@ namespace raydb {
 
 enum class Combine { all, any };  // AND, OR across predicates
 
+struct DpBisOptions {
+  uint32_t bins = 256;  // 2 to 256 (codes are 8-bit)
+  // Also keep bins - 1 sieving bit vectors per column (vector k: rows whose bin is below k), and
+  // answer the bins inside a range from two of them instead of reading every code: RTScan's
+  // Data Sieving and the BinDex-style scan (default 128 bins there). Costs (bins - 1) / 8 bytes
+  // per row and column.
+  bool sieve_vectors = false;
+};
+
 struct DpBisBuildStats {
   double upload_ms = 0, sort_ms = 0, bin_ms = 0;  // GPU timestamps, all columns
-  uint64_t index_bytes = 0;  // codes (1 byte per row) + sorted values and row ids (8 bytes per row)
+  uint64_t index_bytes = 0;  // codes (1 byte per row), sorted values and row ids (8), vectors
   std::vector<uint32_t> bins_used;  // non-empty bins per column
 };
 
@@ -40,7 +49,8 @@ struct DpBisImpl;
 class DpBisTable {
  public:
   static Result<DpBisTable> build(const Context& ctx,
-                                  std::span<const std::span<const uint32_t>> columns);
+                                  std::span<const std::span<const uint32_t>> columns,
+                                  const DpBisOptions& options = {});
   // Rows satisfying all (or any) predicates; an empty list selects every row (all) or none (any).
   Result<Bitmap> select(std::span<const Predicate> predicates, Combine combine = Combine::all);
 

@@ -2,30 +2,30 @@
 #include "dpbis/dpbis_common.glsl"
 
 // Bin k starts at the first sorted position holding a value greater than the value at rank
-// k * n / 256 - 1, so equal values never straddle two bins; a value more frequent than a bin's
-// share leaves the bins it swallows empty. starts[256] = n.
+// k * n / bins - 1, so equal values never straddle two bins; a value more frequent than a bin's
+// share leaves the bins it swallows empty. starts[bins] = n.
 layout(local_size_x = 64) in;
 layout(push_constant, scalar) uniform DpBisBinsParams {
   uint64_t sorted;
-  uint64_t starts;  // 257 entries
+  uint64_t starts;  // bins + 1 entries
   uint n;
-  uint pad0;
+  uint bins;        // at most 256
 }
 pc;
 
 void main() {
   uint k = gl_GlobalInvocationID.x;
-  if (k > DPBIS_BINS) return;
+  if (k > pc.bins) return;
   U32Array starts = U32Array(pc.starts);
   if (k == 0u || pc.n == 0u) {
     starts.v[k] = k == 0u ? 0u : pc.n;
     return;
   }
-  if (k == DPBIS_BINS) {
+  if (k == pc.bins) {
     starts.v[k] = pc.n;
     return;
   }
-  uint rank = uint((uint64_t(k) * uint64_t(pc.n)) / uint64_t(DPBIS_BINS));
+  uint rank = uint((uint64_t(k) * uint64_t(pc.n)) / uint64_t(pc.bins));
   if (rank == 0u) {
     starts.v[k] = 0u;
     return;

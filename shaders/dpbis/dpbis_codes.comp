@@ -6,10 +6,10 @@
 layout(local_size_x = 64) in;
 layout(push_constant, scalar) uniform DpBisCodesParams {
   uint64_t rows;    // row id of each sorted position
-  uint64_t starts;  // 257 entries
+  uint64_t starts;  // bins + 1 entries
   uint64_t codes;   // (n + 3) / 4 words
   uint n;
-  uint pad0;
+  uint bins;
 }
 pc;
 
@@ -17,7 +17,7 @@ void main() {
   uint p = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   if (p >= pc.n) return;
   U32Array starts = U32Array(pc.starts);
-  uint lo = 0u, hi = DPBIS_BINS - 1u;  // last k with starts[k] <= p
+  uint lo = 0u, hi = pc.bins - 1u;  // last k with starts[k] <= p
   while (lo < hi) {
     uint mid = (lo + hi + 1u) / 2u;
     if (starts.v[mid] <= p) lo = mid; else hi = mid - 1u;

@@ -4,8 +4,10 @@
 // scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <optional>
 #include <random>
 
 #include "cli/cli.hpp"
@@ -24,6 +26,8 @@ struct BenchDpBisOptions {
   std::vector<uint32_t> columns = {1, 3};
   std::vector<double> selectivities = {0.01, 0.1, 0.5};
   std::vector<std::string> combines = {"all"};
+  std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan"};
+  uint32_t sieve_bins = 128;
   int repeats = 5, warmup = 2;
   bool no_check = false, no_save = false;
   std::string out = "bench/results";
@@ -72,9 +76,18 @@ void run(BenchDpBisOptions& o) {
       });
     std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
     auto table_dev = ColumnTable::upload(ctx, cols).value();
+    auto wants = [&](const char* i) {
+      return std::find(o.indexes.begin(), o.indexes.end(), i) != o.indexes.end();
+    };
+    for (auto& i : o.indexes)
+      if (i != "dpbis" && i != "sieve" && i != "full_scan")
+        throw Error(Errc::invalid_argument,
+                    fmt::format("unknown --index '{}' (dpbis, sieve, full_scan)", i));
     progress("building DP-BIS");
-    auto index = DpBisTable::build(ctx, cols).value();
-    const DpBisBuildStats& bs = index.build_stats();
+    std::optional<DpBisTable> dpbis, sieve;
+    if (wants("dpbis")) dpbis = DpBisTable::build(ctx, cols).value();
+    if (wants("sieve"))
+      sieve = DpBisTable::build(ctx, cols, DpBisOptions{o.sieve_bins, true}).value();
     for (uint32_t ncols : o.columns)
       for (double s : o.selectivities)
         for (const auto& comb : o.combines) {
@@ -103,8 +116,9 @@ void run(BenchDpBisOptions& o) {
               }
             }
           }
-          for (const char* which : {"dpbis", "full_scan"}) {
-            bool dp = std::string(which) == "dpbis";
+          for (const std::string& which : o.indexes) {
+            DpBisTable* index = which == "dpbis" ? &*dpbis : which == "sieve" ? &*sieve : nullptr;
+            bool dp = index != nullptr;
             if (!dp && combine == Combine::any && ncols > 1)
               continue;  // the full scan is conjunctive
             progress(fmt::format("{}: {} rows, {} column(s), selectivity {}, {}", which, n, ncols,
@@ -114,9 +128,9 @@ void run(BenchDpBisOptions& o) {
             std::vector<uint32_t> got;
             for (int r = 0; r < o.warmup + o.repeats; ++r) {
               Bitmap bm =
-                  dp ? index.select(preds, combine).value() : full_scan(table_dev, preds).value();
-              if (r >= o.warmup) ms.push_back(dp ? index.last_query().gpu_ms : bm.last_gpu_ms());
-              candidates = dp ? index.last_query().candidates : 0;
+                  dp ? index->select(preds, combine).value() : full_scan(table_dev, preds).value();
+              if (r >= o.warmup) ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
+              candidates = dp ? index->last_query().candidates : 0;
               if (r + 1 == o.warmup + o.repeats) got = bm.words().value();
             }
             std::string checked = "skipped";
@@ -124,15 +138,14 @@ void run(BenchDpBisOptions& o) {
             for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
             if (!o.no_check) checked = got == want ? "ok" : "MISMATCH";
             double t = median(ms);
-            // Bytes each must move: DP-BIS reads one code byte per row and column plus value and
-            // row id of each candidate; the full scan reads every evaluated column once (a
-            // predicate that accepts nothing ends the query before any read). Both write the
-            // bitmap.
+            // Bytes each must move: DP-BIS reads one code byte per row and column, the sieve two
+            // bit vectors, both plus value and row id of each candidate; the full scan reads every
+            // evaluated column once (a predicate that accepts nothing ends the query before any
+            // read). All write the bitmap.
             bool none = std::any_of(preds.begin(), preds.end(),
                                     [](const Predicate& p) { return !accepted_interval(p); });
-            double reads =
-                none ? 0.0
-                     : (dp ? static_cast<double>(ncols) * n + 8.0 * candidates : 4.0 * ncols * n);
+            double per_row = which == "dpbis" ? 1.0 : which == "sieve" ? 2.0 / 8.0 : 4.0;
+            double reads = none ? 0.0 : per_row * ncols * n + 8.0 * candidates;
             double bytes = reads + n / 8.0;
             double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
             nlohmann::json j = device_fields(ctx);
@@ -153,8 +166,12 @@ void run(BenchDpBisOptions& o) {
                       {"achieved_gbps", gbps},
                       {"copy_gbps", ceiling},
                       {"bandwidth_fraction", ceiling > 0 ? gbps / ceiling : 0.0},
-                      {"build_time_ms", dp ? bs.sort_ms + bs.bin_ms : 0.0},
-                      {"index_bytes", dp ? bs.index_bytes : 0},
+                      {"build_time_ms",
+                       dp ? index->build_stats().sort_ms + index->build_stats().bin_ms : 0.0},
+                      {"index_bytes", dp ? index->build_stats().index_bytes : 0},
+                      {"bins", which == "dpbis"   ? 256u
+                               : which == "sieve" ? o.sieve_bins
+                                                  : 0u},
                       {"warmup", o.warmup},
                       {"repeats", o.repeats},
                       {"seed", seed},
@@ -195,6 +212,9 @@ void register_bench_dpbis(CLI::App& bench) {
   cmd->add_option("--selectivity", o->selectivities, "fraction of rows selected, list")
       ->delimiter(',');
   cmd->add_option("--combine", o->combines, "all (AND) and/or any (OR)")->delimiter(',');
+  cmd->add_option("--index", o->indexes, "dpbis (codes), sieve (bit vectors), full_scan; list")
+      ->delimiter(',');
+  cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
   cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first");
   cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU reference");

@@ -54,6 +54,12 @@ const uint32_t kDpBisSelect[] = {
 const uint32_t kDpBisCandidates[] = {
 #include "dpbis_candidates.comp.inc"
 };
+const uint32_t kDpBisVectors[] = {
+#include "dpbis_vectors.comp.inc"
+};
+const uint32_t kDpBisSieveSelect[] = {
+#include "dpbis_sieve_select.comp.inc"
+};
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
 };
@@ -104,6 +110,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kDpBisSelect;
     case ShaderId::dpbis_candidates:
       return kDpBisCandidates;
+    case ShaderId::dpbis_vectors:
+      return kDpBisVectors;
+    case ShaderId::dpbis_sieve_select:
+      return kDpBisSieveSelect;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:

@@ -24,6 +24,8 @@ enum class ShaderId {
   dpbis_codes,
   dpbis_select,
   dpbis_candidates,
+  dpbis_vectors,
+  dpbis_sieve_select,
   radix_histogram,
   radix_scatter,
   scan_blocks,

@@ -16,16 +16,25 @@ namespace raydb {
 namespace detail {
 
 namespace {
-constexpr uint32_t kBins = 256;
-
 struct BinsParams {
   uint64_t sorted, starts;
-  uint32_t n, pad0;
+  uint32_t n, bins;
 };
 struct CodesParams {
   uint64_t rows, starts, codes;
-  uint32_t n, pad0;
+  uint32_t n, bins;
 };
+struct VectorsParams {
+  uint64_t codes, vectors;
+  uint32_t rows, words, bins, pad0;
+};
+struct SieveParams {
+  uint64_t vectors, bitmap;
+  uint32_t rows, words;
+  int32_t b_lo, b_hi;
+  uint32_t bins, pad0;
+};
+static_assert(sizeof(VectorsParams) == 32 && sizeof(SieveParams) == 40);
 struct SelectParams {
   uint64_t codes, bitmap;
   uint32_t rows;
@@ -41,13 +50,15 @@ static_assert(sizeof(BinsParams) == 24 && sizeof(CodesParams) == 32 && sizeof(Se
 }  // namespace
 
 struct DpBisColumn {
-  Buffer sorted, rows, codes;
-  std::vector<uint32_t> starts;       // 257 bin starts in sorted order
+  Buffer sorted, rows, codes, vectors;
+  std::vector<uint32_t> starts;       // bins + 1 bin starts in sorted order
   std::vector<uint32_t> first_value;  // smallest value of each bin (valid for non-empty bins)
 };
 
 struct DpBisImpl {
   std::shared_ptr<VkContext> ctx;
+  DpBisOptions options;
+  uint32_t bins = 256;
   uint64_t n = 0;
   std::vector<DpBisColumn> columns;
   DpBisBuildStats build_stats;
@@ -57,6 +68,10 @@ struct DpBisImpl {
     VkContext& c = *ctx;
     n = cols.empty() ? 0 : cols[0].size();
     if (n > 0xFFFFFFFEull) throw Error(Errc::limit_exceeded, "DP-BIS holds at most 2^32 - 2 rows");
+    if (options.bins < 2 || options.bins > 256)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("{} bins asked; 2 to 256 are possible", options.bins));
+    bins = options.bins;
     for (size_t k = 0; k < cols.size(); ++k)
       if (cols[k].size() != n)
         throw Error(Errc::invalid_argument,
@@ -71,8 +86,8 @@ struct DpBisImpl {
           Buffer(c, n * 4, kStorageUsage, MemoryUse::device, fmt::format("dpbis rows {}", k));
       col.codes = Buffer(c, code_words * 4, kStorageUsage, MemoryUse::device,
                          fmt::format("dpbis codes {}", k));
-      Buffer starts(c, (kBins + 1) * 4, kStorageUsage, MemoryUse::device, "dpbis bin starts");
-      Buffer starts_host(c, (kBins + 1) * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+      Buffer starts(c, (bins + 1) * 4, kStorageUsage, MemoryUse::device, "dpbis bin starts");
+      Buffer starts_host(c, (bins + 1) * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                          "bin starts");
       CommandBatch cb(c);
       VkCommandBuffer cmd = cb.cmd();
@@ -89,52 +104,66 @@ struct DpBisImpl {
       uint32_t t1 = timer.mark(cmd);
       sorter.record(cmd, col.sorted, col.rows, n, false, temps);
       uint32_t t2 = timer.mark(cmd);
-      BinsParams bp{col.sorted.address(), starts.address(), static_cast<uint32_t>(n), 0};
-      kernel(c, ShaderId::dpbis_bins, sizeof(BinsParams)).dispatch(cmd, &bp, kBins + 1);
+      BinsParams bp{col.sorted.address(), starts.address(), static_cast<uint32_t>(n), bins};
+      kernel(c, ShaderId::dpbis_bins, sizeof(BinsParams)).dispatch(cmd, &bp, bins + 1);
       compute_barrier(c, cmd);
       CodesParams cp{col.rows.address(), starts.address(), col.codes.address(),
-                     static_cast<uint32_t>(n), 0};
+                     static_cast<uint32_t>(n), bins};
       kernel(c, ShaderId::dpbis_codes, sizeof(CodesParams)).dispatch(cmd, &cp, n);
+      if (options.sieve_vectors) {
+        uint64_t words = (n + 31) / 32;
+        col.vectors = Buffer(c, (bins - 1) * words * 4, kStorageUsage, MemoryUse::device,
+                             fmt::format("sieve vectors {}", k));
+        compute_barrier(c, cmd);
+        VectorsParams vp{col.codes.address(),
+                         col.vectors.address(),
+                         static_cast<uint32_t>(n),
+                         static_cast<uint32_t>(words),
+                         bins,
+                         0};
+        kernel(c, ShaderId::dpbis_vectors, sizeof(VectorsParams))
+            .dispatch(cmd, &vp, (bins - 1) * words);
+      }
       uint32_t t3 = timer.mark(cmd);
       memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
-      VkBufferCopy all{0, 0, (kBins + 1) * 4};
+      VkBufferCopy all{0, 0, (bins + 1) * 4};
       c.vk.vkCmdCopyBuffer(cmd, starts.handle(), starts_host.handle(), 1, &all);
       cb.submit_and_wait();
       build_stats.upload_ms += timer.ms(t0, t1);
       build_stats.sort_ms += timer.ms(t1, t2);
       build_stats.bin_ms += timer.ms(t2, t3);
       starts_host.invalidate();
-      col.starts.resize(kBins + 1);
-      std::memcpy(col.starts.data(), starts_host.mapped(), (kBins + 1) * 4);
+      col.starts.resize(bins + 1);
+      std::memcpy(col.starts.data(), starts_host.mapped(), (bins + 1) * 4);
       // Each non-empty bin's smallest value: one small copy per bin from the sorted values.
-      col.first_value.assign(kBins, 0);
+      col.first_value.assign(bins, 0);
       std::vector<VkBufferCopy> regions;
-      for (uint32_t b = 0; b < kBins; ++b)
+      for (uint32_t b = 0; b < bins; ++b)
         if (col.starts[b] < col.starts[b + 1])
           regions.push_back({uint64_t{col.starts[b]} * 4, uint64_t{b} * 4, 4});
       if (!regions.empty()) {
-        Buffer firsts(c, kBins * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+        Buffer firsts(c, bins * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                       "bin first values");
         CommandBatch fb(c);
         c.vk.vkCmdCopyBuffer(fb.cmd(), col.sorted.handle(), firsts.handle(),
                              static_cast<uint32_t>(regions.size()), regions.data());
         fb.submit_and_wait();
         firsts.invalidate();
-        std::memcpy(col.first_value.data(), firsts.mapped(), kBins * 4);
+        std::memcpy(col.first_value.data(), firsts.mapped(), bins * 4);
       }
       uint32_t used = static_cast<uint32_t>(regions.size());
       build_stats.bins_used.push_back(used);
-      build_stats.index_bytes += n * 9;
+      build_stats.index_bytes += n * 9 + (col.vectors ? col.vectors.size() : 0);
       columns.push_back(std::move(col));
     }
   }
 
   // The non-empty bin whose value range [first_value, next bin's first_value) holds x, or -1 when
   // x is below every value.
-  static int bin_of(const DpBisColumn& col, uint32_t x) {
+  int bin_of(const DpBisColumn& col, uint32_t x) const {
     int found = -1;
-    for (uint32_t b = 0; b < kBins; ++b)
+    for (uint32_t b = 0; b < bins; ++b)
       if (col.starts[b] < col.starts[b + 1] && col.first_value[b] <= x) found = static_cast<int>(b);
     return found;
   }
@@ -152,9 +181,21 @@ struct DpBisImpl {
     if (!interval || b_hi < 0) {  // nothing can match: hi below the column's minimum
       if (words) c.vk.vkCmdFillBuffer(cmd, out->words.handle(), 0, words * 4, 0);
     } else {
-      SelectParams sp{
-          col.codes.address(), out->words.address(), static_cast<uint32_t>(n), b_lo, b_hi, 0};
-      kernel(c, ShaderId::dpbis_select, sizeof(SelectParams)).dispatch(cmd, &sp, words);
+      if (options.sieve_vectors) {
+        SieveParams sp{col.vectors.address(),
+                       out->words.address(),
+                       static_cast<uint32_t>(n),
+                       static_cast<uint32_t>(words),
+                       b_lo,
+                       b_hi,
+                       bins,
+                       0};
+        kernel(c, ShaderId::dpbis_sieve_select, sizeof(SieveParams)).dispatch(cmd, &sp, words);
+      } else {
+        SelectParams sp{
+            col.codes.address(), out->words.address(), static_cast<uint32_t>(n), b_lo, b_hi, 0};
+        kernel(c, ShaderId::dpbis_select, sizeof(SelectParams)).dispatch(cmd, &sp, words);
+      }
       compute_barrier(c, cmd);
       std::vector<int> boundary;
       if (b_lo >= 0) boundary.push_back(b_lo);
@@ -220,10 +261,12 @@ DpBisTable& DpBisTable::operator=(DpBisTable&&) noexcept = default;
 DpBisTable::~DpBisTable() = default;
 
 Result<DpBisTable> DpBisTable::build(const Context& ctx,
-                                     std::span<const std::span<const uint32_t>> columns) {
+                                     std::span<const std::span<const uint32_t>> columns,
+                                     const DpBisOptions& options) {
   return capture([&]() -> DpBisTable {
     auto impl = std::make_unique<DpBisImpl>();
     impl->ctx = ctx.shared();
+    impl->options = options;
     impl->build(columns);
     return DpBisTable(std::move(impl));
   });
