@@ -110,6 +110,20 @@ std::string columns(const std::string& index, const std::string& traversal,
   return fmt::format("{:<6} {:<9} {:<9} {:<14}", index, traversal, primitive, method);
 }
 
+// Points the candidate's lookups at `index` (RxIndex, SortedIndex, HashIndex); range lookups only
+// where the index has them (a hash table does not).
+template <class Index>
+void attach(Candidate& c, std::shared_ptr<Index> index) {
+  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
+    return index->lookup(k.span(), out);
+  };
+  if constexpr (requires { index->lookup_ranges(RangeSpan{}, std::span<RxLookup>{}); })
+    c.ranges = [index](const workload::RangeColumn& r, std::span<RxLookup> out) {
+      return index->lookup_ranges(r.span(), out);
+    };
+  c.last_probe = [index] { return index->last_probe(); };
+}
+
 // Builds an RX index (one warm-up build, then the median of --build-repeats rebuilds); nullopt
 // when the device refuses the configuration.
 std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
@@ -171,13 +185,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
                       to_string(index->method()));
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
-  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
-    return index->lookup(k.span(), out);
-  };
-  c.ranges = [index](const workload::RangeColumn& r, std::span<RxLookup> out) {
-    return index->lookup_ranges(r.span(), out);
-  };
-  c.last_probe = [index] { return index->last_probe(); };
+  attach(c, index);
   return c;
 }
 
@@ -209,13 +217,7 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx,
   c.columns = columns("sorted", "compute", "-", "binary_search");
   c.build_ms = median(sort_ms);
   c.index_bytes = bs.resident_bytes;
-  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
-    return index->lookup(k.span(), out);
-  };
-  c.ranges = [index](const workload::RangeColumn& r, std::span<RxLookup> out) {
-    return index->lookup_ranges(r.span(), out);
-  };
-  c.last_probe = [index] { return index->last_probe(); };
+  attach(c, index);
   return c;
 }
 
@@ -246,11 +248,8 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
   c.columns = columns("hash", "compute", "-", "linear_probing");
   c.build_ms = median(build_ms);
   c.index_bytes = bs.resident_bytes;
-  c.points = [index](const workload::KeyColumn& k, std::span<RxLookup> out) {
-    return index->lookup(k.span(), out);
-  };
-  c.last_probe = [index] { return index->last_probe(); };
-  return c;  // no ranges: a hash table answers point lookups only
+  attach(c, index);
+  return c;
 }
 
 // Times every probe configuration on one index: warm-up, then the median of --repeats, each

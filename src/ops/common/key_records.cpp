@@ -8,6 +8,19 @@
 
 namespace raydb::detail {
 
+void validate_key_column(KeySpan k, std::span<const uint32_t> v) {
+  if (k.size > kMaxIndexedKeys)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} keys given; an index holds at most {} (row ids are 32-bit)", k.size,
+                            kMaxIndexedKeys));
+  if (!v.empty() && v.size() != k.size)
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
+  if (k.size > 0 && !k.data)
+    throw Error(Errc::invalid_argument, "key column has a size but no data");
+}
+
 KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx)
     : ctx_(ctx), sorter_(ctx), layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {}
 

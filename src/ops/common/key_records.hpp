@@ -11,6 +11,12 @@
 namespace raydb::detail {
 
 inline constexpr uint64_t kKeyRecordBytes = 16;
+// Row ids are 32-bit and 2^32 - 1 marks a miss, so an index holds at most this many keys.
+inline constexpr uint64_t kMaxIndexedKeys = 0xFFFFFFFEull;
+
+// What every key index checks before building: the key count fits 32-bit row ids, the value
+// column (when given) has one value per key, a non-empty column has data.
+void validate_key_column(KeySpan keys, std::span<const uint32_t> values);
 
 struct KeyRecordParams {
   uint64_t prim_keys, rows, values, records, sorted_keys, duplicates;

@@ -38,16 +38,7 @@ struct HashIndexImpl {
 
   void build(KeySpan k, std::span<const uint32_t> v) {
     VkContext& c = *ctx;
-    if (k.size > 0xFFFFFFFEull)
-      throw Error(
-          Errc::limit_exceeded,
-          fmt::format("{} keys given; at most {} (row ids are 32-bit)", k.size, 0xFFFFFFFEull));
-    if (!v.empty() && v.size() != k.size)
-      throw Error(
-          Errc::invalid_argument,
-          fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
-    if (k.size > 0 && !k.data)
-      throw Error(Errc::invalid_argument, "key column has a size but no data");
+    validate_key_column(k, v);
     width = k.width;
     n = k.size;
     KeyRecordBuilder builder(c);

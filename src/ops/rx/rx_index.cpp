@@ -46,7 +46,6 @@ namespace detail {
 
 namespace {
 
-constexpr uint64_t kMaxKeys = 0xFFFFFFFEull;       // row ids are uint32, kMissRow reserved
 constexpr uint64_t kMaxChunk = uint64_t{1} << 28;  // keeps 9 * chunk float indices below 2^32
 
 }  // namespace
@@ -108,7 +107,6 @@ struct RxIndexImpl {
     return req;
   }
 
-  void validate_keys(KeySpan k, std::span<const uint32_t> v) const;
   void build(KeySpan k, std::span<const uint32_t> v);
   void build_blas(bool update);
   void build_tlas();
@@ -121,19 +119,6 @@ struct RxIndexImpl {
   void lay_out(KeySpan k, std::span<const uint32_t> v);
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
 };
-
-void RxIndexImpl::validate_keys(KeySpan k, std::span<const uint32_t> v) const {
-  if (k.size > kMaxKeys)
-    throw Error(Errc::limit_exceeded,
-                fmt::format("{} keys given; an RX index holds at most {} (row ids are 32-bit)",
-                            k.size, kMaxKeys));
-  if (!v.empty() && v.size() != k.size)
-    throw Error(
-        Errc::invalid_argument,
-        fmt::format("the value column has {} entries but there are {} keys", v.size(), k.size));
-  if (k.size > 0 && !k.data)
-    throw Error(Errc::invalid_argument, "key column has a size but no data");
-}
 
 // Converts every chunk of keys to primitives and builds (or refits) its BLAS, in one submission.
 // One primitive buffer and one scratch buffer, sized for the largest chunk, serve every chunk.
@@ -245,7 +230,7 @@ void RxIndexImpl::build_tlas() {
 
 void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   VkContext& c = *ctx;
-  validate_keys(k, v);
+  validate_key_column(k, v);
   width = k.width;
   n = k.size;
   build_stats = {};
@@ -300,7 +285,7 @@ void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
         fmt::format(
             "update() needs {} keys of {} bits (got {} of {} bits); use rebuild() to change them",
             n, to_string(width), k.size, to_string(k.width)));
-  validate_keys(k, v);
+  validate_key_column(k, v);
   if (!v.empty()) host_values.assign(v.begin(), v.end());
   lay_out(k, host_values);
   if (n > 0) build_blas(true);
