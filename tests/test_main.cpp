@@ -34,8 +34,10 @@ Context& context() {
 }
 
 bool method_supported(Primitive p, RxLookupMethod m) {
+  const char* allow = std::getenv("RAYDB_ALLOW_UNVERIFIED");
   if (!(p == Primitive::aabbs && m == RxLookupMethod::any_hit &&
-        context().device().vendor_id == 0x10DE))
+        context().device().vendor_id == 0x10DE) ||
+      (allow != nullptr && std::string_view(allow) == "1"))
     return true;
   RxBuildOptions o;
   o.primitive = p;

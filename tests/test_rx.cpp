@@ -20,6 +20,7 @@ struct Config {
   Primitive primitive;
   KeyWidth width;
   RxLookupMethod method;
+  bool opaque = true;  // RxBuildOptions::opaque_triangles
 };
 
 std::vector<Config> all_configs() {
@@ -36,6 +37,9 @@ std::vector<Config> all_configs() {
         for (RxLookupMethod x : {RxLookupMethod::hit_and_scan, RxLookupMethod::any_hit}) {
           if (!test::method_supported(p, x)) continue;
           out.push_back({m, p, w, x});
+          // hit_and_scan over triangles: opaque rays by default, any-hit calls when off.
+          if (p == Primitive::triangles && x == RxLookupMethod::hit_and_scan)
+            out.push_back({m, p, w, x, false});
         }
   }
   return out;
@@ -46,12 +50,13 @@ RxBuildOptions options_of(const Config& c) {
   o.traversal = c.mode;
   o.primitive = c.primitive;
   o.method = c.method;
+  o.opaque_triangles = c.opaque;
   return o;
 }
 
 std::string name(const Config& c) {
   return std::string(to_string(c.mode)) + "/" + to_string(c.primitive) + "/" + to_string(c.width) +
-         "-bit/" + to_string(c.method);
+         "-bit/" + to_string(c.method) + (c.opaque ? "" : "/any-hit-calls");
 }
 
 // Keys with duplicates: `distinct` random keys, each repeated 1-4 times, in random row order.

@@ -55,6 +55,11 @@ struct RxBuildOptions {
   // (H200, driver 580) before box candidates were checked against the ray's line; lift the
   // refusal once bench/gpu/rx.sh passes with it on an NVIDIA GPU (docs/rx.md).
   RxLookupMethod method = RxLookupMethod::automatic;
+  // hit_and_scan over triangles: trace opaque rays, so traversal commits the first triangle it
+  // crosses and a closest-hit shader reports it, with no any-hit call per candidate and a 4-byte
+  // ray payload. Exact either way: rays cross only triangles of the keys they look for, and a
+  // committed hit is re-checked (and traced again the any-hit way should the check fail).
+  bool opaque_triangles = true;
 };
 
 // Times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
@@ -145,6 +150,7 @@ class RxIndex {
   KeyWidth key_width() const;
   TraversalMode traversal() const;
   RxLookupMethod method() const;  // never automatic
+  bool opaque_hits() const;       // RxBuildOptions::opaque_triangles in effect
   const RxBuildOptions& options() const;
   const RxBuildStats& build_stats() const;
   const RxProbeStats& last_probe() const;  // of the most recent lookup call

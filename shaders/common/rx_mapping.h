@@ -42,6 +42,9 @@ RDB_FN RDB_U32 rx_line_z(RDB_U64 line) {
 #define RX_FLAG_WRITE_MATCHES 8u   // append every (query, row) pair to the match list
 #define RX_FLAG_AABBS 16u          // primitives are boxes (build kernel)
 #define RX_FLAG_SCAN 32u  // hit-and-scan: a ray finds one match, the sorted records the rest
+// Hit-and-scan over triangles: rays are opaque, so traversal commits the first triangle crossed
+// without any-hit calls and a closest-hit shader reports it as the entry.
+#define RX_FLAG_OPAQUE 64u
 
 #define RX_NO_ENTRY 0xFFFFFFFFu  // hit-and-scan: no matching primitive found yet
 

@@ -8,6 +8,18 @@ layout(local_size_x = 64) in;
 layout(set = 0, binding = 0) uniform accelerationStructureEXT tlas;
 
 void trace(inout RxHitState s, uint q, uint flags, vec3 origin, vec3 dir, float tmax) {
+  if (rx_flag(RX_FLAG_OPAQUE)) {  // as in rx_probe.rgen: the first triangle crossed is the entry
+    rayQueryEXT opaque;
+    rayQueryInitializeEXT(opaque, tlas, gl_RayFlagsOpaqueEXT | gl_RayFlagsTerminateOnFirstHitEXT,
+                          0xFF, origin, 0.0, dir, tmax);
+    while (rayQueryProceedEXT(opaque)) {
+    }
+    if (rayQueryGetIntersectionTypeEXT(opaque, true) == gl_RayQueryCommittedIntersectionNoneEXT)
+      return;
+    uint prim = rx_primitive(rayQueryGetIntersectionInstanceIdEXT(opaque, true),
+                             rayQueryGetIntersectionPrimitiveIndexEXT(opaque, true));
+    if (rx_candidate(s, q, prim)) return;
+  }
   rayQueryEXT rq;
   rayQueryInitializeEXT(rq, tlas, flags, 0xFF, origin, 0.0, dir, tmax);
   while (rayQueryProceedEXT(rq)) {

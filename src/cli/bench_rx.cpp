@@ -35,6 +35,7 @@ struct BenchRxOptions {
   std::vector<std::string> traversals;  // empty: --traversal
   std::vector<std::string> layouts = {"key"};
   std::vector<std::string> methods = {"automatic"};
+  std::vector<std::string> opaque = {"on"};
   std::vector<std::string> indexes = {"rx"};
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
@@ -107,7 +108,7 @@ struct Candidate {
 
 std::string columns(const std::string& index, const std::string& traversal,
                     const std::string& primitive, const std::string& method) {
-  return fmt::format("{:<6} {:<9} {:<9} {:<14}", index, traversal, primitive, method);
+  return fmt::format("{:<6} {:<9} {:<9} {:<15}", index, traversal, primitive, method);
 }
 
 // Points the candidate's lookups at `index` (RxIndex, SortedIndex, HashIndex); range lookups only
@@ -129,9 +130,10 @@ void attach(Candidate& c, std::shared_ptr<Index> index) {
 std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
                                   const workload::KeyWorkload& wl, const std::string& tname,
                                   const std::string& pname, const std::string& layout,
-                                  const std::string& method) {
+                                  const std::string& method, bool opaque) {
   RxBuildOptions bo;
   bo.method = parse_method(method);
+  bo.opaque_triangles = opaque;
   bo.traversal = parse_traversal_mode(tname).value();
   bo.primitive = parse_primitive(pname);
   if (layout != "key" && layout != "row")
@@ -139,7 +141,8 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   bo.key_order = layout == "key";
   bo.compact = !o.no_compact;
   bo.preference = parse_preference(o.prefer);
-  progress(fmt::format("building rx: {} {} layout={} method={}", tname, pname, layout, method));
+  progress(fmt::format("building rx: {} {} layout={} method={} opaque={}", tname, pname, layout,
+                       method, opaque));
   auto built = RxIndex::build(ctx, wl.keys.span(), wl.values, bo);
   if (!built && built.error().code() == Errc::unsupported) {
     progress(fmt::format("skipped: {}", built.error().what()));
@@ -166,6 +169,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"primitive", to_string(bo.primitive)},
               {"layout", layout},
               {"method", to_string(index->method())},
+              {"opaque_hits", index->opaque_hits()},
               {"compaction", bo.compact},
               {"build_preference", to_string(bo.preference)},
               {"unique_keys", bs.unique_keys},
@@ -181,8 +185,12 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"build_peak_bytes", bs.build_peak_bytes},
               {"gpu_resident_bytes", bs.resident_bytes},
               {"blas_count", bs.blas_count}};
-  c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive),
-                      to_string(index->method()));
+  // "/ah": hit_and_scan over triangles with any-hit calls instead of opaque rays (--opaque off).
+  std::string method_column = to_string(index->method());
+  if (index->method() == RxLookupMethod::hit_and_scan && bo.primitive == Primitive::triangles &&
+      !index->opaque_hits())
+    method_column += "/ah";
+  c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive), method_column);
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
   attach(c, index);
@@ -411,17 +419,24 @@ void run(BenchRxOptions& o) {
       for (const auto& tname : o.traversals)
         for (const auto& pname : o.primitives)
           for (const auto& layout : o.layouts)
-            for (const auto& method : o.methods) {
-              auto c = build_rx(o, ctx, wl, tname, pname, layout, method);
-              if (c) probe_all(o, ctx, w, *c, rows, table);
-            }
+            for (const auto& method : o.methods)
+              for (size_t i = 0; i < o.opaque.size(); ++i) {
+                if (o.opaque[i] != "on" && o.opaque[i] != "off")
+                  throw Error(Errc::invalid_argument, "--opaque takes on and/or off");
+                // Opaque rays apply to hit_and_scan over triangles only; elsewhere one run of
+                // the list is enough.
+                bool scan = method == "hit_and_scan" || (method == "automatic" && layout == "key");
+                if (i > 0 && !(scan && parse_primitive(pname) == Primitive::triangles)) continue;
+                auto c = build_rx(o, ctx, wl, tname, pname, layout, method, o.opaque[i] == "on");
+                if (c) probe_all(o, ctx, w, *c, rows, table);
+              }
     }
   }
   fmt::print(
       "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
   fmt::print(
-      "{:<6} {:<9} {:<9} {:<14} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} "
+      "{:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} "
       "{:>9}  {}\n",
       "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order",
       "width", "build ms", "probe ms", "Mlook/s", "index MB", "check");
@@ -460,6 +475,10 @@ void register_bench_rx(CLI::App& bench) {
                   "index(es) to compare on the same keys and lookups: rx, sorted, hash")
       ->delimiter(',');
   cmd->add_option("--method", o->methods, "lookup method(s): automatic, any_hit, hit_and_scan")
+      ->delimiter(',');
+  cmd->add_option("--opaque", o->opaque,
+                  "on and/or off: hit_and_scan over triangles with opaque rays and a closest-hit "
+                  "shader (on), or any-hit calls (off)")
       ->delimiter(',');
   cmd->add_option("--layout", o->layouts, "key (primitives in key order) and/or row (input order)")
       ->delimiter(',');

@@ -22,7 +22,8 @@ VkShaderModule make_module(VkContext& ctx, ShaderId id) {
 
 constexpr VkShaderStageFlags kRtStages =
     VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_ANY_HIT_BIT_KHR |
-    VK_SHADER_STAGE_INTERSECTION_BIT_KHR | VK_SHADER_STAGE_MISS_BIT_KHR;
+    VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR | VK_SHADER_STAGE_INTERSECTION_BIT_KHR |
+    VK_SHADER_STAGE_MISS_BIT_KHR;
 
 VkPipelineLayout make_layout(VkContext& ctx, VkShaderStageFlags stages, uint32_t push_bytes,
                              VkDescriptorSetLayout set_layout) {
@@ -142,40 +143,40 @@ RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
                        VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {
   layout_ = make_layout(ctx, kRtStages, push_bytes, set_layout);
-  VkShaderModule modules[4] = {make_module(ctx, s.raygen), make_module(ctx, s.miss),
-                               make_module(ctx, s.any_hit), make_module(ctx, s.intersection)};
-  VkShaderStageFlagBits kinds[4] = {VK_SHADER_STAGE_RAYGEN_BIT_KHR, VK_SHADER_STAGE_MISS_BIT_KHR,
-                                    VK_SHADER_STAGE_ANY_HIT_BIT_KHR,
-                                    VK_SHADER_STAGE_INTERSECTION_BIT_KHR};
-  VkPipelineShaderStageCreateInfo stages[4];
-  for (int k = 0; k < 4; ++k) {
+  constexpr int kStages = 5;
+  VkShaderModule modules[kStages] = {make_module(ctx, s.raygen), make_module(ctx, s.miss),
+                                     make_module(ctx, s.any_hit), make_module(ctx, s.closest_hit),
+                                     make_module(ctx, s.intersection)};
+  VkShaderStageFlagBits kinds[kStages] = {
+      VK_SHADER_STAGE_RAYGEN_BIT_KHR, VK_SHADER_STAGE_MISS_BIT_KHR, VK_SHADER_STAGE_ANY_HIT_BIT_KHR,
+      VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, VK_SHADER_STAGE_INTERSECTION_BIT_KHR};
+  VkPipelineShaderStageCreateInfo stages[kStages];
+  for (int k = 0; k < kStages; ++k) {
     stages[k] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     stages[k].stage = kinds[k];
     stages[k].module = modules[k];
     stages[k].pName = "main";
   }
+  constexpr uint32_t kUnused = VK_SHADER_UNUSED_KHR;
   auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t any_hit,
-                  uint32_t isect) {
+                  uint32_t closest_hit, uint32_t isect) {
     VkRayTracingShaderGroupCreateInfoKHR g{
         VK_STRUCTURE_TYPE_RAY_TRACING_SHADER_GROUP_CREATE_INFO_KHR};
     g.type = type;
     g.generalShader = general;
-    g.closestHitShader = VK_SHADER_UNUSED_KHR;
+    g.closestHitShader = closest_hit;
     g.anyHitShader = any_hit;
     g.intersectionShader = isect;
     return g;
   };
   VkRayTracingShaderGroupCreateInfoKHR groups[4] = {
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, VK_SHADER_UNUSED_KHR,
-            VK_SHADER_UNUSED_KHR),
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, VK_SHADER_UNUSED_KHR,
-            VK_SHADER_UNUSED_KHR),
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, VK_SHADER_UNUSED_KHR, 2,
-            VK_SHADER_UNUSED_KHR),
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, VK_SHADER_UNUSED_KHR, 2, 3),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, kUnused, kUnused, kUnused),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, kUnused, kUnused, kUnused),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, kUnused, 2, 3, kUnused),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, kUnused, 2, kUnused, 4),
   };
   VkRayTracingPipelineCreateInfoKHR ci{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
-  ci.stageCount = 4;
+  ci.stageCount = kStages;
   ci.pStages = stages;
   ci.groupCount = 4;
   ci.pGroups = groups;

@@ -54,8 +54,10 @@ ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes);
 
 // raygen + miss + two hit groups (0: triangles, any-hit; 1: boxes, intersection + any-hit), with
 // its shader binding table. Instances pick their hit group by their SBT record offset.
+// Hit group 0 (triangles) has the any-hit and the closest-hit shader, hit group 1 (boxes) the
+// any-hit and the intersection shader.
 struct RtShaders {
-  ShaderId raygen, miss, any_hit, intersection;
+  ShaderId raygen, miss, any_hit, closest_hit, intersection;
 };
 
 class RtPipeline {

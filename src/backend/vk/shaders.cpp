@@ -12,6 +12,9 @@ const uint32_t kRxProbeRgen[] = {
 const uint32_t kRxProbeRahit[] = {
 #include "rx_probe.rahit.inc"
 };
+const uint32_t kRxProbeRchit[] = {
+#include "rx_probe.rchit.inc"
+};
 const uint32_t kRxProbeRint[] = {
 #include "rx_probe.rint.inc"
 };
@@ -82,6 +85,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRxProbeRgen;
     case ShaderId::rx_probe_rahit:
       return kRxProbeRahit;
+    case ShaderId::rx_probe_rchit:
+      return kRxProbeRchit;
     case ShaderId::rx_probe_rint:
       return kRxProbeRint;
     case ShaderId::rx_probe_rmiss:

@@ -10,6 +10,7 @@ enum class ShaderId {
   rx_build_primitives,
   rx_probe_rgen,
   rx_probe_rahit,
+  rx_probe_rchit,
   rx_probe_rint,
   rx_probe_rmiss,
   rx_probe_query,

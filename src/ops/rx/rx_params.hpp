@@ -18,13 +18,15 @@ struct RxProbeParams {
 static_assert(sizeof(RxProbeParams) == 64 && offsetof(RxProbeParams, query_offset) == 40);
 
 // The RX_FLAG_* bits of one probe launch. Unique keys let point lookups stop at their hit;
-// hit_and_scan makes every lookup stop at its first match and walk the sorted records.
+// hit_and_scan makes every lookup stop at its first match and walk the sorted records; with
+// opaque triangles that first match comes from a closest-hit shader instead of any-hit calls.
 constexpr uint32_t rx_probe_flags(KeyWidth width, bool ranges, bool unique_keys, bool collect,
-                                  RxLookupMethod method) {
+                                  RxLookupMethod method, bool opaque_triangles = false) {
   return (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) | (ranges ? RX_FLAG_RANGES : 0u) |
          (unique_keys && !ranges ? RX_FLAG_FIRST_HIT_ONLY : 0u) |
          (collect ? RX_FLAG_WRITE_MATCHES : 0u) |
-         (method == RxLookupMethod::hit_and_scan ? RX_FLAG_SCAN : 0u);
+         (method == RxLookupMethod::hit_and_scan ? RX_FLAG_SCAN : 0u) |
+         (method == RxLookupMethod::hit_and_scan && opaque_triangles ? RX_FLAG_OPAQUE : 0u);
 }
 
 struct RxBuildParams {
