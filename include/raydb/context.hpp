@@ -33,6 +33,26 @@ enum class TraversalMode {
 const char* to_string(TraversalMode mode);
 Result<TraversalMode> parse_traversal_mode(std::string_view text);
 
+// Which API runs the plain data-parallel kernels (sort, bitmaps, sieving, refinement). Every CUDA
+// kernel has a Vulkan compute twin with the same results, so this changes speed, never answers.
+enum class Backend {
+  automatic,  // CUDA where Context::cuda() says it is available, else Vulkan
+  vulkan,     // Vulkan compute
+  cuda,       // CUDA over memory shared with Vulkan; Errc::unsupported where unavailable
+};
+const char* to_string(Backend backend);
+Result<Backend> parse_backend(std::string_view text);  // auto | vulkan | cuda
+
+// Whether this process can run raydb's CUDA kernels on the context's device: a build with CUDA,
+// a CUDA device that is the same GPU as the Vulkan device (equal UUIDs), and on the Vulkan side
+// VK_KHR_external_memory_fd, VK_KHR_external_semaphore_fd and timeline semaphores.
+struct CudaSupport {
+  bool available = false;
+  std::string reason;  // why not, in words; empty when available
+  int ordinal = -1;    // the CUDA device number, when available
+  std::string name;    // the CUDA device's name, when available
+};
+
 struct DeviceInfo {
   uint32_t index = 0;  // position in vkEnumeratePhysicalDevices
   std::string name;
@@ -44,6 +64,8 @@ struct DeviceInfo {
   std::string uuid;
   bool acceleration_structure = false, ray_tracing_pipeline = false, ray_query = false;
   bool buffer_device_address = false, shader_int64 = false, scalar_block_layout = false;
+  // Sharing memory and ordering work with CUDA (optional: enabled when present).
+  bool external_memory_fd = false, external_semaphore_fd = false, timeline_semaphore = false;
   uint64_t max_primitive_count = 0, max_instance_count = 0, max_geometry_count = 0;
   uint32_t max_ray_recursion_depth = 0, shader_group_handle_size = 0;
   uint32_t max_ray_dispatch_invocation_count = 0;
@@ -83,6 +105,10 @@ struct HostVulkan {
   uint32_t api_version = 0;  // VkApplicationInfo::apiVersion of the instance; at least 1.2
   // PFN_vkGetInstanceProcAddr to load functions through; null: the system's Vulkan loader.
   void* get_instance_proc_addr = nullptr;
+  // Which of DeviceRequirements::optional_extensions the host enabled; raydb uses no other.
+  std::vector<std::string> enabled_optional_extensions;
+  // Whether the host enabled VkPhysicalDeviceVulkan12Features::timelineSemaphore.
+  bool timeline_semaphore = false;
 };
 
 // What a host must enable on its VkDevice for raydb to adopt it.
@@ -91,6 +117,9 @@ struct DeviceRequirements {
   // Feature names as in the Vulkan structures, e.g.
   // "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress".
   std::vector<std::string> features;
+  // What raydb uses when enabled (and told so in HostVulkan): the CUDA fast path needs them all.
+  std::vector<std::string> optional_extensions;
+  std::vector<std::string> optional_features;
 };
 
 class Context {
@@ -107,6 +136,12 @@ class Context {
   uint64_t validation_messages() const;
   // Bytes raydb has allocated on the device right now.
   uint64_t allocated_bytes() const;
+  // Whether the CUDA fast path can run here, and why not. Probed on first call (this loads the
+  // CUDA runtime); a missing driver or device is an answer, never an error.
+  const CudaSupport& cuda() const;
+  // `backend` resolved for this context: automatic becomes cuda or vulkan; cuda fails with
+  // Errc::unsupported (and the reason) where CUDA is unavailable.
+  Result<Backend> resolve(Backend backend) const;
 
   detail::VkContext& vk() const { return *impl_; }
   std::shared_ptr<detail::VkContext> shared() const { return impl_; }

@@ -20,6 +20,7 @@ enum class Errc {
   output_too_small,  // a caller-sized output cannot hold the result; nothing was dropped silently
   io,                // file or stream error
   vulkan,            // any other Vulkan error
+  cuda,              // any other CUDA error
   internal,          // a bug in raydb
 };
 

@@ -47,6 +47,8 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
   allocated_ = std::exchange(o.allocated_, 0);
   address_ = std::exchange(o.address_, 0);
   mapped_ = std::exchange(o.mapped_, nullptr);
+  memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+  cuda_mapping_ = std::move(o.cuda_mapping_);
   return *this;
 }
 
@@ -64,7 +66,14 @@ void Buffer::invalidate() const {
 
 void Buffer::reset() {
   if (!buffer_) return;
-  vmaDestroyBuffer(ctx_->allocator, buffer_, allocation_);
+  cuda_mapping_.reset();
+  if (memory_) {
+    ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);
+    ctx_->vk.vkFreeMemory(ctx_->device, memory_, nullptr);
+    memory_ = VK_NULL_HANDLE;
+  } else {
+    vmaDestroyBuffer(ctx_->allocator, buffer_, allocation_);
+  }
   ctx_->track_allocation(-static_cast<int64_t>(allocated_));
   buffer_ = VK_NULL_HANDLE;
   allocation_ = VK_NULL_HANDLE;

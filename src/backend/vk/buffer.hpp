@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "backend/vk/context_impl.hpp"
@@ -20,6 +21,11 @@ class Buffer {
   // size 0 is rounded up to a small allocation so every buffer has an address.
   Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
          const std::string& name);
+  // A device-local buffer in a dedicated VkDeviceMemory that can be exported as an opaque POSIX
+  // fd (VK_KHR_external_memory_fd) for CUDA to map (external_memory.cpp). Outside VMA: its pools
+  // would all need the export info. Errc::unsupported where the device cannot export it.
+  static Buffer exportable(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+                           const std::string& name);
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
   Buffer& operator=(Buffer&& o) noexcept;
   Buffer(const Buffer&) = delete;
@@ -36,6 +42,13 @@ class Buffer {
   VkDeviceSize size() const { return size_; }
   VkDeviceAddress address() const { return address_; }
   void* mapped() const { return mapped_; }
+  bool is_exportable() const { return memory_ != VK_NULL_HANDLE; }
+  VkDeviceSize allocation_size() const { return allocated_; }
+  // A new fd for an exportable buffer's memory, owned by the caller (CUDA's import takes it).
+  int export_fd() const;
+  // Where backend/cuda keeps this buffer's CUDA mapping, made on first use; released before the
+  // memory is freed.
+  std::shared_ptr<void>& cuda_mapping() const { return cuda_mapping_; }
   template <class T>
   T* as() const {
     return static_cast<T*>(mapped_);
@@ -49,6 +62,8 @@ class Buffer {
   VkDeviceSize allocated_ = 0;
   VkDeviceAddress address_ = 0;
   void* mapped_ = nullptr;
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;  // exportable buffers only (no VMA allocation)
+  mutable std::shared_ptr<void> cuda_mapping_;
 };
 
 // Usage every raydb device buffer gets: storage, transfers both ways, device address.

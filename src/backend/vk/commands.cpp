@@ -18,18 +18,56 @@ CommandBatch::CommandBatch(VkContext& ctx) : ctx_(ctx) {
 }
 
 CommandBatch::~CommandBatch() {
+  // The command buffer must not be freed while the GPU may still run it; errors cannot leave a
+  // destructor, and device loss has been reported by whoever submitted.
+  if (pending_) ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX);
   if (fence_) ctx_.vk.vkDestroyFence(ctx_.device, fence_, nullptr);
   if (cmd_) ctx_.vk.vkFreeCommandBuffers(ctx_.device, ctx_.command_pool, 1, &cmd_);
 }
 
-void CommandBatch::submit_and_wait() {
+void CommandBatch::wait_for(VkSemaphore timeline, uint64_t value, VkPipelineStageFlags stage) {
+  wait_sems_.push_back(timeline);
+  wait_values_.push_back(value);
+  wait_stages_.push_back(stage);
+}
+
+void CommandBatch::signal(VkSemaphore timeline, uint64_t value) {
+  signal_sems_.push_back(timeline);
+  signal_values_.push_back(value);
+}
+
+void CommandBatch::submit() {
   vk_check(ctx_.vk.vkEndCommandBuffer(cmd_), "vkEndCommandBuffer");
   VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cmd_;
+  VkTimelineSemaphoreSubmitInfo ti{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+  if (!wait_sems_.empty() || !signal_sems_.empty()) {
+    ti.waitSemaphoreValueCount = static_cast<uint32_t>(wait_values_.size());
+    ti.pWaitSemaphoreValues = wait_values_.data();
+    ti.signalSemaphoreValueCount = static_cast<uint32_t>(signal_values_.size());
+    ti.pSignalSemaphoreValues = signal_values_.data();
+    si.pNext = &ti;
+    si.waitSemaphoreCount = static_cast<uint32_t>(wait_sems_.size());
+    si.pWaitSemaphores = wait_sems_.data();
+    si.pWaitDstStageMask = wait_stages_.data();
+    si.signalSemaphoreCount = static_cast<uint32_t>(signal_sems_.size());
+    si.pSignalSemaphores = signal_sems_.data();
+  }
   vk_check(ctx_.vk.vkQueueSubmit(ctx_.queue, 1, &si, fence_), "vkQueueSubmit");
+  pending_ = true;
+}
+
+void CommandBatch::wait() {
+  if (!pending_) return;
+  pending_ = false;
   vk_check(ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX),
            "vkWaitForFences");
+}
+
+void CommandBatch::submit_and_wait() {
+  submit();
+  wait();
 }
 
 GpuTimer::GpuTimer(VkContext& ctx, uint32_t capacity)

@@ -15,14 +15,27 @@ class CommandBatch {
   CommandBatch& operator=(const CommandBatch&) = delete;
   ~CommandBatch();
   VkCommandBuffer cmd() const { return cmd_; }
+  // Timeline semaphore operations of the submission: the batch's commands wait until `timeline`
+  // reaches `value` (signalled by CUDA, say), and the batch sets it to `value` when done.
+  void wait_for(VkSemaphore timeline, uint64_t value,
+                VkPipelineStageFlags stage = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  void signal(VkSemaphore timeline, uint64_t value);
   // Ends recording, submits, and blocks until the GPU is done. Device loss becomes
   // Errc::device_lost.
   void submit_and_wait();
+  // Ends recording and submits without blocking, so that other work (CUDA) can be ordered after
+  // it by semaphore; wait() or the destructor blocks until it is done.
+  void submit();
+  void wait();
 
  private:
   VkContext& ctx_;
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
+  bool pending_ = false;
+  std::vector<VkSemaphore> wait_sems_, signal_sems_;
+  std::vector<uint64_t> wait_values_, signal_values_;
+  std::vector<VkPipelineStageFlags> wait_stages_;
 };
 
 // GPU timestamps around regions of one or more command batches. mark() records a timestamp after

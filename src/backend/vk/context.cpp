@@ -32,6 +32,8 @@ const char* to_string(Errc code) {
       return "I/O error";
     case Errc::vulkan:
       return "Vulkan error";
+    case Errc::cuda:
+      return "CUDA error";
     case Errc::internal:
       return "internal error";
   }
@@ -167,6 +169,8 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
                 exts.count(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
   bool has_rt = exts.count(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) > 0;
   bool has_rq = exts.count(VK_KHR_RAY_QUERY_EXTENSION_NAME) > 0;
+  p.info.external_memory_fd = exts.count(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) > 0;
+  p.info.external_semaphore_fd = exts.count(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) > 0;
 
   vkGetPhysicalDeviceProperties(pd, &p.props);
   VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
@@ -231,6 +235,7 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
   i.ray_query = has_rq && frq.rayQuery;
   i.buffer_device_address = v12 && f12.bufferDeviceAddress;
   i.scalar_block_layout = v12 && f12.scalarBlockLayout;
+  i.timeline_semaphore = v12 && f12.timelineSemaphore;
   i.shader_int64 = f2.features.shaderInt64;
   if (has_as) {
     i.max_primitive_count = p.as.maxPrimitiveCount;
@@ -462,6 +467,7 @@ TraversalMode VkContext::resolve(TraversalMode mode) const {
 
 VkContext::~VkContext() {
   if (device) vk.vkDeviceWaitIdle(device);
+  cuda.reset();
   kernel_cache.clear();
   if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);
   if (allocator) vmaDestroyAllocator(allocator);
@@ -559,6 +565,13 @@ static void create_device(VkContext& c) {
     *tail = &frq;
     tail = &frq.pNext;
   }
+  // Optional: sharing with CUDA. Their dependencies (external memory / semaphore) are core in 1.1.
+  c.external_memory_fd = c.info.external_memory_fd;
+  c.external_semaphore_fd = c.info.external_semaphore_fd;
+  c.timeline_semaphore = c.info.timeline_semaphore;
+  if (c.external_memory_fd) exts.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+  if (c.external_semaphore_fd) exts.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+  f12.timelineSemaphore = c.timeline_semaphore ? VK_TRUE : VK_FALSE;
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   qi.queueFamilyIndex = c.queue_family;
@@ -635,6 +648,16 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
                                                  c->info.name, c->info.missing()));
     c->traversal = default_mode(c->info);
     c->traversal = pick_mode(*c, options.traversal);
+    auto enabled = [&host](const char* name) {
+      return std::find(host.enabled_optional_extensions.begin(),
+                       host.enabled_optional_extensions.end(),
+                       name) != host.enabled_optional_extensions.end();
+    };
+    c->external_memory_fd =
+        c->info.external_memory_fd && enabled(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+    c->external_semaphore_fd =
+        c->info.external_semaphore_fd && enabled(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
+    c->timeline_semaphore = c->info.timeline_semaphore && host.timeline_semaphore;
     read_queue_family(*c);
     volkLoadDeviceTable(&c->vk, c->device);
     create_allocator(*c);
@@ -672,6 +695,9 @@ DeviceRequirements Context::requirements(TraversalMode mode) {
     r.features.push_back("VkPhysicalDeviceRayQueryFeaturesKHR::rayQuery");
   if (mode == TraversalMode::automatic)
     r.features.push_back("(automatic: rayTracingPipeline or rayQuery, whichever the device has)");
+  r.optional_extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
+                           VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
+  r.optional_features = {"VkPhysicalDeviceVulkan12Features::timelineSemaphore"};
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,10 @@
 #include "raydb/context.hpp"
 
 namespace raydb::detail {
+
+namespace cuda {
+struct Runtime;  // backend/cuda: the CUDA device, stream and shared timeline of one context
+}
 
 struct VkContext {
   bool owns_device = true;  // false when adopted: the host destroys its objects
@@ -43,6 +48,13 @@ struct VkContext {
   // Compute pipelines shared by every operator of this context (pipelines.hpp: kernel()); cleared
   // before the device goes.
   std::map<int, std::shared_ptr<void>> kernel_cache;
+
+  // Enabled on this device (optional extensions and feature): what CUDA interop needs.
+  bool external_memory_fd = false, external_semaphore_fd = false, timeline_semaphore = false;
+  // Probed on first use (Context::cuda); the runtime exists only where CUDA is available. It is
+  // released first on destruction: its imports refer to this device's memory and semaphores.
+  std::optional<CudaSupport> cuda_support;
+  std::shared_ptr<cuda::Runtime> cuda;
 
   std::atomic<uint64_t> validation_messages{0};
   std::function<void(std::string_view)> on_validation_message;

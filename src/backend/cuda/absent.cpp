@@ -1,0 +1,69 @@
+// The CUDA backend of a build without nvcc: CUDA is never available, so the Vulkan twins run.
+// Only probe() is reachable in practice; the rest fail like require() would.
+#include "backend/cuda/cuda.hpp"
+
+namespace raydb::detail::cuda {
+
+namespace {
+[[noreturn]] void unavailable() {
+  throw Error(Errc::unsupported,
+              "the CUDA backend is unavailable: raydb was built without CUDA (no nvcc found)");
+}
+}  // namespace
+
+bool built() {
+  return false;
+}
+
+CudaSupport probe(VkContext&) {
+  CudaSupport s;
+  s.reason = "raydb was built without CUDA (no nvcc found at build time)";
+  return s;
+}
+
+void cuda_after(VkContext&, CommandBatch&) {
+  unavailable();
+}
+void vulkan_after(VkContext&, CommandBatch&) {
+  unavailable();
+}
+void finish(VkContext&) {}
+
+void sort_pairs(VkContext&, const Buffer&, const Buffer&, uint64_t, bool) {
+  unavailable();
+}
+void bitmap_op(VkContext&, const Buffer&, const Buffer*, uint64_t, uint32_t) {
+  unavailable();
+}
+uint64_t bitmap_count(VkContext&, const Buffer&, uint64_t) {
+  unavailable();
+}
+uint64_t bitmap_to_rows(VkContext&, const Buffer&, uint64_t, const Buffer&) {
+  unavailable();
+}
+void sieve_vectors(VkContext&, const Buffer&, const Buffer&, uint64_t, uint32_t) {
+  unavailable();
+}
+void sieve_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, int32_t, uint32_t) {
+  unavailable();
+}
+void codes_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, int32_t) {
+  unavailable();
+}
+void refine_candidates(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint32_t, uint32_t,
+                       uint32_t, uint32_t) {
+  unavailable();
+}
+
+Timer::Timer(VkContext& ctx, uint32_t capacity) : ctx_(ctx), capacity_(capacity) {
+  unavailable();
+}
+Timer::~Timer() = default;
+uint32_t Timer::mark() {
+  unavailable();
+}
+double Timer::ms(uint32_t, uint32_t) {
+  unavailable();
+}
+
+}  // namespace raydb::detail::cuda

@@ -1,0 +1,82 @@
+// The CUDA fast path as the rest of raydb sees it: no CUDA types here, so operators and tests
+// compile the same with or without the CUDA backend (absent.cpp answers 'unavailable' then).
+//
+// Buffers shared with CUDA are Buffer::exportable ones; CUDA maps each on first use. Work is
+// enqueued on the context's one CUDA stream; Vulkan and CUDA work are ordered through the
+// context's shared timeline semaphore (cuda_after / vulkan_after), never by the host waiting,
+// except where a function says it blocks. Thread-safety: as for the Context.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+
+#include "backend/vk/buffer.hpp"
+#include "backend/vk/commands.hpp"
+
+namespace raydb::detail::cuda {
+
+// Whether this binary has the CUDA backend compiled in.
+bool built();
+
+// Decides Context::cuda(): a CUDA device with the Vulkan device's UUID and the Vulkan interop
+// extensions. On success it also creates ctx.cuda (device, stream, shared timeline).
+CudaSupport probe(VkContext& ctx);
+
+// Throws Errc::unsupported with Context::cuda()'s reason unless CUDA is available.
+void require(VkContext& ctx);
+
+// Vulkan -> CUDA: `batch` (not yet submitted) signals the shared timeline, and CUDA work
+// enqueued after this call waits for that signal on the GPU.
+void cuda_after(VkContext& ctx, CommandBatch& batch);
+// CUDA -> Vulkan: the stream signals the shared timeline after the CUDA work enqueued so far, and
+// `batch` (not yet submitted) waits for that on the GPU.
+void vulkan_after(VkContext& ctx, CommandBatch& batch);
+// Blocks the host until the context's CUDA stream has finished.
+void finish(VkContext& ctx);
+
+// Kernels over exportable buffers, each with the exact results of its Vulkan twin.
+
+// RadixSort::record: sorts the first n 32- or 64-bit keys of `keys` in place, stably, and writes
+// each key's original position to `rows`.
+void sort_pairs(VkContext& ctx, const Buffer& keys, const Buffer& rows, uint64_t n, bool key64);
+// bitmap_ops.comp over bitmaps of `rows` rows: a &= b, a |= b, a = ~a (bits past `rows` stay 0),
+// or b[i] = popcount(a[i]) (op as scan_impl.hpp's BitmapOp).
+void bitmap_op(VkContext& ctx, const Buffer& a, const Buffer* b, uint64_t rows, uint32_t op);
+// Set bits of a bitmap of `rows` rows. Blocks.
+uint64_t bitmap_count(VkContext& ctx, const Buffer& bitmap, uint64_t rows);
+// Bitmap::row_ids: the set rows, ascending, into `out`; returns how many. Blocks (for the total).
+// Errc::output_too_small when `out` cannot hold them (nothing is written then).
+uint64_t bitmap_to_rows(VkContext& ctx, const Buffer& bitmap, uint64_t rows, const Buffer& out);
+// dpbis_vectors.comp: sieving vector k (1 .. bins-1) of `rows` rows from the bin codes.
+void sieve_vectors(VkContext& ctx, const Buffer& codes, const Buffer& vectors, uint64_t rows,
+                   uint32_t bins);
+// dpbis_sieve_select.comp: rows of bins strictly between b_lo and b_hi from two vectors.
+void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, uint64_t rows,
+                  int32_t b_lo, int32_t b_hi, uint32_t bins);
+// dpbis_select.comp: the same from the codes.
+void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uint64_t rows,
+                  int32_t b_lo, int32_t b_hi);
+// dpbis_candidates.comp: sorted positions [begin, end) whose value v has lo <= v <= hi set
+// their rows' bits (OR into `bitmap`).
+void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
+                       const Buffer& bitmap, uint32_t begin, uint32_t end, uint32_t lo,
+                       uint32_t hi);
+
+// CUDA events on the context's stream, the twin of GpuTimer: mark() records an event after all
+// work enqueued so far; ms(a, b) blocks until b has happened and returns the time between.
+class Timer {
+ public:
+  explicit Timer(VkContext& ctx, uint32_t capacity = 16);
+  Timer(const Timer&) = delete;
+  Timer& operator=(const Timer&) = delete;
+  ~Timer();
+  uint32_t mark();
+  double ms(uint32_t from, uint32_t to);
+
+ private:
+  VkContext& ctx_;
+  std::shared_ptr<void> events_;
+  uint32_t capacity_, used_ = 0;
+};
+
+}  // namespace raydb::detail::cuda

@@ -1,0 +1,146 @@
+// The CUDA kernels on shared buffers: argument checks, buffer mapping, error names.
+#include <fmt/format.h>
+
+#include "backend/cuda/kernels.hpp"
+#include "backend/cuda/runtime.hpp"
+
+namespace raydb::detail::cuda {
+
+namespace {
+
+uint32_t words_of(uint64_t rows) {
+  return static_cast<uint32_t>((rows + 31) / 32);
+}
+
+void need(const Buffer& b, uint64_t bytes, const char* what) {
+  if (b.size() < bytes)
+    throw Error(Errc::internal,
+                fmt::format("{}: buffer of {} bytes, {} needed", what, b.size(), bytes));
+}
+
+}  // namespace
+
+void sort_pairs(VkContext& ctx, const Buffer& keys, const Buffer& rows, uint64_t n, bool key64) {
+  if (n == 0) return;
+  if (n > 0xFFFFFFFFull) throw Error(Errc::limit_exceeded, "the sort takes at most 2^32 - 1 keys");
+  need(keys, n * (key64 ? 8 : 4), "sort keys");
+  need(rows, n * 4, "sort rows");
+  Runtime& rt = runtime(ctx);
+  uint32_t count = static_cast<uint32_t>(n);
+  if (key64)
+    check(
+        kernels::sort_pairs64(ptr<uint64_t>(ctx, keys), ptr<uint32_t>(ctx, rows), count, rt.stream),
+        "cub::DeviceRadixSort::SortPairs (64-bit keys)");
+  else
+    check(
+        kernels::sort_pairs32(ptr<uint32_t>(ctx, keys), ptr<uint32_t>(ctx, rows), count, rt.stream),
+        "cub::DeviceRadixSort::SortPairs (32-bit keys)");
+}
+
+void bitmap_op(VkContext& ctx, const Buffer& a, const Buffer* b, uint64_t rows, uint32_t op) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return;
+  need(a, uint64_t{words} * 4, "bitmap");
+  constexpr uint32_t kNot = 2;
+  if (op != kNot && !b) throw Error(Errc::internal, "bitmap_op needs a second buffer");
+  if (b) need(*b, uint64_t{words} * 4, "second bitmap");
+  Runtime& rt = runtime(ctx);
+  check(kernels::bitmap_op(ptr<uint32_t>(ctx, a), b ? ptr<uint32_t>(ctx, *b) : nullptr, words,
+                           static_cast<uint32_t>(rows), op, rt.stream),
+        "bitmap_op kernel");
+}
+
+uint64_t bitmap_count(VkContext& ctx, const Buffer& bitmap, uint64_t rows) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return 0;
+  need(bitmap, uint64_t{words} * 4, "bitmap");
+  Runtime& rt = runtime(ctx);
+  unsigned long long* total = nullptr;
+  check(cudaMallocAsync(reinterpret_cast<void**>(&total), sizeof *total, rt.stream),
+        "cudaMallocAsync");
+  unsigned long long host = 0;
+  cudaError_t e = cudaMemsetAsync(total, 0, sizeof *total, rt.stream);
+  if (e == cudaSuccess)
+    e = kernels::bitmap_count(ptr<uint32_t>(ctx, bitmap), words, total, rt.stream);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(&host, total, sizeof host, cudaMemcpyDeviceToHost, rt.stream);
+  cudaFreeAsync(total, rt.stream);
+  check(e, "bitmap count kernel");
+  check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize (bitmap count)");
+  return host;
+}
+
+uint64_t bitmap_to_rows(VkContext& ctx, const Buffer& bitmap, uint64_t rows, const Buffer& out) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return 0;
+  need(bitmap, uint64_t{words} * 4, "bitmap");
+  Runtime& rt = runtime(ctx);
+  uint32_t* offsets = nullptr;
+  check(cudaMallocAsync(reinterpret_cast<void**>(&offsets), (uint64_t{words} + 1) * 4, rt.stream),
+        "cudaMallocAsync");
+  struct Free {  // stream-ordered, so it may be released before the kernels have run
+    uint32_t* p;
+    cudaStream_t s;
+    ~Free() { cudaFreeAsync(p, s); }
+  } free_offsets{offsets, rt.stream};
+  const uint32_t* bits = ptr<uint32_t>(ctx, bitmap);
+  check(kernels::bitmap_offsets(bits, words, offsets, rt.stream), "bitmap offsets (CUB scan)");
+  uint32_t total = 0;
+  check(cudaMemcpyAsync(&total, offsets + words, 4, cudaMemcpyDeviceToHost, rt.stream),
+        "cudaMemcpyAsync (row count)");
+  check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize (row count)");
+  if (uint64_t{total} * 4 > out.size())
+    throw Error(Errc::output_too_small,
+                fmt::format("{} row ids do not fit in {} bytes", total, out.size()));
+  if (total)
+    check(kernels::bitmap_scatter(bits, offsets, words, ptr<uint32_t>(ctx, out), rt.stream),
+          "bitmap scatter kernel");
+  return total;
+}
+
+void sieve_vectors(VkContext& ctx, const Buffer& codes, const Buffer& vectors, uint64_t rows,
+                   uint32_t bins) {
+  uint32_t words = words_of(rows);
+  if (words == 0 || bins < 2) return;
+  need(codes, uint64_t{words} * 32, "codes");
+  need(vectors, uint64_t{bins - 1} * words * 4, "sieve vectors");
+  check(kernels::sieve_vectors(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, vectors),
+                               static_cast<uint32_t>(rows), words, bins, runtime(ctx).stream),
+        "sieve vectors kernel");
+}
+
+void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, uint64_t rows,
+                  int32_t b_lo, int32_t b_hi, uint32_t bins) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return;
+  need(bitmap, uint64_t{words} * 4, "bitmap");
+  check(kernels::sieve_select(ptr<uint32_t>(ctx, vectors), ptr<uint32_t>(ctx, bitmap),
+                              static_cast<uint32_t>(rows), words, b_lo, b_hi, bins,
+                              runtime(ctx).stream),
+        "sieve select kernel");
+}
+
+void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uint64_t rows,
+                  int32_t b_lo, int32_t b_hi) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return;
+  need(codes, uint64_t{words} * 32, "codes");
+  need(bitmap, uint64_t{words} * 4, "bitmap");
+  check(kernels::codes_select(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, bitmap),
+                              static_cast<uint32_t>(rows), b_lo, b_hi, runtime(ctx).stream),
+        "codes select kernel");
+}
+
+void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
+                       const Buffer& bitmap, uint32_t begin, uint32_t end, uint32_t lo,
+                       uint32_t hi) {
+  if (end <= begin) return;
+  need(sorted, uint64_t{end} * 4, "sorted values");
+  need(row_ids, uint64_t{end} * 4, "row ids");
+  check(kernels::refine_candidates(ptr<uint32_t>(ctx, sorted), ptr<uint32_t>(ctx, row_ids),
+                                   ptr<uint32_t>(ctx, bitmap), begin, end, lo, hi,
+                                   runtime(ctx).stream),
+        "candidate refinement kernel");
+}
+
+}  // namespace raydb::detail::cuda

@@ -1,0 +1,40 @@
+// Inside the CUDA backend (CUDA builds only): the per-context runtime and the error check.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/vk/timeline.hpp"
+
+namespace raydb::detail::cuda {
+
+// Throws raydb::Error naming the call and CUDA's own name and text for the error.
+void check(cudaError_t e, const char* what);
+
+struct Runtime {
+  int device = -1;
+  cudaStream_t stream = nullptr;
+  std::unique_ptr<Timeline> timeline;  // exported to CUDA; both APIs signal and wait on it
+  cudaExternalSemaphore_t semaphore = nullptr;
+
+  Runtime() = default;
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  ~Runtime();
+};
+
+// The context's runtime; throws like require() where there is none.
+Runtime& runtime(VkContext& ctx);
+
+// The CUDA device pointer of an exportable buffer, imported on first use and kept in
+// Buffer::cuda_mapping() until the buffer is reset.
+void* device_ptr(VkContext& ctx, const Buffer& buffer);
+
+template <class T>
+T* ptr(VkContext& ctx, const Buffer& buffer) {
+  return static_cast<T*>(device_ptr(ctx, buffer));
+}
+
+}  // namespace raydb::detail::cuda

@@ -1,0 +1,52 @@
+// Context::cuda and the backend choice: the same in every build (cuda::probe differs).
+#include <fmt/format.h>
+
+#include "backend/cuda/cuda.hpp"
+#include "common/capture.hpp"
+
+namespace raydb {
+
+const char* to_string(Backend backend) {
+  switch (backend) {
+    case Backend::automatic:
+      return "automatic";
+    case Backend::vulkan:
+      return "vulkan";
+    case Backend::cuda:
+      return "cuda";
+  }
+  return "?";
+}
+
+Result<Backend> parse_backend(std::string_view text) {
+  if (text == "auto" || text == "automatic") return Backend::automatic;
+  if (text == "vulkan") return Backend::vulkan;
+  if (text == "cuda") return Backend::cuda;
+  return Error(Errc::invalid_argument,
+               fmt::format("unknown backend '{}' (expected auto, vulkan or cuda)", text));
+}
+
+const CudaSupport& Context::cuda() const {
+  if (!impl_->cuda_support) impl_->cuda_support = detail::cuda::probe(*impl_);
+  return *impl_->cuda_support;
+}
+
+Result<Backend> Context::resolve(Backend backend) const {
+  if (backend == Backend::vulkan) return backend;
+  const CudaSupport& s = cuda();
+  if (backend == Backend::automatic) return s.available ? Backend::cuda : Backend::vulkan;
+  if (!s.available) return Error(Errc::unsupported, "the CUDA backend is unavailable: " + s.reason);
+  return backend;
+}
+
+namespace detail::cuda {
+
+void require(VkContext& ctx) {
+  if (!ctx.cuda_support) ctx.cuda_support = probe(ctx);
+  if (!ctx.cuda_support->available)
+    throw Error(Errc::unsupported, "the CUDA backend is unavailable: " + ctx.cuda_support->reason);
+}
+
+}  // namespace detail::cuda
+
+}  // namespace raydb
