@@ -21,11 +21,22 @@ void register_info(CLI::App& app) {
     auto devices = Context::list_devices().value();
     nlohmann::json all = nlohmann::json::array();
     std::string chosen;
+    nlohmann::json cuda = {{"available", false}};
+    std::string cuda_line;
     {
       auto ctx = Context::create();
       chosen = ctx ? fmt::format("device {} ({}), traversal: {}", ctx->device().index,
                                  ctx->device().name, to_string(ctx->traversal()))
                    : std::string("none: ") + ctx.error().what();
+      if (ctx) {
+        const CudaSupport& s = ctx->cuda();
+        cuda = {{"available", s.available}, {"reason", s.reason}, {"device", s.name}};
+        cuda_line = s.available ? fmt::format("yes, CUDA device {} ({}): the CUDA kernels run",
+                                              s.ordinal, s.name)
+                                : "no (" + s.reason + "): the Vulkan compute twins run";
+      } else {
+        cuda_line = "no Vulkan device";
+      }
     }
     for (const DeviceInfo& d : devices) {
       if (*json) {
@@ -44,6 +55,9 @@ void register_info(CLI::App& app) {
                        {"max_ray_dispatch_invocation_count", d.max_ray_dispatch_invocation_count},
                        {"shader_group_handle_size", d.shader_group_handle_size},
                        {"device_local_bytes", d.device_local_bytes},
+                       {"external_memory_fd", d.external_memory_fd},
+                       {"external_semaphore_fd", d.external_semaphore_fd},
+                       {"timeline_semaphore", d.timeline_semaphore},
                        {"usable", d.usable()}});
         continue;
       }
@@ -65,13 +79,20 @@ void register_info(CLI::App& app) {
             "{}\n",
             d.max_ray_dispatch_invocation_count, d.shader_group_handle_size,
             d.max_ray_recursion_depth);
+      fmt::print(
+          "    CUDA interop: VK_KHR_external_memory_fd {}  VK_KHR_external_semaphore_fd {}  "
+          "timelineSemaphore {}\n",
+          d.external_memory_fd ? "yes" : "no", d.external_semaphore_fd ? "yes" : "no",
+          d.timeline_semaphore ? "yes" : "no");
       fmt::print("    usable by raydb: {}\n",
                  d.usable() ? "yes" : "no (lacks " + d.missing() + ")");
     }
     if (*json)
-      fmt::print("{}\n", nlohmann::json{{"devices", all}, {"raydb_would_use", chosen}}.dump(2));
+      fmt::print(
+          "{}\n",
+          nlohmann::json{{"devices", all}, {"raydb_would_use", chosen}, {"cuda", cuda}}.dump(2));
     else
-      fmt::print("raydb would use: {}\n", chosen);
+      fmt::print("raydb would use: {}\nCUDA fast path: {}\n", chosen, cuda_line);
   });
 }
 

@@ -45,13 +45,12 @@ int matching_device(const std::array<uint8_t, 16>& uuid, std::string& reason) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
-    reason = fmt::format("no CUDA device: cudaGetDeviceCount says {} ({})", cudaGetErrorName(e),
-                         cudaGetErrorString(e));
+    reason = fmt::format("cudaGetDeviceCount: {} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
     cudaGetLastError();  // clear the sticky-free error so later calls start clean
     return -1;
   }
   if (count == 0) {
-    reason = "no CUDA device: cudaGetDeviceCount found none";
+    reason = "cudaGetDeviceCount found no device";
     return -1;
   }
   std::string seen;
