@@ -92,6 +92,10 @@ struct ContextOptions {
   // which by default prints them to stderr.
   bool validation = false;
   std::function<void(std::string_view)> on_validation_message;
+  // Who runs the data-parallel kernels of operators that take no backend of their own (bitmap
+  // algebra of full_scan's bitmaps, ...). When automatic, RAYDB_BACKEND (auto | vulkan | cuda)
+  // overrides it. cuda where unavailable makes those operators fail with Errc::unsupported.
+  Backend backend = Backend::automatic;
 };
 
 // A host application's Vulkan objects, for Context::adopt. The device must have been created

@@ -29,10 +29,15 @@ struct DpBisOptions {
   // Data Sieving and the BinDex-style scan (default 128 bins there). Costs (bins - 1) / 8 bytes
   // per row and column.
   bool sieve_vectors = false;
+  // Who sorts, builds the sieving vectors and answers selections (codes or vectors, boundary-bin
+  // refinement, AND / OR): automatic follows ContextOptions::backend. With CUDA, the index and
+  // its result bitmaps live in memory shared with Vulkan; bins and codes stay in Vulkan compute.
+  Backend backend = Backend::automatic;
 };
 
 struct DpBisBuildStats {
-  double upload_ms = 0, sort_ms = 0, bin_ms = 0;  // GPU timestamps, all columns
+  // GPU timestamps (Vulkan queries, CUDA events), all columns; bin_ms includes the vectors.
+  double upload_ms = 0, sort_ms = 0, bin_ms = 0;
   uint64_t index_bytes = 0;  // codes (1 byte per row), sorted values and row ids (8), vectors
   std::vector<uint32_t> bins_used;  // non-empty bins per column
 };
@@ -56,6 +61,7 @@ class DpBisTable {
 
   uint64_t rows() const;
   uint32_t columns() const;
+  Backend backend() const;  // never automatic
   const DpBisBuildStats& build_stats() const;
   const DpBisQueryStats& last_query() const;
 

@@ -29,6 +29,9 @@ void vulkan_after(VkContext&, CommandBatch&) {
 }
 void finish(VkContext&) {}
 
+void fill_zero(VkContext&, const Buffer&) {
+  unavailable();
+}
 void sort_pairs(VkContext&, const Buffer&, const Buffer&, uint64_t, bool) {
   unavailable();
 }

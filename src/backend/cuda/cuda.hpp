@@ -25,6 +25,14 @@ CudaSupport probe(VkContext& ctx);
 // Throws Errc::unsupported with Context::cuda()'s reason unless CUDA is available.
 void require(VkContext& ctx);
 
+// Whether an operator asked for `backend` runs its kernels in CUDA: automatic takes the
+// context's backend, and that, if automatic too, CUDA where available. Asking for cuda where it
+// is unavailable throws like require().
+bool use_cuda(VkContext& ctx, Backend backend);
+
+// A device buffer for data the chosen backend's kernels read or write: exportable for CUDA.
+Buffer kernel_buffer(VkContext& ctx, bool cuda, VkDeviceSize size, const std::string& name);
+
 // Vulkan -> CUDA: `batch` (not yet submitted) signals the shared timeline, and CUDA work
 // enqueued after this call waits for that signal on the GPU.
 void cuda_after(VkContext& ctx, CommandBatch& batch);
@@ -35,6 +43,9 @@ void vulkan_after(VkContext& ctx, CommandBatch& batch);
 void finish(VkContext& ctx);
 
 // Kernels over exportable buffers, each with the exact results of its Vulkan twin.
+
+// Sets every byte of the buffer to 0.
+void fill_zero(VkContext& ctx, const Buffer& buffer);
 
 // RadixSort::record: sorts the first n 32- or 64-bit keys of `keys` in place, stably, and writes
 // each key's original position to `rows`.

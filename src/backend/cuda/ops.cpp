@@ -20,6 +20,11 @@ void need(const Buffer& b, uint64_t bytes, const char* what) {
 
 }  // namespace
 
+void fill_zero(VkContext& ctx, const Buffer& buffer) {
+  check(cudaMemsetAsync(device_ptr(ctx, buffer), 0, buffer.size(), runtime(ctx).stream),
+        "cudaMemsetAsync");
+}
+
 void sort_pairs(VkContext& ctx, const Buffer& keys, const Buffer& rows, uint64_t n, bool key64) {
   if (n == 0) return;
   if (n > 0xFFFFFFFFull) throw Error(Errc::limit_exceeded, "the sort takes at most 2^32 - 1 keys");

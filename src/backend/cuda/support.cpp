@@ -47,6 +47,20 @@ void require(VkContext& ctx) {
     throw Error(Errc::unsupported, "the CUDA backend is unavailable: " + ctx.cuda_support->reason);
 }
 
+bool use_cuda(VkContext& ctx, Backend backend) {
+  if (backend == Backend::automatic) backend = ctx.backend;
+  if (backend == Backend::vulkan) return false;
+  if (!ctx.cuda_support) ctx.cuda_support = probe(ctx);
+  if (backend == Backend::automatic) return ctx.cuda_support->available;
+  require(ctx);
+  return true;
+}
+
+Buffer kernel_buffer(VkContext& ctx, bool cuda, VkDeviceSize size, const std::string& name) {
+  return cuda ? Buffer::exportable(ctx, size, kStorageUsage, name)
+              : Buffer(ctx, size, kStorageUsage, MemoryUse::device, name);
+}
+
 }  // namespace detail::cuda
 
 }  // namespace raydb

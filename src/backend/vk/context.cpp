@@ -417,6 +417,13 @@ void read_queue_family(VkContext& c) {
   c.timestamp_valid_bits = qf[c.queue_family].timestampValidBits;
 }
 
+Backend pick_backend(Backend asked) {
+  if (asked == Backend::automatic)
+    if (const char* env = std::getenv("RAYDB_BACKEND"); env && *env)
+      return parse_backend(env).value();
+  return asked;
+}
+
 TraversalMode pick_mode(const VkContext& c, TraversalMode asked) {
   if (asked == TraversalMode::automatic) {
     if (const char* env = std::getenv("RAYDB_TRAVERSAL"); env && *env)
@@ -602,6 +609,7 @@ Result<Context> Context::create(const ContextOptions& options) {
     init_loader(nullptr);
     auto c = std::make_shared<VkContext>();
     c->on_validation_message = options.on_validation_message;
+    c->backend = pick_backend(options.backend);
     create_instance(*c, options.validation || env_true("RAYDB_VALIDATION"));
     auto devices = physical_devices(c->instance);
     std::vector<Probe> probes;
@@ -642,6 +650,7 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
     c->queue = host.queue;
     c->queue_family = host.queue_family_index;
     c->on_validation_message = options.on_validation_message;
+    c->backend = pick_backend(options.backend);
     fill_probe(*c);
     if (!c->info.usable())
       throw Error(Errc::unsupported, fmt::format("device '{}' cannot run raydb: it lacks {}",

@@ -54,6 +54,7 @@ struct VkContext {
   // Probed on first use (Context::cuda); the runtime exists only where CUDA is available. It is
   // released first on destruction: its imports refer to this device's memory and semaphores.
   std::optional<CudaSupport> cuda_support;
+  Backend backend = Backend::automatic;  // ContextOptions::backend or RAYDB_BACKEND
   std::shared_ptr<cuda::Runtime> cuda;
 
   std::atomic<uint64_t> validation_messages{0};

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
+#include "backend/cuda/cuda.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
@@ -60,6 +62,7 @@ struct DpBisImpl {
   DpBisOptions options;
   uint32_t bins = 256;
   uint64_t n = 0;
+  bool cuda = false;  // sort, vectors and selections in CUDA over shared buffers
   std::vector<DpBisColumn> columns;
   DpBisBuildStats build_stats;
   DpBisQueryStats query_stats;
@@ -72,48 +75,65 @@ struct DpBisImpl {
       throw Error(Errc::invalid_argument,
                   fmt::format("{} bins asked; 2 to 256 are possible", options.bins));
     bins = options.bins;
+    cuda = cuda::use_cuda(c, options.backend);
     for (size_t k = 0; k < cols.size(); ++k)
       if (cols[k].size() != n)
         throw Error(Errc::invalid_argument,
                     fmt::format("column {} has {} rows but column 0 has {}", k, cols[k].size(), n));
     RadixSort sorter(c);
     uint64_t code_words = (n + 31) / 32 * 8;  // whole 32-row groups, so a select pass reads 8 words
+    uint64_t words = (n + 31) / 32;
     for (size_t k = 0; k < cols.size(); ++k) {
       DpBisColumn col;
-      col.sorted =
-          Buffer(c, n * 4, kStorageUsage, MemoryUse::device, fmt::format("dpbis values {}", k));
-      col.rows =
-          Buffer(c, n * 4, kStorageUsage, MemoryUse::device, fmt::format("dpbis rows {}", k));
-      col.codes = Buffer(c, code_words * 4, kStorageUsage, MemoryUse::device,
-                         fmt::format("dpbis codes {}", k));
+      col.sorted = cuda::kernel_buffer(c, cuda, n * 4, fmt::format("dpbis values {}", k));
+      col.rows = cuda::kernel_buffer(c, cuda, n * 4, fmt::format("dpbis rows {}", k));
+      col.codes = cuda::kernel_buffer(c, cuda, code_words * 4, fmt::format("dpbis codes {}", k));
+      if (options.sieve_vectors)
+        col.vectors = cuda::kernel_buffer(c, cuda, (bins - 1) * words * 4,
+                                          fmt::format("sieve vectors {}", k));
       Buffer starts(c, (bins + 1) * 4, kStorageUsage, MemoryUse::device, "dpbis bin starts");
       Buffer starts_host(c, (bins + 1) * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                          "bin starts");
-      CommandBatch cb(c);
-      VkCommandBuffer cmd = cb.cmd();
+      // Vulkan: upload (and zero the codes); sort; Vulkan: bins and codes, starts to the host;
+      // vectors. With CUDA the sort and the vectors run there, ordered by the shared timeline.
+      CommandBatch upload(c);
       GpuTimer timer(c, 4);
-      timer.reset(cmd);
+      timer.reset(upload.cmd());
       Buffer staging;
       RadixSort::Temps temps;
-      uint32_t t0 = timer.mark(cmd);
-      record_upload(c, cmd, staging, col.sorted, cols[k].data(), n * 4);
-      if (code_words) c.vk.vkCmdFillBuffer(cmd, col.codes.handle(), 0, code_words * 4, 0);
-      memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+      uint32_t t0 = timer.mark(upload.cmd());
+      record_upload(c, upload.cmd(), staging, col.sorted, cols[k].data(), n * 4);
+      if (code_words) c.vk.vkCmdFillBuffer(upload.cmd(), col.codes.handle(), 0, code_words * 4, 0);
+      memory_barrier(upload.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
-      uint32_t t1 = timer.mark(cmd);
-      sorter.record(cmd, col.sorted, col.rows, n, false, temps);
-      uint32_t t2 = timer.mark(cmd);
+      uint32_t t1 = timer.mark(upload.cmd());
+      std::optional<CommandBatch> bin_batch;
+      std::optional<cuda::Timer> cuda_timer;
+      VkCommandBuffer cmd = upload.cmd();
+      uint32_t t2 = 0, s0 = 0, s1 = 0;
+      if (cuda) {
+        cuda::cuda_after(c, upload);
+        upload.submit();
+        cuda_timer.emplace(c, 4);
+        s0 = cuda_timer->mark();
+        cuda::sort_pairs(c, col.sorted, col.rows, n, false);
+        s1 = cuda_timer->mark();
+        bin_batch.emplace(c);
+        cmd = bin_batch->cmd();
+        cuda::vulkan_after(c, *bin_batch);
+        t2 = timer.mark(cmd);
+      } else {
+        sorter.record(cmd, col.sorted, col.rows, n, false, temps);
+        t2 = timer.mark(cmd);
+      }
       BinsParams bp{col.sorted.address(), starts.address(), static_cast<uint32_t>(n), bins};
       kernel(c, ShaderId::dpbis_bins, sizeof(BinsParams)).dispatch(cmd, &bp, bins + 1);
       compute_barrier(c, cmd);
       CodesParams cp{col.rows.address(), starts.address(), col.codes.address(),
                      static_cast<uint32_t>(n), bins};
       kernel(c, ShaderId::dpbis_codes, sizeof(CodesParams)).dispatch(cmd, &cp, n);
-      if (options.sieve_vectors) {
-        uint64_t words = (n + 31) / 32;
-        col.vectors = Buffer(c, (bins - 1) * words * 4, kStorageUsage, MemoryUse::device,
-                             fmt::format("sieve vectors {}", k));
+      if (options.sieve_vectors && !cuda) {
         compute_barrier(c, cmd);
         VectorsParams vp{col.codes.address(),
                          col.vectors.address(),
@@ -129,10 +149,23 @@ struct DpBisImpl {
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
       VkBufferCopy all{0, 0, (bins + 1) * 4};
       c.vk.vkCmdCopyBuffer(cmd, starts.handle(), starts_host.handle(), 1, &all);
-      cb.submit_and_wait();
+      if (cuda) {
+        if (options.sieve_vectors) cuda::cuda_after(c, *bin_batch);
+        bin_batch->submit();
+        uint32_t v0 = cuda_timer->mark();
+        if (options.sieve_vectors) cuda::sieve_vectors(c, col.codes, col.vectors, n, bins);
+        uint32_t v1 = cuda_timer->mark();
+        cuda::finish(c);
+        bin_batch->wait();
+        upload.wait();
+        build_stats.sort_ms += cuda_timer->ms(s0, s1);
+        build_stats.bin_ms += timer.ms(t2, t3) + cuda_timer->ms(v0, v1);
+      } else {
+        upload.submit_and_wait();
+        build_stats.sort_ms += timer.ms(t1, t2);
+        build_stats.bin_ms += timer.ms(t2, t3);
+      }
       build_stats.upload_ms += timer.ms(t0, t1);
-      build_stats.sort_ms += timer.ms(t1, t2);
-      build_stats.bin_ms += timer.ms(t2, t3);
       starts_host.invalidate();
       col.starts.resize(bins + 1);
       std::memcpy(col.starts.data(), starts_host.mapped(), (bins + 1) * 4);
@@ -214,6 +247,37 @@ struct DpBisImpl {
     return out;
   }
 
+  // select_one in CUDA: the same kernels' twins on the context's stream; marks are CUDA events.
+  std::shared_ptr<BitmapImpl> select_one_cuda(const Predicate& p, cuda::Timer& timer,
+                                              std::vector<uint32_t>& marks) {
+    VkContext& c = *ctx;
+    const DpBisColumn& col = columns[p.column];
+    auto out = new_bitmap(ctx, n, true);
+    auto interval = accepted_interval(p);
+    int b_lo = interval ? bin_of(col, interval->first) : -1;
+    int b_hi = interval ? bin_of(col, interval->second) : -1;
+    marks.push_back(timer.mark());
+    if (!interval || b_hi < 0) {
+      cuda::fill_zero(c, out->words);
+    } else {
+      if (options.sieve_vectors)
+        cuda::sieve_select(c, col.vectors, out->words, n, b_lo, b_hi, bins);
+      else
+        cuda::codes_select(c, col.codes, out->words, n, b_lo, b_hi);
+      std::vector<int> boundary;
+      if (b_lo >= 0) boundary.push_back(b_lo);
+      if (b_hi != b_lo) boundary.push_back(b_hi);
+      for (int b : boundary) {
+        uint32_t begin = col.starts[b], end = col.starts[b + 1];
+        query_stats.candidates += end - begin;
+        cuda::refine_candidates(c, col.sorted, col.rows, out->words, begin, end, interval->first,
+                                interval->second);
+      }
+    }
+    marks.push_back(timer.mark());
+    return out;
+  }
+
   Bitmap select(std::span<const Predicate> preds, Combine combine) {
     VkContext& c = *ctx;
     query_stats = {};
@@ -223,7 +287,13 @@ struct DpBisImpl {
                     fmt::format("a predicate names column {} but the table has {} columns",
                                 p.column, columns.size()));
     std::vector<std::shared_ptr<BitmapImpl>> parts;
-    {
+    if (cuda) {
+      cuda::Timer timer(c, static_cast<uint32_t>(2 * preds.size() + 2));
+      std::vector<uint32_t> marks;
+      for (const Predicate& p : preds) parts.push_back(select_one_cuda(p, timer, marks));
+      for (size_t i = 0; i + 1 < marks.size(); i += 2)
+        query_stats.gpu_ms += timer.ms(marks[i], marks[i + 1]);  // waits for the kernels
+    } else {
       CommandBatch cb(c);
       GpuTimer timer(c, static_cast<uint32_t>(2 * preds.size() + 2));
       timer.reset(cb.cmd());
@@ -234,7 +304,7 @@ struct DpBisImpl {
         query_stats.gpu_ms += timer.ms(marks[i], marks[i + 1]);
     }
     if (parts.empty()) {  // all of nothing: every row; any of nothing: no row
-      auto out = new_bitmap(ctx, n);
+      auto out = new_bitmap(ctx, n, cuda);
       CommandBatch cb(c);
       if (out->word_count())
         c.vk.vkCmdFillBuffer(cb.cmd(), out->words.handle(), 0, out->word_count() * 4, 0);
@@ -281,6 +351,9 @@ uint64_t DpBisTable::rows() const {
 }
 uint32_t DpBisTable::columns() const {
   return static_cast<uint32_t>(impl_->columns.size());
+}
+Backend DpBisTable::backend() const {
+  return impl_->cuda ? Backend::cuda : Backend::vulkan;
 }
 const DpBisBuildStats& DpBisTable::build_stats() const {
   return impl_->build_stats;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backend/cuda/cuda.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
@@ -89,11 +90,13 @@ static_assert(sizeof(BitmapRowsParams) == 32);
 
 }  // namespace
 
-std::shared_ptr<BitmapImpl> new_bitmap(const std::shared_ptr<VkContext>& ctx, uint64_t rows) {
+std::shared_ptr<BitmapImpl> new_bitmap(const std::shared_ptr<VkContext>& ctx, uint64_t rows,
+                                       bool cuda) {
   auto b = std::make_shared<BitmapImpl>();
   b->ctx = ctx;
   b->rows = rows;
-  b->words = Buffer(*ctx, b->word_count() * 4, kStorageUsage, MemoryUse::device, "bitmap");
+  b->cuda = cuda;
+  b->words = cuda::kernel_buffer(*ctx, cuda, b->word_count() * 4, "bitmap");
   return b;
 }
 
@@ -118,6 +121,14 @@ std::vector<T> download(VkContext& c, const Buffer& src, uint64_t count) {
 
 void bitmap_op(BitmapImpl& a, const BitmapImpl* b, uint32_t op) {
   VkContext& c = *a.ctx;
+  if (a.cuda && (!b || b->cuda)) {
+    cuda::Timer timer(c, 2);
+    uint32_t t0 = timer.mark();
+    cuda::bitmap_op(c, a.words, b ? &b->words : nullptr, a.rows, op);
+    uint32_t t1 = timer.mark();
+    a.gpu_ms = timer.ms(t0, t1);  // waits for the kernel
+    return;
+  }
   BitmapOpParams p{a.words.address(),
                    b ? b->words.address() : 0,
                    static_cast<uint32_t>(a.word_count()),
@@ -202,7 +213,7 @@ Result<Bitmap> full_scan(const ColumnTable& table, std::span<const Predicate> pr
       else
         gpu.push_back({t.columns[p.column].address(), interval->first, interval->second});
     }
-    auto out = new_bitmap(t.ctx, t.rows);
+    auto out = new_bitmap(t.ctx, t.rows, cuda::use_cuda(c, Backend::automatic));
     Buffer preds(c, std::max<size_t>(gpu.size(), 1) * sizeof(GpuPredicate), kStorageUsage,
                  MemoryUse::device, "scan predicates");
     CommandBatch cb(c);
@@ -244,6 +255,7 @@ Result<std::vector<uint32_t>> Bitmap::words() const {
 
 Result<uint64_t> Bitmap::count() const {
   return capture([&]() -> uint64_t {
+    if (impl_->cuda) return detail::cuda::bitmap_count(*impl_->ctx, impl_->words, impl_->rows);
     uint64_t total = 0;
     for (uint32_t w : detail::download<uint32_t>(*impl_->ctx, impl_->words, impl_->word_count()))
       total += static_cast<uint64_t>(__builtin_popcount(w));
@@ -257,6 +269,14 @@ Result<std::vector<uint32_t>> Bitmap::row_ids() const {
     VkContext& c = *impl_->ctx;
     uint64_t words = impl_->word_count();
     if (words == 0) return {};
+    if (impl_->cuda) {
+      uint64_t count = cuda::bitmap_count(c, impl_->words, impl_->rows);
+      Buffer rows =
+          Buffer::exportable(c, std::max<uint64_t>(count, 1) * 4, kStorageUsage, "row ids");
+      uint64_t n = cuda::bitmap_to_rows(c, impl_->words, impl_->rows, rows);
+      cuda::finish(c);
+      return download<uint32_t>(c, rows, n);
+    }
     // Word population counts, their exclusive prefix sums, then each word scatters its rows.
     Buffer offsets(c, (words + 1) * 4, kStorageUsage, MemoryUse::device, "bitmap offsets");
     RadixSort scan(c);
