@@ -28,6 +28,7 @@ struct BenchDpBisOptions {
   std::vector<std::string> combines = {"all"};
   std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan"};
   uint32_t sieve_bins = 128;
+  std::string backend = "auto";
   int repeats = 5, warmup = 2;
   bool no_check = false, no_save = false;
   std::string out = "bench/results";
@@ -83,11 +84,17 @@ void run(BenchDpBisOptions& o) {
       if (i != "dpbis" && i != "sieve" && i != "full_scan")
         throw Error(Errc::invalid_argument,
                     fmt::format("unknown --index '{}' (dpbis, sieve, full_scan)", i));
-    progress("building DP-BIS");
+    Backend backend = ctx.resolve(parse_backend(o.backend).value()).value();
+    const CudaSupport& cuda = ctx.cuda();
+    progress(fmt::format("building DP-BIS; kernels in {}{}", to_string(backend),
+                         backend == Backend::cuda ? " on " + cuda.name
+                         : cuda.available         ? " (asked for)"
+                                                  : " (no CUDA: " + cuda.reason + ")"));
     std::optional<DpBisTable> dpbis, sieve;
-    if (wants("dpbis")) dpbis = DpBisTable::build(ctx, cols).value();
-    if (wants("sieve"))
-      sieve = DpBisTable::build(ctx, cols, DpBisOptions{o.sieve_bins, true}).value();
+    DpBisOptions codes_options, sieve_options{o.sieve_bins, true};
+    codes_options.backend = sieve_options.backend = backend;
+    if (wants("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
+    if (wants("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
     for (uint32_t ncols : o.columns)
       for (double s : o.selectivities)
         for (const auto& comb : o.combines) {
@@ -154,6 +161,7 @@ void run(BenchDpBisOptions& o) {
                       {"raydb_version", RAYDB_VERSION},
                       {"label", o.label},
                       {"index", which},
+                      {"backend", to_string(dp ? index->backend() : Backend::vulkan)},
                       {"rows", n},
                       {"columns", ncols},
                       {"selectivity", s},
@@ -215,6 +223,9 @@ void register_bench_dpbis(CLI::App& bench) {
   cmd->add_option("--index", o->indexes, "dpbis (codes), sieve (bit vectors), full_scan; list")
       ->delimiter(',');
   cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
+  cmd->add_option("--backend", o->backend,
+                  "auto | vulkan | cuda: who runs DP-BIS's sort, vectors and selections (auto: "
+                  "CUDA where available)");
   cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first");
   cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU reference");
