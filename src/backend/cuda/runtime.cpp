@@ -115,6 +115,9 @@ CudaSupport probe(VkContext& ctx) {
 
 Runtime& runtime(VkContext& ctx) {
   require(ctx);
+  // The runtime's current device is per host thread; a context may be used from another thread
+  // than the one that probed it (one at a time).
+  check(cudaSetDevice(ctx.cuda->device), "cudaSetDevice");
   return *ctx.cuda;
 }
 
