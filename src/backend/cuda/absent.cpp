@@ -7,7 +7,7 @@ namespace raydb::detail::cuda {
 namespace {
 [[noreturn]] void unavailable() {
   throw Error(Errc::unsupported,
-              "the CUDA backend is unavailable: raydb was built without CUDA (no nvcc found)");
+              "the CUDA backend is unavailable: raydb was built without CUDA");
 }
 }  // namespace
 
@@ -17,7 +17,7 @@ bool built() {
 
 CudaSupport probe(VkContext&) {
   CudaSupport s;
-  s.reason = "raydb was built without CUDA (no nvcc found at build time)";
+  s.reason = "raydb was built without CUDA (no nvcc at build time, or RAYDB_CUDA=OFF)";
   return s;
 }
 

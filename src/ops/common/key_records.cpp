@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <optional>
 
+#include "backend/cuda/cuda.hpp"
 #include "backend/vk/commands.hpp"
 
 namespace raydb::detail {
@@ -31,7 +33,10 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   const bool key64 = k.width == KeyWidth::bits64;
   const uint64_t kb = k.bytes();
   KeyRecords out;
-  Buffer keys(c, kb, kStorageUsage, MemoryUse::device, fmt::format("{} keys (upload)", name));
+  // With CUDA, CUB sorts in memory shared with the Vulkan passes around it: upload (Vulkan),
+  // sort (CUDA), record layout (Vulkan), ordered by the shared timeline.
+  const bool cuda = n > 0 && cuda::use_cuda(c, Backend::automatic);
+  Buffer keys = cuda::kernel_buffer(c, cuda, kb, fmt::format("{} keys (upload)", name));
   Buffer values_row = v.empty() ? Buffer()
                                 : Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
                                          fmt::format("{} values (upload)", name));
@@ -54,7 +59,7 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // In row order the keys stay as given; a sorted copy only tells whether keys repeat.
   Buffer copy;
   if (!key_order && n > 0) {
-    copy = Buffer(c, kb, kStorageUsage, MemoryUse::device, "key copy");
+    copy = cuda::kernel_buffer(c, cuda, kb, "key copy");
     memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
     VkBufferCopy region{0, 0, kb};
@@ -64,9 +69,25 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
   const Buffer& sorted = key_order ? keys : copy;
-  Buffer sorted_rows(c, n * 4, kStorageUsage, MemoryUse::device, "sorted row ids");
+  Buffer sorted_rows = cuda::kernel_buffer(c, cuda, n * 4, "sorted row ids");
   RadixSort::Temps temps;
-  sorter_.record(cmd, sorted, sorted_rows, n, key64, temps);
+  std::optional<CommandBatch> layout_batch;
+  std::optional<cuda::Timer> cuda_timer;
+  uint32_t c0 = 0, c1 = 0, t_layout = 0;
+  if (cuda) {
+    cuda::cuda_after(c, batch);
+    batch.submit();
+    cuda_timer.emplace(c, 2);
+    c0 = cuda_timer->mark();
+    cuda::sort_pairs(c, sorted, sorted_rows, n, key64);
+    c1 = cuda_timer->mark();
+    layout_batch.emplace(c);
+    cmd = layout_batch->cmd();
+    cuda::vulkan_after(c, *layout_batch);
+    t_layout = timer.mark(cmd);
+  } else {
+    sorter_.record(cmd, sorted, sorted_rows, n, key64, temps);
+  }
   KeyRecordParams p{keys.address(),
                     key_order ? sorted_rows.address() : 0,
                     values_row ? values_row.address() : 0,
@@ -82,9 +103,15 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
                  VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, c);
   VkBufferCopy one{0, 0, 4};
   c.vk.vkCmdCopyBuffer(cmd, counter.handle(), counter_host.handle(), 1, &one);
-  batch.submit_and_wait();
+  if (cuda) {
+    layout_batch->submit_and_wait();
+    batch.wait();
+    out.sort_ms = cuda_timer->ms(c0, c1) + timer.ms(t_layout, t2);
+  } else {
+    batch.submit_and_wait();
+    out.sort_ms = timer.ms(t1, t2);
+  }
   out.upload_ms = timer.ms(t0, t1);
-  out.sort_ms = timer.ms(t1, t2);
   counter_host.invalidate();
   uint32_t duplicates = 0;
   std::memcpy(&duplicates, counter_host.mapped(), 4);
