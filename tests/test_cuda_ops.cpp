@@ -6,7 +6,10 @@
 
 #include "cuda_support.hpp"
 #include "raydb/dpbis.hpp"
+#include "raydb/rx_index.hpp"
+#include "raydb/rx_reference.hpp"
 #include "raydb/scan.hpp"
+#include "raydb/sorted_index.hpp"
 
 using namespace raydb;
 
@@ -87,6 +90,47 @@ TEST_CASE("cuda ops: DP-BIS in CUDA equals the CPU reference and DP-BIS in Vulka
           test::check_equal_whole(bc.row_ids().value(), bv.row_ids().value(), "row ids");
         }
       }
+    }
+  }
+}
+
+TEST_CASE("cuda ops: indexes sort their keys with CUB and equal the CPU reference and Vulkan") {
+  if (!test::cuda_or_skip()) return;
+  ContextOptions vulkan_only;
+  vulkan_only.backend = Backend::vulkan;
+  vulkan_only.device = std::to_string(test::context().device().index);  // the same device
+  auto vk_ctx = Context::create(vulkan_only).value();
+  REQUIRE(vk_ctx.resolve(Backend::automatic).value() == Backend::vulkan);
+  std::mt19937_64 rng(test::fresh_seed());
+  for (size_t n : {size_t{1}, size_t{33}, size_t{100003}}) {
+    for (bool wide : {false, true}) {
+      CAPTURE(n);
+      CAPTURE(wide);
+      std::vector<uint32_t> k32(n), values(n);
+      std::vector<uint64_t> k64(n);
+      for (size_t i = 0; i < n; ++i) {
+        uint64_t r = rng();
+        k64[i] = rng() % 8 == 0 ? ~0ull : rng() % 4 == 0 ? r % 64 : r;  // duplicates, the maximum
+        k32[i] = static_cast<uint32_t>(k64[i]);
+        values[i] = static_cast<uint32_t>(rng());
+      }
+      KeySpan keys = wide ? KeySpan(k64) : KeySpan(k32);
+      std::vector<uint64_t> p64(n);
+      std::vector<uint32_t> p32(n);
+      for (size_t i = 0; i < n; ++i) {
+        p64[i] = rng() % 2 ? k64[rng() % n] : rng();
+        p32[i] = static_cast<uint32_t>(p64[i]);
+      }
+      KeySpan probes = wide ? KeySpan(p64) : KeySpan(p32);
+      auto want = RxReference(keys, values).lookup(probes);
+      auto cuda_sorted = SortedIndex::build(test::context(), keys, values).value();
+      auto vk_sorted = SortedIndex::build(vk_ctx, keys, values).value();
+      auto got = cuda_sorted.lookup(probes).value();
+      test::check_lookups(got, want, "sorted index (CUB sort)");
+      test::check_lookups(vk_sorted.lookup(probes).value(), got, "sorted index (Vulkan sort)");
+      CHECK(cuda_sorted.build_stats().unique_keys == vk_sorted.build_stats().unique_keys);
+      auto rx = RxIndex::build(test::context(), keys, values).value();
+      test::check_lookups(rx.lookup(probes).value(), want, "RX index (CUB sort)");
     }
   }
 }
