@@ -6,8 +6,7 @@ namespace raydb::detail::cuda {
 
 namespace {
 [[noreturn]] void unavailable() {
-  throw Error(Errc::unsupported,
-              "the CUDA backend is unavailable: raydb was built without CUDA");
+  throw Error(Errc::unsupported, "the CUDA backend is unavailable: raydb was built without CUDA");
 }
 }  // namespace
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
 
 namespace raydb::detail::cuda {
@@ -46,7 +47,7 @@ int matching_device(const std::array<uint8_t, 16>& uuid, std::string& reason) {
   cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess) {
     reason = fmt::format("cudaGetDeviceCount: {} ({})", cudaGetErrorName(e), cudaGetErrorString(e));
-    cudaGetLastError();  // clear the sticky-free error so later calls start clean
+    cudaGetLastError();  // reset the runtime's last error: absence is an answer, not a failure
     return -1;
   }
   if (count == 0) {
