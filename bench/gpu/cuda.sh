@@ -4,7 +4,7 @@
 # Binaries are built on the developer machine (with nvcc) and carried in build/; the output goes to
 # $OUT/results/<device>/tests-cuda.txt. Fails loudly when the CUDA cases were skipped: on this
 # machine they must really run.
-# Usage: bench/gpu/cuda.sh
+# Usage: bench/gpu/cuda.sh [tests] [bench]   (default: tests; bench: DP-BIS in Vulkan, then CUDA)
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -17,6 +17,16 @@ mkdir -p "$OUT/results/$device"
 log="$OUT/results/$device/tests-cuda.txt"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
 $R info | tee -a "$OUT/gpu.txt" | grep -E "raydb would use|CUDA"
+
+what=" ${*:-tests} "
+if [[ $what == *" bench "* ]]; then
+  for b in vulkan cuda; do
+    echo "== DP-BIS and the sieve with kernels in $b (1e8 rows, results checked)"
+    $R bench dpbis --backend $b --rows 1e8 --columns 1,3 --selectivity 0.01,0.1 \
+      --index dpbis,sieve --out "$OUT/results" --label backend-$b || exit 5
+  done
+fi
+[[ $what == *" tests "* ]] || exit 0
 
 echo "== CUDA kernel tests on $name"
 RAYDB_TEST_NO_VALIDATION=1 $T -tc="*cuda*" -s > "$log" 2>&1
