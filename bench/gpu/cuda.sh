@@ -23,7 +23,7 @@ if [[ $what == *" bench "* ]]; then
   for b in vulkan cuda; do
     echo "== DP-BIS and the sieve with kernels in $b (1e8 rows, results checked)"
     $R bench dpbis --backend $b --rows 1e8 --columns 1,3 --selectivity 0.01,0.1 \
-      --index dpbis,sieve --out "$OUT/results" --label backend-$b || exit 5
+      --index dpbis,sieve,full_scan --out "$OUT/results" --label backend-$b || exit 5
   done
 fi
 [[ $what == *" tests "* ]] || exit 0

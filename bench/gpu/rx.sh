@@ -2,8 +2,8 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [dpbis] [variants] | all (all takes more than one
-# 10-minute call: run the parts as separate calls; 'tests points' fit in one)
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [diagnostics] [dpbis] [variants] | all
+# (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -47,6 +47,13 @@ if part ranges; then
   echo "== 64-bit keys"
   $B --label key64 --key-bits 64 --method hit_and_scan --hit-rate 1,0 --order unsorted,sorted \
     --build-repeats 2
+fi
+if part diagnostics; then
+  echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
+  for d in none trace_only no_trace; do
+    $B --label diagnostic-$d --diagnostic $d --index rx --method hit_and_scan --hit-rate 1 \
+      --order unsorted,sorted --build-repeats 1
+  done
 fi
 if part dpbis; then
   echo "== DP-BIS against the full scan, 5e7 and 1e8 rows, 1 and 3 columns"

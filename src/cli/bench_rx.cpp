@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <functional>
 #include <memory>
@@ -36,6 +37,7 @@ struct BenchRxOptions {
   std::vector<std::string> layouts = {"key"};
   std::vector<std::string> methods = {"automatic"};
   std::vector<std::string> opaque = {"on"};
+  std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
@@ -170,6 +172,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"layout", layout},
               {"method", to_string(index->method())},
               {"opaque_hits", index->opaque_hits()},
+              {"diagnostic", o.diagnostic},
               {"compaction", bo.compact},
               {"build_preference", to_string(bo.preference)},
               {"unique_keys", bs.unique_keys},
@@ -190,6 +193,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   if (index->method() == RxLookupMethod::hit_and_scan && bo.primitive == Primitive::triangles &&
       !index->opaque_hits())
     method_column += "/ah";
+  if (o.diagnostic != "none") method_column = o.diagnostic;
   c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive), method_column);
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
@@ -379,6 +383,12 @@ void run(BenchRxOptions& o) {
   if (!o.keys.empty()) nkeys = parse_count(o.keys);
   if (!o.lookups.empty()) nlookups = parse_count(o.lookups);
   if (o.repeats < 1) throw Error(Errc::invalid_argument, "--repeats must be at least 1");
+  if (o.diagnostic != "none") {
+    if (o.diagnostic != "no_trace" && o.diagnostic != "trace_only")
+      throw Error(Errc::invalid_argument, "--diagnostic takes none, no_trace or trace_only");
+    setenv("RAYDB_RX_DIAGNOSTIC", o.diagnostic.c_str(), 1);  // read by RxIndex's probe
+    o.no_check = true;                                       // the results are not lookups
+  }
   uint64_t seed = o.seed ? o.seed : std::random_device{}();
   if (o.traversals.empty()) o.traversals = {o.common.traversal};
   progress(fmt::format("device {} ({}, {} {}), size {}: {} keys, {} lookups, seed {}", dev.name,
@@ -492,6 +502,9 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--repeats", o->repeats, "timed repeats per configuration (median reported)");
   cmd->add_option("--warmup", o->warmup, "untimed runs before the repeats");
   cmd->add_option("--build-repeats", o->build_repeats, "timed rebuilds (median reported)");
+  cmd->add_option("--diagnostic", o->diagnostic,
+                  "none | no_trace | trace_only: time a part of each point lookup (hit_and_scan "
+                  "over opaque triangles, pipeline traversal); implies --no-check");
   cmd->add_flag("--no-check", o->no_check, "do not compare results with the CPU reference");
   cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
   cmd->add_option("--out", o->out, "results folder (a subfolder per device)");

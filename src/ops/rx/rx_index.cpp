@@ -79,6 +79,21 @@ struct RxIndexImpl {
   RxBuildStats build_stats;
   RxProbeStats probe_stats;
 
+  // RAYDB_RX_DIAGNOSTIC=no_trace|trace_only (bench rx --diagnostic): measures parts of a point
+  // lookup (rx_mapping.h); results are then not lookups.
+  uint32_t diagnostic_flags(bool ranges) const {
+    const char* d = std::getenv("RAYDB_RX_DIAGNOSTIC");
+    if (d == nullptr || std::string_view(d).empty() || std::string_view(d) == "none") return 0;
+    if (ranges || mode != TraversalMode::pipeline || !opaque_hits())
+      throw Error(Errc::invalid_argument,
+                  "RAYDB_RX_DIAGNOSTIC needs point lookups with hit_and_scan over opaque "
+                  "triangles in the ray-tracing pipeline");
+    if (std::string_view(d) == "no_trace") return RX_FLAG_DIAG_NO_TRACE;
+    if (std::string_view(d) == "trace_only") return RX_FLAG_DIAG_TRACE_ONLY;
+    throw Error(Errc::invalid_argument,
+                fmt::format("RAYDB_RX_DIAGNOSTIC='{}': none, no_trace or trace_only", d));
+  }
+
   bool opaque_hits() const {
     return method == RxLookupMethod::hit_and_scan && options.primitive == Primitive::triangles &&
            options.opaque_triangles;
@@ -361,7 +376,8 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   p.matches = collect ? matches_dev.address() : 0;
   p.match_count = collect ? counter_dev.address() : 0;
   p.chunk_size = static_cast<uint32_t>(std::min<uint64_t>(chunk, 0xFFFFFFFFu));
-  p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits());
+  p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits()) |
+            diagnostic_flags(q.ranges);
   p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
   p.num_primitives = static_cast<uint32_t>(n);
 
