@@ -32,6 +32,7 @@ const CudaSupport& Context::cuda() const {
 }
 
 Result<Backend> Context::resolve(Backend backend) const {
+  if (backend == Backend::automatic) backend = impl_->backend;  // ContextOptions / RAYDB_BACKEND
   if (backend == Backend::vulkan) return backend;
   const CudaSupport& s = cuda();
   if (backend == Backend::automatic) return s.available ? Backend::cuda : Backend::vulkan;

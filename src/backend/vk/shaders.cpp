@@ -24,6 +24,9 @@ const uint32_t kRxProbeRmiss[] = {
 const uint32_t kRxProbeQuery[] = {
 #include "rx_probe_query.comp.inc"
 };
+const uint32_t kCopyWords[] = {
+#include "copy_words.comp.inc"
+};
 const uint32_t kKeyRecords[] = {
 #include "key_records.comp.inc"
 };
@@ -93,6 +96,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRxProbeRmiss;
     case ShaderId::rx_probe_query:
       return kRxProbeQuery;
+    case ShaderId::copy_words:
+      return kCopyWords;
     case ShaderId::key_records:
       return kKeyRecords;
     case ShaderId::sorted_lookup:

@@ -15,6 +15,7 @@ enum class ShaderId {
   rx_probe_rmiss,
   rx_probe_query,
   key_records,
+  copy_words,
   sorted_lookup,
   hash_build,
   hash_lookup,
