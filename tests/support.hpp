@@ -18,10 +18,6 @@ Context& context();
 // A seed for fresh random data, printed so a failure can be replayed (RAYDB_TEST_SEED fixes it).
 uint64_t fresh_seed();
 
-// Whether the device runs this lookup method over these primitives. any_hit over aabbs is refused
-// on NVIDIA (RxBuildOptions::method); this checks the refusal and reports the skip.
-bool method_supported(Primitive p, RxLookupMethod m);
-
 // Fails the current test if any validation message was seen since construction.
 struct ValidationGuard {
   uint64_t before = context().validation_messages();

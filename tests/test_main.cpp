@@ -33,22 +33,6 @@ Context& context() {
   return *g_context;
 }
 
-bool method_supported(Primitive p, RxLookupMethod m) {
-  const char* allow = std::getenv("RAYDB_ALLOW_UNVERIFIED");
-  if (!(p == Primitive::aabbs && m == RxLookupMethod::any_hit &&
-        context().device().vendor_id == 0x10DE) ||
-      (allow != nullptr && std::string_view(allow) == "1"))
-    return true;
-  RxBuildOptions o;
-  o.primitive = p;
-  o.method = m;
-  auto refused = RxIndex::build(context(), std::vector<uint32_t>{1, 2, 3}, {}, o);
-  CHECK(!refused.ok());
-  if (!refused.ok()) CHECK(refused.error().code() == Errc::unsupported);
-  MESSAGE("skipped: any_hit over aabbs on NVIDIA (refused with Errc::unsupported, as intended)");
-  return false;
-}
-
 uint64_t fresh_seed() {
   if (const char* s = std::getenv("RAYDB_TEST_SEED")) return std::strtoull(s, nullptr, 0);
   uint64_t seed = (uint64_t{std::random_device{}()} << 32) ^ std::random_device{}();

@@ -35,7 +35,6 @@ std::vector<Config> all_configs() {
     for (Primitive p : {Primitive::triangles, Primitive::aabbs})
       for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64})
         for (RxLookupMethod x : {RxLookupMethod::hit_and_scan, RxLookupMethod::any_hit}) {
-          if (!test::method_supported(p, x)) continue;
           out.push_back({m, p, w, x});
           // hit_and_scan over triangles: opaque rays by default, any-hit calls when off.
           if (p == Primitive::triangles && x == RxLookupMethod::hit_and_scan)

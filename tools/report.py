@@ -52,12 +52,58 @@ def device_line(r):
     return f"{r['device']} ({r['driver']} {r['driver_info']}, Vulkan {r['vulkan_api']})"
 
 
+def variant(r):
+    """What a row measured: the index, and for RX its lookup method and hit reporting."""
+    idx = r.get("index", "rx")
+    if idx != "rx":
+        return f"{idx} ({method(r)})"
+    m = method(r)
+    if m == "hit_and_scan" and r.get("primitive", "triangles") == "triangles" and "opaque_hits" in r:
+        return f"rx {m}, " + ("opaque rays" if r["opaque_hits"] else "any-hit calls")
+    return f"rx {m}"
+
+
+def plain(rows):
+    """Rows that are lookups (not --diagnostic runs)."""
+    return [r for r in rows if r.get("diagnostic", "none") == "none"]
+
+
+# The issue's targets for an H100, 32-bit keys, 2^26 keys, 2^27 point lookups, hit rate 1.
+H100_TARGETS = (("unsorted probes", "probe", False, 45.0), ("sorted probes", "probe", True, 30.0),
+                ("BVH build with compaction", "build", False, 120.0), ("compacted BVH", "bytes", False, 5.7))
+
+
+def targets_table(rows, base):
+    if "H100" not in base["device"]:
+        return []
+    out = ["Targets (issue 2, H100): default lookup (hit_and_scan, opaque rays), hit rate 1.", "",
+           "| target | limit | measured | met |", "|---|---|---|---|"]
+    for name, kind, s, limit in H100_TARGETS:
+        r = newest(rows, label="paper-points", index="rx", method="hit_and_scan", opaque_hits=True,
+                   hit_rate=1.0, sorted_probes=s)
+        if not r:
+            continue
+        if kind == "probe":
+            v, unit = r["probe_time_ms"], "ms"
+        elif kind == "build":
+            v, unit = r["build_time_ms"], "ms"
+        else:
+            v, unit = r["build_bytes"] / 1e9, "GB"
+        out.append(f"| {name} | {limit:g} {unit} | {fmt_ms(v) if unit == 'ms' else f'{v:.2f}'} {unit} | "
+                   f"{'yes' if v <= limit else 'no'} |")
+    out.append("")
+    return out
+
+
 def gpu_tables(rows):
     out = []
-    base = newest(rows, label="paper-points", hit_rate=1.0, sorted_probes=False)
+    pts = plain(all_of(rows, label="paper-points"))
+    rx = [r for r in pts if r.get("index", "rx") == "rx"]
+    base = (newest(rx, method="hit_and_scan", opaque_hits=True, hit_rate=1.0, sorted_probes=False) or
+            newest(rx, hit_rate=1.0, sorted_probes=False))
     if not base:
         return out
-    out.append(f"**{device_line(base)}**: RX, 32-bit uniform unique keys, 2^26 keys, 2^27 point lookups, "
+    out.append(f"**{device_line(base)}**: 32-bit uniform unique keys, 2^26 keys, 2^27 point lookups; RX over "
                f"triangles, compacted BVH, ray-tracing pipeline; median of {base['repeats']} after "
                f"{base['warmup']} warm-up runs, GPU timestamps; every result checked against the CPU reference.")
     if any(r.get("note") for r in rows):
@@ -67,21 +113,25 @@ def gpu_tables(rows):
                    "relabeled any_hit (each row's `note` keeps what was asked). Where a configuration was "
                    "measured in several runs, each run's median is listed.")
     out.append("")
-    out.append("| lookup method | hit rate | probes | probe ms (median of each run) | fastest repeat | "
+    out += targets_table(pts, base)
+    out.append("| index / lookup | hit rate | probes | probe ms (median of each run) | fastest repeat | "
                "lookups/s (best median) | checked |")
     out.append("|---|---|---|---|---|---|---|")
-    for m in ("hit_and_scan", "any_hit"):
+    variants = sorted({variant(r) for r in pts}, key=lambda v: (not v.startswith("rx"), v))
+    for v in variants:
         for h in (1.0, 0.5, 0.0):
             for s in (False, True):
-                runs = sorted(all_of(rows, label="paper-points", method=m, hit_rate=h, sorted_probes=s),
+                runs = sorted((r for r in pts if variant(r) == v and r["hit_rate"] == h and r["sorted_probes"] == s),
                               key=lambda r: r["timestamp"])
                 if runs:
                     best = min(runs, key=lambda r: r["probe_time_ms"])
-                    out.append(f"| {m} | {h:g} | {'sorted' if s else 'unsorted'} | "
+                    out.append(f"| {v} | {h:g} | {'sorted' if s else 'unsorted'} | "
                                f"{', '.join(fmt_ms(r['probe_time_ms']) for r in runs)} | "
                                f"{fmt_ms(min(min(r['probe_time_ms_all']) for r in runs))} | "
                                f"{best['lookups_per_s'] / 1e9:.2f} G | "
                                f"{', '.join(sorted({r['checked_result'] for r in runs}))} |")
+    out.append("")
+    out.append(f"Build of that index ({variant(base)}):")
     out.append("")
     out.append("| build (2^26 keys) | value |")
     out.append("|---|---|")
@@ -93,7 +143,26 @@ def gpu_tables(rows):
     out.append(f"| BVH before compaction | {gb(base['bvh_uncompacted_bytes'])} GB |")
     out.append(f"| peak device memory during the build | {gb(base['build_peak_bytes'])} GB |")
     out.append(f"| resident after the build (BVH + 16-byte records) | {gb(base['gpu_resident_bytes'])} GB |")
+    for idx in ("sorted", "hash"):
+        r = newest(pts, index=idx, hit_rate=1.0, sorted_probes=False)
+        if r:
+            out.append(f"| {idx} baseline on the same keys: build / index size | {fmt_ms(r['build_time_ms'])} ms / "
+                       f"{gb(r['build_bytes'])} GB |")
     out.append("")
+
+    diag = [newest(rows, label=f"diagnostic-{d}", sorted_probes=s) for d in ("none", "trace_only", "no_trace")
+            for s in (False, True)]
+    if all(diag):
+        out.append("Where point-lookup time goes (`raydb bench rx --diagnostic`, hit rate 1, same sizes): the full "
+                   "lookup; the trace alone (opaque ray, committed primitive stored, no exact re-check, no scan); "
+                   "the launch alone (query read, result written, no ray). Probe ms:")
+        out.append("")
+        out.append("| probes | full lookup | trace only | no trace |")
+        out.append("|---|---|---|---|")
+        for s in (False, True):
+            cells = [r for r in diag if r["sorted_probes"] == s]
+            out.append(f"| {'sorted' if s else 'unsorted'} | " + " | ".join(fmt_ms(r["probe_time_ms"]) for r in cells) + " |")
+        out.append("")
 
     k64 = [newest(rows, label="key64", hit_rate=h, sorted_probes=s) for h in (1.0, 0.0) for s in (False, True)]
     if any(k64):
@@ -113,15 +182,27 @@ def gpu_tables(rows):
         out.append(f"Range lookups [k, k + w - 1] on dense keys 0..2^26-1 (w hits each), 2^{n.bit_length() - 1} lookups, "
                    "probe ms:")
         out.append("")
-        out.append("| method | probes | " + " | ".join(f"w={w}" for w in widths) + " |")
+        out.append("| index / lookup | probes | " + " | ".join(f"w={w}" for w in widths) + " |")
         out.append("|---|---|" + "---|" * len(widths))
-        for m in ("any_hit", "hit_and_scan"):
+        for v in sorted({variant(r) for r in rng}, key=lambda v: (not v.startswith("rx"), v)):
             for s in (False, True):
                 cells = []
                 for w in widths:
-                    r = newest(rows, label="ranges", method=m, range_width=w, sorted_probes=s)
-                    cells.append(fmt_ms(r["probe_time_ms"]) if r else "")
-                out.append(f"| {m} | {'sorted' if s else 'unsorted'} | " + " | ".join(cells) + " |")
+                    hits = [r for r in rng if variant(r) == v and r["range_width"] == w and r["sorted_probes"] == s]
+                    cells.append(fmt_ms(max(hits, key=lambda r: r["timestamp"])["probe_time_ms"]) if hits else "")
+                out.append(f"| {v} | {'sorted' if s else 'unsorted'} | " + " | ".join(cells) + " |")
+        out.append("")
+
+    box = [r for r in rows if r.get("label") == "aabb-any-hit"]
+    if box:
+        out.append("Both methods over boxes and triangles, checked against the CPU reference (any_hit over boxes "
+                   "once over-counted multi-line ranges on NVIDIA), unsorted probes, probe ms:")
+        out.append("")
+        out.append("| primitive | lookup | keys | lookups | range width | probe ms | checked |")
+        out.append("|---|---|---|---|---|---|---|")
+        for r in sorted(box, key=lambda r: (r["range_width"], r["primitive"], method(r))):
+            out.append(f"| {r['primitive']} | {method(r)} | {r['key_dist']} | {r['num_lookups']} | {r['range_width']} | "
+                       f"{fmt_ms(r['probe_time_ms'])} | {r['checked_result']} |")
         out.append("")
 
     var = []
@@ -246,24 +327,26 @@ def plots():
     outdir.mkdir(parents=True, exist_ok=True)
     for d in sorted(p for p in RESULTS.iterdir() if p.is_dir()):
         rows = load(d)
-        pts = [r for r in rows if r.get("label") == "paper-points"]
+        pts = plain([r for r in rows if r.get("label") == "paper-points"])
         if pts:
             fig, ax = plt.subplots(figsize=(6.4, 4))
-            for m, s, style in (("hit_and_scan", False, "o-"), ("hit_and_scan", True, "o--"),
-                                ("any_hit", False, "s-"), ("any_hit", True, "s--")):
-                xs, ys = [], []
-                for h in (0.0, 0.5, 1.0):
-                    runs = all_of(rows, label="paper-points", method=m, hit_rate=h, sorted_probes=s)
-                    if runs:
-                        xs.append(h)
-                        ys.append(max(r["lookups_per_s"] for r in runs) / 1e9)
-                if xs:
-                    ax.plot(xs, ys, style, label=f"{m}, {'sorted' if s else 'unsorted'}")
+            markers = "osd^vx"
+            for i, v in enumerate(sorted({variant(r) for r in pts}, key=lambda v: (not v.startswith("rx"), v))):
+                for s, line in ((False, "-"), (True, "--")):
+                    xs, ys = [], []
+                    for h in (0.0, 0.5, 1.0):
+                        runs = [r for r in pts if variant(r) == v and r["hit_rate"] == h and r["sorted_probes"] == s]
+                        if runs:
+                            xs.append(h)
+                            ys.append(max(r["lookups_per_s"] for r in runs) / 1e9)
+                    if xs:
+                        ax.plot(xs, ys, markers[i % len(markers)] + line,
+                                label=f"{v}, {'sorted' if s else 'unsorted'}")
             ax.set_xlabel("hit rate")
             ax.set_ylabel("point lookups / s (billions, best run median)")
             ax.set_ylim(bottom=0)
-            ax.set_title(f"RX, 2^26 keys, 2^27 lookups\n{device_line(pts[0])}", fontsize=9)
-            ax.legend(fontsize=8)
+            ax.set_title(f"Point lookups, 2^26 keys, 2^27 lookups\n{device_line(pts[0])}", fontsize=9)
+            ax.legend(fontsize=6)
             fig.tight_layout()
             fig.savefig(outdir / f"{d.name}-rx-points.png", dpi=120)
             plt.close(fig)
@@ -271,11 +354,16 @@ def plots():
         if rng:
             fig, ax = plt.subplots(figsize=(6.4, 4))
             widths = sorted({r["range_width"] for r in rng})
-            for m, s, style in (("hit_and_scan", False, "o-"), ("hit_and_scan", True, "o--"),
-                                ("any_hit", False, "s-"), ("any_hit", True, "s--")):
-                ys = [newest(rows, label="ranges", method=m, range_width=w, sorted_probes=s) for w in widths]
-                if all(ys):
-                    ax.plot(widths, [r["probe_time_ms"] for r in ys], style, label=f"{m}, {'sorted' if s else 'unsorted'}")
+            markers = "osd^vx"
+            for i, v in enumerate(sorted({variant(r) for r in rng}, key=lambda v: (not v.startswith("rx"), v))):
+                for s, line in ((False, "-"), (True, "--")):
+                    ys = []
+                    for w in widths:
+                        hits = [r for r in rng if variant(r) == v and r["range_width"] == w and r["sorted_probes"] == s]
+                        ys.append(max(hits, key=lambda r: r["timestamp"]) if hits else None)
+                    if all(ys):
+                        ax.plot(widths, [r["probe_time_ms"] for r in ys], markers[i % len(markers)] + line,
+                                label=f"{v}, {'sorted' if s else 'unsorted'}")
             ax.set_xscale("log", base=2)
             ax.set_xlabel("hits per range lookup")
             ax.set_ylabel("probe time (ms)")

@@ -51,9 +51,6 @@ struct RxBuildOptions {
   uint64_t max_rays_per_range = uint64_t{1} << 16;
   // automatic = the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
-  // any_hit with aabbs is refused on NVIDIA: it over-counted multi-line range lookups there
-  // (H200, driver 580) before box candidates were checked against the ray's line; lift the
-  // refusal once bench/gpu/rx.sh passes with it on an NVIDIA GPU (docs/rx.md).
   RxLookupMethod method = RxLookupMethod::automatic;
   // hit_and_scan over triangles: trace opaque rays, so traversal commits the first triangle it
   // crosses and a closest-hit shader reports it, with no any-hit call per candidate and a 4-byte

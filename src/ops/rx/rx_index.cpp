@@ -451,23 +451,13 @@ using detail::check_output_size;
 using detail::QueryBatch;
 
 namespace {
-RxLookupMethod resolve_method(const detail::VkContext& c, const RxBuildOptions& o) {
+RxLookupMethod resolve_method(const RxBuildOptions& o) {
   RxLookupMethod m = o.method;
   if (m == RxLookupMethod::automatic)
     m = o.key_order ? RxLookupMethod::hit_and_scan : RxLookupMethod::any_hit;
   if (m == RxLookupMethod::hit_and_scan && !o.key_order)
     throw Error(Errc::invalid_argument,
                 "the hit_and_scan lookup needs key_order (primitives sorted by key)");
-  // RAYDB_ALLOW_UNVERIFIED=1 lifts the refusal, for bench/gpu/rx.sh to verify the path.
-  const char* allow = std::getenv("RAYDB_ALLOW_UNVERIFIED");
-  bool allowed = allow != nullptr && std::string_view(allow) == "1";
-  if (m == RxLookupMethod::any_hit && o.primitive == Primitive::aabbs &&
-      c.info.vendor_id == 0x10DE && !allowed)
-    throw Error(
-        Errc::unsupported,
-        "any_hit lookups over aabbs are not yet verified on NVIDIA: they over-counted multi-line "
-        "range lookups there (H200, driver 580) before box candidates were checked against the "
-        "ray's line; use hit_and_scan (the default) or triangles");
   return m;
 }
 }  // namespace
@@ -485,7 +475,7 @@ Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const
     impl->ctx = ctx.shared();
     impl->options = options;
     impl->mode = impl->ctx->resolve(options.traversal);
-    impl->method = resolve_method(*impl->ctx, options);
+    impl->method = resolve_method(options);
     impl->build(keys, values);
     return RxIndex(std::move(impl));
   });
