@@ -6,53 +6,17 @@
 
 #include "raydb/dpbis.hpp"
 #include "raydb/scan.hpp"
+#include "scan_data.hpp"
 #include "support.hpp"
 
 using namespace raydb;
-
-namespace {
-
-std::vector<uint32_t> column(std::mt19937_64& rng, size_t rows, int kind) {
-  std::vector<uint32_t> c(rows);
-  for (auto& v : c) {
-    switch (kind) {
-      case 0:
-        v = static_cast<uint32_t>(rng());
-        break;  // uniform 32-bit
-      case 1:
-        v = rng() % 10 < 4 ? 7u : static_cast<uint32_t>(rng() % 1000);
-        break;  // one value in 40%
-      case 2:
-        v = static_cast<uint32_t>(rng() % 64);
-        break;  // small range 2^6
-      default:
-        v = rng() % 3 == 0 ? 0xFFFFFFFFu
-                           : (rng() % 2 ? 0u : static_cast<uint32_t>(rng()));  // edges
-    }
-  }
-  return c;
-}
-
-std::vector<uint32_t> reference(const std::vector<std::span<const uint32_t>>& cols,
-                                const std::vector<Predicate>& preds, Combine combine,
-                                uint64_t rows) {
-  if (combine == Combine::all) return full_scan_reference(cols, preds);
-  std::vector<uint32_t> out((rows + 31) / 32, 0);
-  for (const Predicate& p : preds) {
-    auto one = full_scan_reference(cols, std::vector<Predicate>{p});
-    for (size_t i = 0; i < out.size(); ++i) out[i] |= one[i];
-  }
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
   for (size_t rows : {size_t{1}, size_t{1000}, size_t{100003}}) {
     std::vector<std::vector<uint32_t>> data;
-    for (int kind = 0; kind < 4; ++kind) data.push_back(column(rng, rows, kind));
+    for (int kind = 0; kind < 4; ++kind) data.push_back(test::column(rng, rows, kind));
     std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
     auto table = DpBisTable::build(test::context(), cols).value();
     for (uint32_t used : table.build_stats().bins_used) CHECK(used <= 256);
@@ -73,7 +37,7 @@ TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
         CAPTURE(rows);
         CAPTURE(trial);
         auto got = table.select(preds, combine).value().words().value();
-        test::check_equal_whole(got, reference(cols, preds, combine, rows), "dpbis bitmap");
+        test::check_equal_whole(got, test::reference(cols, preds, combine, rows), "dpbis bitmap");
       }
     }
   }

@@ -287,12 +287,14 @@ def dpbis_table(d):
     rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
     out = [f"Source: `bench/results/{d.name}/dpbis.jsonl`. DP-BIS against the full scan, uniform uint32 columns, "
            f"`lt` predicates, {device_line(rows[0])}; copy bandwidth measured in the same run: "
-           f"{rows[0]['copy_gbps']:.1f} GB/s (read + write).", "",
-           "| index | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | candidates | checked |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           f"{rows[0]['copy_gbps']:.1f} GB/s (read + write). GPU rows are GPU timestamps; `cpu` rows host "
+           f"wall clock on all threads of the machine that ran them.", "",
+           "| index | kernels | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | candidates | checked |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['index']} | {r['rows']} | {r['columns']} | {r['selectivity']:g} | {r['combine']} | "
-                   f"{fmt_ms(r['query_time_ms'])} | {r['achieved_gbps']:.1f} | {r['bandwidth_fraction']:.2f} | "
+        out.append(f"| {r['index']} | {r.get('backend', 'vulkan')} | {r['rows']} | {r['columns']} | {r['selectivity']:g} | {r['combine']} | "
+                   f"{fmt_ms(r['query_time_ms'])} | {r['achieved_gbps']:.1f} | "
+                   f"{'-' if r.get('bandwidth_fraction') is None else format(r['bandwidth_fraction'], '.2f')} | "
                    f"{r['candidates']} | {r['checked_result']} |")
     out.append("")
     return out

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 
 #include "cli/cli.hpp"
 #include "common/parallel.hpp"
+#include "raydb/cpu_bindex.hpp"
 #include "raydb/dpbis.hpp"
 #include "raydb/scan.hpp"
 
@@ -81,9 +83,10 @@ void run(BenchDpBisOptions& o) {
       return std::find(o.indexes.begin(), o.indexes.end(), i) != o.indexes.end();
     };
     for (auto& i : o.indexes)
-      if (i != "dpbis" && i != "sieve" && i != "full_scan")
-        throw Error(Errc::invalid_argument,
-                    fmt::format("unknown --index '{}' (dpbis, sieve, full_scan)", i));
+      if (i != "dpbis" && i != "sieve" && i != "full_scan" && i != "cpu_bindex" && i != "cpu_scan")
+        throw Error(
+            Errc::invalid_argument,
+            fmt::format("unknown --index '{}' (dpbis, sieve, full_scan, cpu_bindex, cpu_scan)", i));
     Backend backend = ctx.resolve(parse_backend(o.backend).value()).value();
     const CudaSupport& cuda = ctx.cuda();
     progress(fmt::format("building DP-BIS; kernels in {}{}", to_string(backend),
@@ -95,6 +98,12 @@ void run(BenchDpBisOptions& o) {
     codes_options.backend = sieve_options.backend = backend;
     if (wants("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
     if (wants("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
+    std::optional<CpuBinDex> cpu_bindex;
+    if (wants("cpu_bindex")) {
+      progress(fmt::format("building the CPU BinDex-style index ({} bins, {} threads)",
+                           o.sieve_bins, detail::host_threads()));
+      cpu_bindex = CpuBinDex::build(cols, {o.sieve_bins, 0}).value();
+    }
     for (uint32_t ncols : o.columns)
       for (double s : o.selectivities)
         for (const auto& comb : o.combines) {
@@ -126,14 +135,26 @@ void run(BenchDpBisOptions& o) {
           for (const std::string& which : o.indexes) {
             DpBisTable* index = which == "dpbis" ? &*dpbis : which == "sieve" ? &*sieve : nullptr;
             bool dp = index != nullptr;
-            if (!dp && combine == Combine::any && ncols > 1)
-              continue;  // the full scan is conjunctive
+            bool on_cpu = which == "cpu_bindex" || which == "cpu_scan";
+            if (!dp && which != "cpu_bindex" && combine == Combine::any && ncols > 1)
+              continue;  // the full scans are conjunctive
             progress(fmt::format("{}: {} rows, {} column(s), selectivity {}, {}", which, n, ncols,
                                  s, comb));
             std::vector<double> ms;
             uint64_t candidates = 0;
             std::vector<uint32_t> got;
             for (int r = 0; r < o.warmup + o.repeats; ++r) {
+              if (on_cpu) {  // host wall clock, all threads
+                CpuBinDexQueryStats qs;
+                auto t0 = std::chrono::steady_clock::now();
+                got = which == "cpu_bindex" ? cpu_bindex->select(preds, combine, &qs).value()
+                                            : full_scan_reference(cols, preds);
+                std::chrono::duration<double, std::milli> wall =
+                    std::chrono::steady_clock::now() - t0;
+                if (r >= o.warmup) ms.push_back(wall.count());
+                candidates = qs.candidates;
+                continue;
+              }
               Bitmap bm =
                   dp ? index->select(preds, combine).value() : full_scan(table_dev, preds).value();
               if (r >= o.warmup) ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
@@ -151,44 +172,54 @@ void run(BenchDpBisOptions& o) {
             // read). All write the bitmap.
             bool none = std::any_of(preds.begin(), preds.end(),
                                     [](const Predicate& p) { return !accepted_interval(p); });
-            double per_row = which == "dpbis" ? 1.0 : which == "sieve" ? 2.0 / 8.0 : 4.0;
+            double per_row = which == "dpbis"                            ? 1.0
+                             : which == "sieve" || which == "cpu_bindex" ? 2.0 / 8.0
+                                                                         : 4.0;
             double reads = none ? 0.0 : per_row * ncols * n + 8.0 * candidates;
             double bytes = reads + n / 8.0;
             double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
             nlohmann::json j = device_fields(ctx);
-            j.update({{"suite", "dpbis"},
-                      {"timestamp", now_utc()},
-                      {"raydb_version", RAYDB_VERSION},
-                      {"label", o.label},
-                      {"index", which},
-                      {"backend", to_string(dp ? index->backend() : Backend::vulkan)},
-                      {"rows", n},
-                      {"columns", ncols},
-                      {"selectivity", s},
-                      {"combine", comb},
-                      {"result_rows", result_rows},
-                      {"query_time_ms", t},
-                      {"query_time_ms_all", ms},
-                      {"candidates", candidates},
-                      {"bytes_moved", bytes},
-                      {"achieved_gbps", gbps},
-                      {"copy_gbps", ceiling},
-                      {"bandwidth_fraction", ceiling > 0 ? gbps / ceiling : 0.0},
-                      {"build_time_ms",
-                       dp ? index->build_stats().sort_ms + index->build_stats().bin_ms : 0.0},
-                      {"index_bytes", dp ? index->build_stats().index_bytes : 0},
-                      {"bins", which == "dpbis"   ? 256u
-                               : which == "sieve" ? o.sieve_bins
-                                                  : 0u},
-                      {"warmup", o.warmup},
-                      {"repeats", o.repeats},
-                      {"seed", seed},
-                      {"checked_result", checked}});
+            j.update(
+                {{"suite", "dpbis"},
+                 {"timestamp", now_utc()},
+                 {"raydb_version", RAYDB_VERSION},
+                 {"label", o.label},
+                 {"index", which},
+                 {"backend", on_cpu ? "cpu" : to_string(dp ? index->backend() : Backend::vulkan)},
+                 {"timing", on_cpu ? "host wall clock" : "GPU"},
+                 {"rows", n},
+                 {"columns", ncols},
+                 {"selectivity", s},
+                 {"combine", comb},
+                 {"result_rows", result_rows},
+                 {"query_time_ms", t},
+                 {"query_time_ms_all", ms},
+                 {"candidates", candidates},
+                 {"bytes_moved", bytes},
+                 {"achieved_gbps", gbps},
+                 {"copy_gbps", ceiling},
+                 // The ceiling is the GPU's: no fraction for host runs.
+                 {"bandwidth_fraction",
+                  on_cpu || ceiling <= 0 ? nlohmann::json() : nlohmann::json(gbps / ceiling)},
+                 {"build_time_ms", dp ? index->build_stats().sort_ms + index->build_stats().bin_ms
+                                   : which == "cpu_bindex" ? cpu_bindex->build_stats().build_ms
+                                                           : 0.0},
+                 {"index_bytes", dp                      ? index->build_stats().index_bytes
+                                 : which == "cpu_bindex" ? cpu_bindex->build_stats().index_bytes
+                                                         : 0},
+                 {"bins", which == "dpbis"                            ? 256u
+                          : which == "sieve" || which == "cpu_bindex" ? o.sieve_bins
+                                                                      : 0u},
+                 {"warmup", o.warmup},
+                 {"repeats", o.repeats},
+                 {"seed", seed},
+                 {"checked_result", checked}});
             rows.push_back(j);
             table.push_back(fmt::format(
-                "{:<9} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6.2f} {:>11} {:>11}  {}",
-                which, n, ncols, s, comb, t, gbps, ceiling > 0 ? gbps / ceiling : 0.0, candidates,
-                result_rows, checked));
+                "{:<10} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11}  {}", which,
+                n, ncols, s, comb, t, gbps,
+                on_cpu || ceiling <= 0 ? std::string("-") : fmt::format("{:.2f}", gbps / ceiling),
+                candidates, result_rows, checked));
           }
         }
   }
@@ -196,7 +227,7 @@ void run(BenchDpBisOptions& o) {
       "\nraydb bench dpbis on {} ({} {}), median of {} after {} warm-up; GPU timestamps; copy "
       "{:.1f} GB/s\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup, ceiling);
-  fmt::print("{:<9} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}\n", "index",
+  fmt::print("{:<10} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}\n", "index",
              "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates", "result",
              "check");
   for (auto& l : table) fmt::print("{}\n", l);
@@ -220,7 +251,9 @@ void register_bench_dpbis(CLI::App& bench) {
   cmd->add_option("--selectivity", o->selectivities, "fraction of rows selected, list")
       ->delimiter(',');
   cmd->add_option("--combine", o->combines, "all (AND) and/or any (OR)")->delimiter(',');
-  cmd->add_option("--index", o->indexes, "dpbis (codes), sieve (bit vectors), full_scan; list")
+  cmd->add_option("--index", o->indexes,
+                  "dpbis (codes), sieve (bit vectors), full_scan, cpu_bindex (sieve vectors on "
+                  "the CPU, all threads), cpu_scan (the multithreaded CPU reference); list")
       ->delimiter(',');
   cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
   cmd->add_option("--backend", o->backend,

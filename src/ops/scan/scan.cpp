@@ -3,14 +3,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <optional>
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
+#include "common/parallel.hpp"
 #include "ops/scan/scan_impl.hpp"
 
 namespace raydb {
@@ -330,18 +333,21 @@ std::vector<uint32_t> full_scan_reference(std::span<const std::span<const uint32
                                           std::span<const Predicate> predicates) {
   uint64_t rows = columns.empty() ? 0 : columns[0].size();
   std::vector<uint32_t> words((rows + 31) / 32, 0);
-  for (uint64_t r = 0; r < rows; ++r) {
-    bool ok = true;
-    for (const Predicate& p : predicates) {
-      auto in = accepted_interval(p);
-      uint32_t v = columns[p.column][r];
-      if (!in || v < in->first || v > in->second) {
-        ok = false;
-        break;
+  std::vector<std::optional<std::pair<uint32_t, uint32_t>>> intervals;
+  for (const Predicate& p : predicates) intervals.push_back(accepted_interval(p));
+  // Each thread owns whole words, so no bit is written by two threads.
+  detail::parallel_for(words.size(), [&](size_t w) {
+    uint32_t word = 0;
+    for (uint64_t r = w * 32; r < std::min<uint64_t>(rows, w * 32 + 32); ++r) {
+      bool ok = true;
+      for (size_t i = 0; i < predicates.size() && ok; ++i) {
+        uint32_t v = columns[predicates[i].column][r];
+        ok = intervals[i] && v >= intervals[i]->first && v <= intervals[i]->second;
       }
+      if (ok) word |= 1u << (r % 32);
     }
-    if (ok) words[r / 32] |= 1u << (r % 32);
-  }
+    words[w] = word;
+  });
   return words;
 }
 
