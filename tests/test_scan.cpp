@@ -77,6 +77,41 @@ TEST_CASE("full scan: 0 to 4 predicates of every kind equal the CPU reference") 
   }
 }
 
+// full_scan.comp reads 4 rows at a time and a workgroup owns 8192 rows: row counts around 4, 32
+// (a bitmap word), 128 and 8192 reach the row-by-row tail, partial words and partial workgroups.
+TEST_CASE("full scan: every operator at row counts around the kernel's chunks and groups") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const size_t sizes[] = {0,   1,   3,    4,    5,    31,    32,    33,    127,
+                          128, 129, 8191, 8192, 8193, 16387, 24580, 262147};
+  for (size_t rows : sizes) {
+    auto cols = random_columns(rng, 2, rows);
+    auto table = ColumnTable::upload(test::context(), spans(cols)).value();
+    for (int op = 0; op < 6; ++op) {
+      for (int trial = 0; trial < 3; ++trial) {
+        Predicate p = random_predicate(rng, 2);
+        p.op = static_cast<CompareOp>(op);
+        if (trial == 0 && rows > 0) {  // a constant taken from the data, so some rows match
+          p.value = cols[p.column][rng() % rows];
+          p.value2 = p.value + static_cast<uint32_t>(rng() % 1000);
+        }
+        std::vector<Predicate> preds = {p};
+        if (trial == 2) preds.push_back(random_predicate(rng, 2));  // a conjunction
+        CAPTURE(rows);
+        CAPTURE(op);
+        CAPTURE(trial);
+        auto bm = full_scan(table, preds).value();
+        auto want = full_scan_reference(spans(cols), preds);
+        test::check_equal_whole(bm.words().value(), want, "bitmap");
+      }
+    }
+    // No predicate: every row, and no bit past the last one.
+    auto all = full_scan(table, std::vector<Predicate>{}).value();
+    test::check_equal_whole(all.words().value(),
+                            full_scan_reference(spans(cols), std::vector<Predicate>{}), "all rows");
+  }
+}
+
 TEST_CASE("full scan: empty and full results and constants outside the data") {
   test::ValidationGuard guard;
   std::vector<uint32_t> a = {5, 6, 7, 0xFFFFFFFFu, 0}, b = {1, 1, 1, 1, 1};

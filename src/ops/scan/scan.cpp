@@ -64,6 +64,8 @@ namespace detail {
 
 namespace {
 
+constexpr uint64_t kFullScanGroupRows = 8192;  // full_scan.comp's kGroupRows
+
 struct FullScanParams {
   uint64_t predicates, bitmap;
   uint32_t rows, num_predicates;
@@ -212,6 +214,8 @@ Result<Bitmap> full_scan(const ColumnTable& table, std::span<const Predicate> pr
         none = true;
       else
         gpu.push_back({t.columns[p.column].address(), interval->first, interval->second});
+      if (t.columns[p.column].address() % 16 != 0)  // full_scan.comp reads columns as uvec4
+        throw Error(Errc::internal, "a column's device address is not 16-byte aligned");
     }
     auto out = new_bitmap(t.ctx, t.rows, cuda::use_cuda(c, Backend::automatic));
     Buffer preds(c, std::max<size_t>(gpu.size(), 1) * sizeof(GpuPredicate), kStorageUsage,
@@ -231,8 +235,9 @@ Result<Bitmap> full_scan(const ColumnTable& table, std::span<const Predicate> pr
     } else {
       FullScanParams p{preds.address(), out->words.address(), static_cast<uint32_t>(t.rows),
                        static_cast<uint32_t>(gpu.size())};
+      // A workgroup owns 8192 rows (256 invocations x 8 uvec4 chunks; see full_scan.comp).
       kernel(c, ShaderId::full_scan, sizeof(FullScanParams))
-          .dispatch_groups(cb.cmd(), &p, (t.rows + 2047) / 2048);
+          .dispatch_groups(cb.cmd(), &p, (t.rows + kFullScanGroupRows - 1) / kFullScanGroupRows);
     }
     uint32_t t1 = timer.mark(cb.cmd());
     cb.submit_and_wait();
