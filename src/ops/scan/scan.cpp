@@ -93,12 +93,18 @@ static_assert(sizeof(BitmapRowsParams) == 32);
 }  // namespace
 
 std::shared_ptr<BitmapImpl> new_bitmap(const std::shared_ptr<VkContext>& ctx, uint64_t rows,
-                                       bool cuda) {
+                                       bool cuda, const std::shared_ptr<BitmapPool>& pool) {
   auto b = std::make_shared<BitmapImpl>();
   b->ctx = ctx;
   b->rows = rows;
   b->cuda = cuda;
-  b->words = cuda::kernel_buffer(*ctx, cuda, b->word_count() * 4, "bitmap");
+  if (pool && !pool->free.empty()) {
+    b->words = std::move(pool->free.back());
+    pool->free.pop_back();
+  } else {
+    b->words = cuda::kernel_buffer(*ctx, cuda, b->word_count() * 4, "bitmap");
+  }
+  b->pool = pool;
   return b;
 }
 
