@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 
+#include "ops/scan/scan_impl.hpp"
 #include "raydb/scan.hpp"
 #include "support.hpp"
 
@@ -171,4 +172,29 @@ TEST_CASE("scan: bad input gets a clear error") {
   auto x = full_scan(table, std::vector<Predicate>{}).value();
   auto y = full_scan(other, std::vector<Predicate>{}).value();
   CHECK(x.and_with(y).error().code() == Errc::invalid_argument);
+}
+
+// The pool DP-BIS keeps query bitmaps in (a CUDA-shared bitmap costs an allocation and a CUDA
+// import): dead bitmaps give their words back up to the limit, new ones take them, and a bitmap
+// that outlives its pool frees its words itself.
+TEST_CASE("bitmap pool: words come back, are reused, and outliving the pool is safe") {
+  test::ValidationGuard guard;
+  using namespace raydb::detail;
+  auto ctx = test::context().shared();
+  auto pool = std::make_shared<BitmapPool>(2);
+  std::vector<VkBuffer> made;
+  {
+    std::vector<std::shared_ptr<BitmapImpl>> live;
+    for (int i = 0; i < 3; ++i) {
+      live.push_back(new_bitmap(ctx, 1000, false, pool));
+      made.push_back(live.back()->words.handle());
+    }
+    CHECK(pool->free.empty());
+  }
+  REQUIRE(pool->free.size() == 2);  // the third went back to the device
+  auto again = new_bitmap(ctx, 1000, false, pool);
+  CHECK(std::find(made.begin(), made.end(), again->words.handle()) != made.end());
+  CHECK(pool->free.size() == 1);
+  pool.reset();  // `again` now frees its own words
+  again.reset();
 }
