@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <random>
 
+#include "ops/scan/scan_impl.hpp"
 #include "raydb/scan.hpp"
 #include "support.hpp"
 
@@ -77,6 +78,41 @@ TEST_CASE("full scan: 0 to 4 predicates of every kind equal the CPU reference") 
   }
 }
 
+// full_scan.comp reads 4 rows at a time and a workgroup owns 8192 rows: row counts around 4, 32
+// (a bitmap word), 128 and 8192 reach the row-by-row tail, partial words and partial workgroups.
+TEST_CASE("full scan: every operator at row counts around the kernel's chunks and groups") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const size_t sizes[] = {0,   1,   3,    4,    5,    31,    32,    33,    127,
+                          128, 129, 8191, 8192, 8193, 16387, 24580, 262147};
+  for (size_t rows : sizes) {
+    auto cols = random_columns(rng, 2, rows);
+    auto table = ColumnTable::upload(test::context(), spans(cols)).value();
+    for (int op = 0; op < 6; ++op) {
+      for (int trial = 0; trial < 3; ++trial) {
+        Predicate p = random_predicate(rng, 2);
+        p.op = static_cast<CompareOp>(op);
+        if (trial == 0 && rows > 0) {  // a constant taken from the data, so some rows match
+          p.value = cols[p.column][rng() % rows];
+          p.value2 = p.value + static_cast<uint32_t>(rng() % 1000);
+        }
+        std::vector<Predicate> preds = {p};
+        if (trial == 2) preds.push_back(random_predicate(rng, 2));  // a conjunction
+        CAPTURE(rows);
+        CAPTURE(op);
+        CAPTURE(trial);
+        auto bm = full_scan(table, preds).value();
+        auto want = full_scan_reference(spans(cols), preds);
+        test::check_equal_whole(bm.words().value(), want, "bitmap");
+      }
+    }
+    // No predicate: every row, and no bit past the last one.
+    auto all = full_scan(table, std::vector<Predicate>{}).value();
+    test::check_equal_whole(all.words().value(),
+                            full_scan_reference(spans(cols), std::vector<Predicate>{}), "all rows");
+  }
+}
+
 TEST_CASE("full scan: empty and full results and constants outside the data") {
   test::ValidationGuard guard;
   std::vector<uint32_t> a = {5, 6, 7, 0xFFFFFFFFu, 0}, b = {1, 1, 1, 1, 1};
@@ -136,4 +172,29 @@ TEST_CASE("scan: bad input gets a clear error") {
   auto x = full_scan(table, std::vector<Predicate>{}).value();
   auto y = full_scan(other, std::vector<Predicate>{}).value();
   CHECK(x.and_with(y).error().code() == Errc::invalid_argument);
+}
+
+// The pool DP-BIS keeps query bitmaps in (a CUDA-shared bitmap costs an allocation and a CUDA
+// import): dead bitmaps give their words back up to the limit, new ones take them, and a bitmap
+// that outlives its pool frees its words itself.
+TEST_CASE("bitmap pool: words come back, are reused, and outliving the pool is safe") {
+  test::ValidationGuard guard;
+  using namespace raydb::detail;
+  auto ctx = test::context().shared();
+  auto pool = std::make_shared<BitmapPool>(2);
+  std::vector<VkBuffer> made;
+  {
+    std::vector<std::shared_ptr<BitmapImpl>> live;
+    for (int i = 0; i < 3; ++i) {
+      live.push_back(new_bitmap(ctx, 1000, false, pool));
+      made.push_back(live.back()->words.handle());
+    }
+    CHECK(pool->free.empty());
+  }
+  REQUIRE(pool->free.size() == 2);  // the third went back to the device
+  auto again = new_bitmap(ctx, 1000, false, pool);
+  CHECK(std::find(made.begin(), made.end(), again->words.handle()) != made.end());
+  CHECK(pool->free.size() == 1);
+  pool.reset();  // `again` now frees its own words
+  again.reset();
 }

@@ -43,8 +43,16 @@ struct DpBisBuildStats {
 };
 
 struct DpBisQueryStats {
-  double gpu_ms = 0;        // codes passes, candidate checks and combining
+  // GPU time of the codes or vector passes, candidate checks and combining. Vulkan: timestamps
+  // around each predicate's passes plus each AND / OR. CUDA: two events around all of the query's
+  // kernels on the stream (launch gaps where the GPU ran dry are in; allocation, CUDA imports and
+  // the host's wait are not).
+  double gpu_ms = 0;
   uint64_t candidates = 0;  // values checked in boundary bins, all predicates
+  // Device memory the kernels read and write: codes (32 bytes per 32 rows) or each sieving vector
+  // read (4 bytes per 32 rows), value and row id of each candidate, each predicate's bitmap
+  // written, and for each AND / OR two bitmaps read and one written.
+  uint64_t bytes = 0;
 };
 
 namespace detail {

@@ -166,17 +166,22 @@ void run(BenchDpBisOptions& o) {
             for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
             if (!o.no_check) checked = got == want ? "ok" : "MISMATCH";
             double t = median(ms);
-            // Bytes each must move: DP-BIS reads one code byte per row and column, the sieve two
-            // bit vectors, both plus value and row id of each candidate; the full scan reads every
-            // evaluated column once (a predicate that accepts nothing ends the query before any
-            // read). All write the bitmap.
+            // Bytes each one's kernels actually read and write, so that GB/s against the copy
+            // ceiling (also read + write) is a like-for-like fraction. DP-BIS and the sieve count
+            // their own (DpBisQueryStats::bytes: codes or only the sieving vectors read, candidate
+            // values and row ids, every per-predicate bitmap and each AND / OR's three bitmap
+            // passes). The full scan reads every predicate's column once, whole, and writes the
+            // bitmap once; a predicate that accepts nothing only clears the bitmap.
             bool none = std::any_of(preds.begin(), preds.end(),
                                     [](const Predicate& p) { return !accepted_interval(p); });
-            double per_row = which == "dpbis"                            ? 1.0
-                             : which == "sieve" || which == "cpu_bindex" ? 2.0 / 8.0
-                                                                         : 4.0;
-            double reads = none ? 0.0 : per_row * ncols * n + 8.0 * candidates;
-            double bytes = reads + n / 8.0;
+            double bitmap_bytes = 4.0 * static_cast<double>((n + 31) / 32);
+            double scans = static_cast<double>(preds.size() * n);
+            // cpu_bindex: two vectors per predicate, the boundary bins' values and row ids.
+            double bytes = dp     ? static_cast<double>(index->last_query().bytes)
+                           : none ? bitmap_bytes
+                           : which == "cpu_bindex"
+                               ? scans / 4.0 + 8.0 * static_cast<double>(candidates) + bitmap_bytes
+                               : 4.0 * scans + bitmap_bytes;
             double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
             nlohmann::json j = device_fields(ctx);
             j.update(
@@ -224,8 +229,10 @@ void run(BenchDpBisOptions& o) {
         }
   }
   fmt::print(
-      "\nraydb bench dpbis on {} ({} {}), median of {} after {} warm-up; GPU timestamps; copy "
-      "{:.1f} GB/s\n",
+      "\nraydb bench dpbis on {} ({} {}), median of {} after {} warm-up; copy {:.1f} GB/s\n"
+      "query ms: GPU time of the query's kernels only (Vulkan timestamps; CUDA events around all "
+      "of a\nquery's kernels on its stream, launch gaps included); no allocation, CUDA import or "
+      "host wait.\nGB/s: bytes the kernels read + write (as the copy: read + write).\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup, ceiling);
   fmt::print("{:<10} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}\n", "index",
              "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates", "result",

@@ -27,6 +27,9 @@ void vulkan_after(VkContext&, CommandBatch&) {
   unavailable();
 }
 void finish(VkContext&) {}
+void map(VkContext&, const Buffer&) {
+  unavailable();
+}
 
 void fill_zero(VkContext&, const Buffer&) {
   unavailable();

@@ -30,8 +30,15 @@ void require(VkContext& ctx);
 // is unavailable throws like require().
 bool use_cuda(VkContext& ctx, Backend backend);
 
-// A device buffer for data the chosen backend's kernels read or write: exportable for CUDA.
+// A device buffer for data the chosen backend's kernels read or write: exportable for CUDA, and
+// then already mapped into CUDA (map()), so no kernel launch pays for the import.
 Buffer kernel_buffer(VkContext& ctx, bool cuda, VkDeviceSize size, const std::string& name);
+
+// Imports an exportable buffer into CUDA now, unless it is already (kernels otherwise do it on
+// first use). The import (vkGetMemoryFdKHR, cudaImportExternalMemory, a mapping) is host work of
+// the order of 0.1 ms or more; done between two CUDA events it would be timed as GPU time, because
+// the stream sits idle meanwhile.
+void map(VkContext& ctx, const Buffer& buffer);
 
 // Vulkan -> CUDA: `batch` (not yet submitted) signals the shared timeline, and CUDA work
 // enqueued after this call waits for that signal on the GPU.

@@ -46,9 +46,14 @@ __global__ void codes_select_kernel(const uint32_t* codes, uint32_t* bitmap, uin
   uint64_t word = thread_index();
   uint64_t first = word * 32u;
   if (first >= rows) return;
+  // The word's 32 code bytes as two 16-byte loads (codes are padded to whole words and mapped at
+  // an aligned address), as in dpbis_select.comp.
+  const uint4* q = reinterpret_cast<const uint4*>(codes) + word * 2u;
+  uint4 a = q[0], b = q[1];
+  const uint32_t w8[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
   uint32_t bits = 0u;
   for (uint32_t i = 0u; i < 8u; ++i) {
-    uint32_t w = codes[word * 8u + i];
+    uint32_t w = w8[i];
     for (uint32_t j = 0u; j < 4u; ++j) {
       uint32_t r = i * 4u + j;
       int32_t code = static_cast<int32_t>((w >> (8u * j)) & 0xFFu);

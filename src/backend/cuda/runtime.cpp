@@ -161,6 +161,10 @@ void* device_ptr(VkContext& ctx, const Buffer& buffer) {
   return m->ptr;
 }
 
+void map(VkContext& ctx, const Buffer& buffer) {
+  device_ptr(ctx, buffer);
+}
+
 void cuda_after(VkContext& ctx, CommandBatch& batch) {
   Runtime& rt = runtime(ctx);
   uint64_t v = rt.timeline->next();

@@ -58,8 +58,10 @@ bool use_cuda(VkContext& ctx, Backend backend) {
 }
 
 Buffer kernel_buffer(VkContext& ctx, bool cuda, VkDeviceSize size, const std::string& name) {
-  return cuda ? Buffer::exportable(ctx, size, kStorageUsage, name)
-              : Buffer(ctx, size, kStorageUsage, MemoryUse::device, name);
+  if (!cuda) return Buffer(ctx, size, kStorageUsage, MemoryUse::device, name);
+  Buffer b = Buffer::exportable(ctx, size, kStorageUsage, name);
+  map(ctx, b);
+  return b;
 }
 
 }  // namespace detail::cuda

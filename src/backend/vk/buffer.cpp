@@ -22,7 +22,10 @@ Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, Memo
   if (use == MemoryUse::readback)
     ai.flags = VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT;
   VmaAllocationInfo info{};
-  VkResult r = vmaCreateBuffer(ctx.allocator, &bi, &ai, &buffer_, &allocation_, &info);
+  // At least 16-byte aligned, so shaders may read any buffer as uvec4 from its start (the full
+  // scan does; kMinAlignment in buffer.hpp).
+  VkResult r = vmaCreateBufferWithAlignment(ctx.allocator, &bi, &ai, kMinAlignment, &buffer_,
+                                            &allocation_, &info);
   if (r != VK_SUCCESS) {
     buffer_ = VK_NULL_HANDLE;
     std::string what = fmt::format("allocating {} ({} bytes)", name, size);

@@ -15,6 +15,10 @@ enum class MemoryUse {
   readback,  // host-visible and cached, read by the host
 };
 
+// Every VMA buffer starts at a multiple of this (exportable ones get whole dedicated allocations),
+// so a shader may read one as uvec4 from its start.
+inline constexpr VkDeviceSize kMinAlignment = 16;
+
 class Buffer {
  public:
   Buffer() = default;

@@ -64,6 +64,10 @@ struct DpBisImpl {
   uint64_t n = 0;
   bool cuda = false;  // sort, vectors and selections in CUDA over shared buffers
   std::vector<DpBisColumn> columns;
+  // CUDA: the query bitmaps of dead results and temporaries, for the next queries (a fresh
+  // exported bitmap costs an allocation and a CUDA import per query). A query of k predicates
+  // takes k bitmaps; up to 4 are kept (4 * rows / 8 bytes at most).
+  std::shared_ptr<BitmapPool> pool = std::make_shared<BitmapPool>(4);
   DpBisBuildStats build_stats;
   DpBisQueryStats query_stats;
 
@@ -213,7 +217,9 @@ struct DpBisImpl {
     marks.push_back(timer.mark(cmd));
     if (!interval || b_hi < 0) {  // nothing can match: hi below the column's minimum
       if (words) c.vk.vkCmdFillBuffer(cmd, out->words.handle(), 0, words * 4, 0);
+      query_stats.bytes += words * 4;
     } else {
+      count_select_bytes(b_lo, b_hi);
       if (options.sieve_vectors) {
         SieveParams sp{col.vectors.address(),
                        out->words.address(),
@@ -230,12 +236,10 @@ struct DpBisImpl {
         kernel(c, ShaderId::dpbis_select, sizeof(SelectParams)).dispatch(cmd, &sp, words);
       }
       compute_barrier(c, cmd);
-      std::vector<int> boundary;
-      if (b_lo >= 0) boundary.push_back(b_lo);
-      if (b_hi != b_lo) boundary.push_back(b_hi);
-      for (int b : boundary) {  // the candidate checks only set bits: no barrier between them
+      for (int b : boundary_bins(b_lo, b_hi)) {  // they only set bits: no barrier between them
         uint32_t begin = col.starts[b], end = col.starts[b + 1];
         query_stats.candidates += end - begin;
+        query_stats.bytes += uint64_t{end - begin} * 8;
         CandidatesParams cp{
             col.sorted.address(), col.rows.address(), out->words.address(), begin, end,
             interval->first,      interval->second};
@@ -247,35 +251,77 @@ struct DpBisImpl {
     return out;
   }
 
-  // select_one in CUDA: the same kernels' twins on the context's stream; marks are CUDA events.
-  std::shared_ptr<BitmapImpl> select_one_cuda(const Predicate& p, cuda::Timer& timer,
-                                              std::vector<uint32_t>& marks) {
+  // select_one in CUDA: the same kernels' twins, enqueued on the context's stream into `out`
+  // (mapped into CUDA already); nothing here waits or allocates.
+  void select_one_cuda(const Predicate& p, BitmapImpl& out) {
     VkContext& c = *ctx;
     const DpBisColumn& col = columns[p.column];
-    auto out = new_bitmap(ctx, n, true);
     auto interval = accepted_interval(p);
     int b_lo = interval ? bin_of(col, interval->first) : -1;
     int b_hi = interval ? bin_of(col, interval->second) : -1;
-    marks.push_back(timer.mark());
     if (!interval || b_hi < 0) {
-      cuda::fill_zero(c, out->words);
-    } else {
-      if (options.sieve_vectors)
-        cuda::sieve_select(c, col.vectors, out->words, n, b_lo, b_hi, bins);
-      else
-        cuda::codes_select(c, col.codes, out->words, n, b_lo, b_hi);
-      std::vector<int> boundary;
-      if (b_lo >= 0) boundary.push_back(b_lo);
-      if (b_hi != b_lo) boundary.push_back(b_hi);
-      for (int b : boundary) {
-        uint32_t begin = col.starts[b], end = col.starts[b + 1];
-        query_stats.candidates += end - begin;
-        cuda::refine_candidates(c, col.sorted, col.rows, out->words, begin, end, interval->first,
-                                interval->second);
-      }
+      cuda::fill_zero(c, out.words);
+      query_stats.bytes += out.word_count() * 4;
+      return;
     }
-    marks.push_back(timer.mark());
-    return out;
+    if (options.sieve_vectors)
+      cuda::sieve_select(c, col.vectors, out.words, n, b_lo, b_hi, bins);
+    else
+      cuda::codes_select(c, col.codes, out.words, n, b_lo, b_hi);
+    count_select_bytes(b_lo, b_hi);
+    for (int b : boundary_bins(b_lo, b_hi)) {
+      uint32_t begin = col.starts[b], end = col.starts[b + 1];
+      query_stats.candidates += end - begin;
+      query_stats.bytes += uint64_t{end - begin} * 8;
+      cuda::refine_candidates(c, col.sorted, col.rows, out.words, begin, end, interval->first,
+                              interval->second);
+    }
+  }
+
+  static std::vector<int> boundary_bins(int b_lo, int b_hi) {
+    std::vector<int> boundary;
+    if (b_lo >= 0) boundary.push_back(b_lo);
+    if (b_hi != b_lo) boundary.push_back(b_hi);
+    return boundary;
+  }
+
+  // Device bytes of one selection pass (codes or sieving vectors read, bitmap written), as the
+  // kernels touch them: the sieve reads a vector only for 1 <= k <= bins - 1 (dpbis_sieve_select).
+  void count_select_bytes(int b_lo, int b_hi) {
+    uint64_t words = (n + 31) / 32;
+    if (options.sieve_vectors) {
+      for (int k : {b_hi, b_lo + 1})
+        if (k >= 1 && static_cast<uint32_t>(k) < bins) query_stats.bytes += words * 4;
+    } else {
+      query_stats.bytes += words * 32;  // 32 code bytes per word (codes padded to whole words)
+    }
+    query_stats.bytes += words * 4;
+  }
+
+  // CUDA: every bitmap is taken (from the pool, mapped) before the first event and the host waits
+  // once, after the last kernel, so the two events bracket GPU work only: the selections, their
+  // refinements and the AND / OR, back to back on one stream, with no API hop.
+  Bitmap select_cuda(std::span<const Predicate> preds, Combine combine) {
+    VkContext& c = *ctx;
+    std::vector<std::shared_ptr<BitmapImpl>> parts;
+    for (size_t i = 0; i < std::max<size_t>(preds.size(), 1); ++i)
+      parts.push_back(new_bitmap(ctx, n, true, pool));
+    cuda::Timer timer(c, 2);
+    uint32_t t0 = timer.mark();
+    if (preds.empty()) {  // all of nothing: every row; any of nothing: no row
+      cuda::fill_zero(c, parts[0]->words);
+      if (combine == Combine::all) cuda::bitmap_op(c, parts[0]->words, nullptr, n, kNot);
+    }
+    for (size_t i = 0; i < preds.size(); ++i) select_one_cuda(preds[i], *parts[i]);
+    for (size_t i = 1; i < preds.size(); ++i) {
+      cuda::bitmap_op(c, parts[0]->words, &parts[i]->words, n,
+                      combine == Combine::all ? kAnd : kOr);
+      query_stats.bytes += parts[0]->word_count() * 12;  // two bitmaps read, one written
+    }
+    uint32_t t1 = timer.mark();
+    query_stats.gpu_ms = timer.ms(t0, t1);  // the query's one host wait
+    parts[0]->gpu_ms = query_stats.gpu_ms;
+    return Bitmap(parts[0]);
   }
 
   Bitmap select(std::span<const Predicate> preds, Combine combine) {
@@ -286,14 +332,9 @@ struct DpBisImpl {
         throw Error(Errc::invalid_argument,
                     fmt::format("a predicate names column {} but the table has {} columns",
                                 p.column, columns.size()));
+    if (cuda) return select_cuda(preds, combine);
     std::vector<std::shared_ptr<BitmapImpl>> parts;
-    if (cuda) {
-      cuda::Timer timer(c, static_cast<uint32_t>(2 * preds.size() + 2));
-      std::vector<uint32_t> marks;
-      for (const Predicate& p : preds) parts.push_back(select_one_cuda(p, timer, marks));
-      for (size_t i = 0; i + 1 < marks.size(); i += 2)
-        query_stats.gpu_ms += timer.ms(marks[i], marks[i + 1]);  // waits for the kernels
-    } else {
+    {
       CommandBatch cb(c);
       GpuTimer timer(c, static_cast<uint32_t>(2 * preds.size() + 2));
       timer.reset(cb.cmd());
@@ -304,7 +345,7 @@ struct DpBisImpl {
         query_stats.gpu_ms += timer.ms(marks[i], marks[i + 1]);
     }
     if (parts.empty()) {  // all of nothing: every row; any of nothing: no row
-      auto out = new_bitmap(ctx, n, cuda);
+      auto out = new_bitmap(ctx, n);
       CommandBatch cb(c);
       if (out->word_count())
         c.vk.vkCmdFillBuffer(cb.cmd(), out->words.handle(), 0, out->word_count() * 4, 0);
@@ -315,6 +356,7 @@ struct DpBisImpl {
     for (size_t i = 1; i < parts.size(); ++i) {
       bitmap_op(*parts[0], parts[i].get(), combine == Combine::all ? kAnd : kOr);
       query_stats.gpu_ms += parts[0]->gpu_ms;
+      query_stats.bytes += parts[0]->word_count() * 12;  // two bitmaps read, one written
     }
     return Bitmap(parts[0]);
   }

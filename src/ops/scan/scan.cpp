@@ -67,6 +67,8 @@ namespace detail {
 
 namespace {
 
+constexpr uint64_t kFullScanGroupRows = 8192;  // full_scan.comp's kGroupRows
+
 struct FullScanParams {
   uint64_t predicates, bitmap;
   uint32_t rows, num_predicates;
@@ -94,12 +96,18 @@ static_assert(sizeof(BitmapRowsParams) == 32);
 }  // namespace
 
 std::shared_ptr<BitmapImpl> new_bitmap(const std::shared_ptr<VkContext>& ctx, uint64_t rows,
-                                       bool cuda) {
+                                       bool cuda, const std::shared_ptr<BitmapPool>& pool) {
   auto b = std::make_shared<BitmapImpl>();
   b->ctx = ctx;
   b->rows = rows;
   b->cuda = cuda;
-  b->words = cuda::kernel_buffer(*ctx, cuda, b->word_count() * 4, "bitmap");
+  if (pool && !pool->free.empty()) {
+    b->words = std::move(pool->free.back());
+    pool->free.pop_back();
+  } else {
+    b->words = cuda::kernel_buffer(*ctx, cuda, b->word_count() * 4, "bitmap");
+  }
+  b->pool = pool;
   return b;
 }
 
@@ -215,6 +223,8 @@ Result<Bitmap> full_scan(const ColumnTable& table, std::span<const Predicate> pr
         none = true;
       else
         gpu.push_back({t.columns[p.column].address(), interval->first, interval->second});
+      if (t.columns[p.column].address() % 16 != 0)  // full_scan.comp reads columns as uvec4
+        throw Error(Errc::internal, "a column's device address is not 16-byte aligned");
     }
     auto out = new_bitmap(t.ctx, t.rows, cuda::use_cuda(c, Backend::automatic));
     Buffer preds(c, std::max<size_t>(gpu.size(), 1) * sizeof(GpuPredicate), kStorageUsage,
@@ -234,8 +244,9 @@ Result<Bitmap> full_scan(const ColumnTable& table, std::span<const Predicate> pr
     } else {
       FullScanParams p{preds.address(), out->words.address(), static_cast<uint32_t>(t.rows),
                        static_cast<uint32_t>(gpu.size())};
+      // A workgroup owns 8192 rows (256 invocations x 8 uvec4 chunks; see full_scan.comp).
       kernel(c, ShaderId::full_scan, sizeof(FullScanParams))
-          .dispatch_groups(cb.cmd(), &p, (t.rows + 2047) / 2048);
+          .dispatch_groups(cb.cmd(), &p, (t.rows + kFullScanGroupRows - 1) / kFullScanGroupRows);
     }
     uint32_t t1 = timer.mark(cb.cmd());
     cb.submit_and_wait();
