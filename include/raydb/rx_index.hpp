@@ -57,6 +57,11 @@ struct RxBuildOptions {
   // ray payload. Exact either way: rays cross only triangles of the keys they look for, and a
   // committed hit is re-checked (and traced again the any-hit way should the check fail).
   bool opaque_triangles = true;
+  // Sort each batch of point lookups by key on the GPU before tracing (the thesis's sorted
+  // probes: neighbouring rays then walk the same BVH nodes); results still come back in the
+  // caller's order. The sort's time is RxProbeStats::sort_ms, not part of probe_ms. Range
+  // lookups are traced as given. Can be changed after the build: RxIndex::set_sort_probes().
+  bool sort_probes = false;
 };
 
 // Times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
@@ -108,6 +113,7 @@ struct RxCollectResult {
 
 struct RxProbeStats {
   double upload_ms = 0;    // queries to the device
+  double sort_ms = 0;      // RxBuildOptions::sort_probes: the GPU sort of the lookups
   double probe_ms = 0;     // the traversal launch(es)
   double download_ms = 0;  // results back
   uint64_t rays = 0;
@@ -148,6 +154,8 @@ class RxIndex {
   TraversalMode traversal() const;
   RxLookupMethod method() const;  // never automatic
   bool opaque_hits() const;       // RxBuildOptions::opaque_triangles in effect
+  // RxBuildOptions::sort_probes for the following lookups; needs no rebuild.
+  void set_sort_probes(bool sort);
   const RxBuildOptions& options() const;
   const RxBuildStats& build_stats() const;
   const RxProbeStats& last_probe() const;  // of the most recent lookup call

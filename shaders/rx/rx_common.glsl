@@ -29,6 +29,7 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint64_t results;      // one RxResult per query
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
   uint64_t match_count;  // counts every match, also those past match_capacity
+  uint64_t order;        // sorted probes: the caller's index of each (sorted) query; else 0
   uint query_offset;     // index of this launch's first query in the batch
   uint num_queries;      // queries in this launch
   uint chunk_size;       // primitives per BLAS: primitive = instance * chunk_size + primitive id
@@ -59,6 +60,10 @@ void rx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
     hi = uint64_t(U32Array(pc.queries).v[q * width + width - 1u]);
   }
 }
+
+// The caller's index of query q (results and matches go there): q itself unless the queries were
+// sorted on the GPU.
+uint rx_query_id(uint q) { return pc.order != 0ul ? U32Array(pc.order).v[q] : q; }
 
 KeyRecord rx_record(uint prim) { return load_record(pc.records, prim, rx_flag(RX_FLAG_KEY64)); }
 

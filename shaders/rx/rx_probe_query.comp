@@ -43,6 +43,7 @@ void main() {
   uint q = local + pc.query_offset;
   uint64_t lo, hi;
   rx_load_query(q, lo, hi);
+  q = rx_query_id(q);
   RxHitState s = rx_begin(lo, hi);
 
   uint flags = rx_ray_flags();

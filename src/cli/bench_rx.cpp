@@ -106,6 +106,7 @@ struct Candidate {
   std::function<Status(const workload::KeyColumn&, std::span<RxLookup>)> points;
   std::function<Status(const workload::RangeColumn&, std::span<RxLookup>)> ranges;
   std::function<RxProbeStats()> last_probe;
+  std::function<void(bool)> sort_probes;  // null where the index cannot sort lookups itself
 };
 
 std::string columns(const std::string& index, const std::string& traversal,
@@ -125,6 +126,8 @@ void attach(Candidate& c, std::shared_ptr<Index> index) {
       return index->lookup_ranges(r.span(), out);
     };
   c.last_probe = [index] { return index->last_probe(); };
+  if constexpr (requires { index->set_sort_probes(true); })
+    c.sort_probes = [index](bool on) { index->set_sort_probes(on); };
 }
 
 // Builds an RX index (one warm-up build, then the median of --build-repeats rebuilds); nullopt
@@ -274,9 +277,14 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
     for (double h : o.hit_rates)
       for (const auto& order : o.orders) {
         ++config;
-        if (order != "sorted" && order != "unsorted")
-          throw Error(Errc::invalid_argument, "--order takes sorted or unsorted");
+        if (order != "sorted" && order != "unsorted" && order != "gpu_sorted")
+          throw Error(Errc::invalid_argument, "--order takes unsorted, sorted, gpu_sorted");
         uint64_t rw = parse_count(rw_text);
+        bool gpu_sort = order == "gpu_sorted";
+        if (gpu_sort && (rw > 0 || !c.sort_probes)) {
+          progress("skipped: gpu_sorted applies to RX point lookups");
+          continue;
+        }
         if (rw > 0 && !c.ranges) {
           progress(fmt::format("skipped: {} answers point lookups only",
                                c.fields["index"].get<std::string>()));
@@ -294,7 +302,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
         progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}", pow2_name(w.nlookups),
                              pr.kind, h, order, rw ? fmt::format(", width {}", rw) : ""));
         std::vector<RxLookup> out(w.nlookups), want;
-        std::vector<double> up, down;
+        std::vector<double> up, down, sort;
         auto time_it = [&](auto&& call) {
           for (int i = 0; i < o.warmup; ++i) call().value();
           for (int r = 0; r < o.repeats; ++r) {
@@ -302,13 +310,16 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
             RxProbeStats s = c.last_probe();
             pr.all_ms.push_back(s.probe_ms);
             up.push_back(s.upload_ms);
+            sort.push_back(s.sort_ms);
             down.push_back(s.download_ms);
           }
           pr.rays = c.last_probe().rays;
         };
         if (rw == 0) {
           auto probes = workload::make_point_probes(w.keys.universe, po).value();
+          if (gpu_sort) c.sort_probes(true);
           time_it([&] { return c.points(probes, out); });
+          if (gpu_sort) c.sort_probes(false);
           if (w.ref) want = w.ref->lookup(probes.span());
         } else {
           auto probes = workload::make_range_probes(w.keys.universe, po).value();
@@ -342,6 +353,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
                   {"probe_dist", o.probe_dist},
                   {"probe_zipf", o.probe_zipf},
                   {"sorted_probes", pr.sorted},
+                  {"probe_order", order},
+                  {"probe_sort_ms", median(sort)},
                   {"range_width", rw},
                   {"probe_time_ms", pr.probe_ms},
                   {"probe_time_ms_all", pr.all_ms},
@@ -357,11 +370,13 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
         j.update(c.fields);
         rows.push_back(j);
         table.push_back(fmt::format(
-            "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
+            "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
             "{:>9.1f}  {}",
             c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
             c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
-            c.index_bytes / 1e6, pr.checked));
+            c.index_bytes / 1e6,
+            gpu_sort ? fmt::format("{} (+ {:.3f} ms GPU sort)", pr.checked, median(sort))
+                     : pr.checked));
       }
 }
 
@@ -446,7 +461,7 @@ void run(BenchRxOptions& o) {
       "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
   fmt::print(
-      "{:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<8} {:>6} {:>10} {:>10} {:>9} "
+      "{:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10} {:>10} {:>9} "
       "{:>9}  {}\n",
       "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order",
       "width", "build ms", "probe ms", "Mlook/s", "index MB", "check");
@@ -473,7 +488,10 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--lookups", o->lookups, "lookups per batch (overrides --size), e.g. 2^27");
   cmd->add_option("--key-bits", o->key_bits, "32 and/or 64")->delimiter(',');
   cmd->add_option("--hit-rate", o->hit_rates, "fraction of lookups that hit, list")->delimiter(',');
-  cmd->add_option("--order", o->orders, "unsorted and/or sorted probes")->delimiter(',');
+  cmd->add_option("--order", o->orders,
+                  "unsorted, sorted (by the generator), gpu_sorted (unsorted, sorted by RX on the "
+                  "GPU: RxBuildOptions::sort_probes, its time reported apart); list")
+      ->delimiter(',');
   cmd->add_option("--range-width", o->range_widths,
                   "0 = point lookups; else keys per range [k, k+w-1], list")
       ->delimiter(',');

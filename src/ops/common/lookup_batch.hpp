@@ -38,6 +38,7 @@ class LookupBatch {
   // Stages the queries and sizes the device buffers for them.
   void prepare(const QueryBatch& q);
   VkDeviceAddress queries() const { return queries_dev_.address(); }
+  const Buffer& query_buffer() const { return queries_dev_; }
   VkDeviceAddress results() const { return results_dev_.address(); }
 
   // Records the query upload (between two timer marks, returned) and the results' poisoning,

@@ -12,6 +12,7 @@
 #include "backend/vk/accel.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
+#include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
@@ -70,6 +71,10 @@ struct RxIndexImpl {
   std::unique_ptr<LookupBatch> batch;
   // Per-query (query, row) output of collect_rows, kept between calls.
   Buffer matches_dev, matches_host, counter_dev;
+  // sort_probes: the caller's index of each sorted query, and the sort's kernels and buffers.
+  Buffer order_dev;
+  std::unique_ptr<RadixSort> probe_sort;
+  RadixSort::Temps probe_sort_temps;
 
   std::unique_ptr<ComputePipeline> build_kernel;
   std::unique_ptr<TlasBinding> binding;
@@ -375,6 +380,13 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   p.results = batch->results();
   p.matches = collect ? matches_dev.address() : 0;
   p.match_count = collect ? counter_dev.address() : 0;
+  bool sorting = options.sort_probes && !q.ranges && q.count > 1;
+  if (sorting) {
+    if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+    if (!order_dev || order_dev.size() < q.count * 4)
+      order_dev = Buffer(c, q.count * 4, kStorageUsage, MemoryUse::device, "rx probe order");
+    p.order = order_dev.address();
+  }
   p.chunk_size = static_cast<uint32_t>(std::min<uint64_t>(chunk, 0xFFFFFFFFu));
   p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits()) |
             diagnostic_flags(q.ranges);
@@ -390,7 +402,14 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
                                          : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   if (collect) c.vk.vkCmdFillBuffer(cmd, counter_dev.handle(), 0, 4, 0);
   uint32_t t0, t1;
-  batch->record_upload(cmd, timer, t0, t1, trace_stage);
+  batch->record_upload(cmd, timer, t0, t1, trace_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
+  uint32_t ts = timer.mark(cmd);
+  if (sorting) {  // the queries in place, order_dev = where each came from
+    probe_sort->record(cmd, batch->query_buffer(), order_dev, q.count, width == KeyWidth::bits64,
+                       probe_sort_temps);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   trace_stage, VK_ACCESS_SHADER_READ_BIT, c);
+  }
   uint32_t t2 = timer.mark(cmd);
   uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
   for (uint64_t first = 0; first < q.count; first += slice) {
@@ -406,6 +425,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   uint32_t t4 = timer.mark(cmd);
   cb.submit_and_wait();
   probe_stats.upload_ms = timer.ms(t0, t1);
+  probe_stats.sort_ms = sorting ? timer.ms(ts, t2) : 0.0;
   probe_stats.probe_ms = timer.ms(t2, t3);
   probe_stats.download_ms = timer.ms(t3, t4);
   batch->read_results(out);
@@ -541,6 +561,9 @@ TraversalMode RxIndex::traversal() const {
 }
 RxLookupMethod RxIndex::method() const {
   return impl_->method;
+}
+void RxIndex::set_sort_probes(bool sort) {
+  impl_->options.sort_probes = sort;
 }
 bool RxIndex::opaque_hits() const {
   return impl_->opaque_hits();

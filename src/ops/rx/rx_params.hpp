@@ -12,10 +12,10 @@
 namespace raydb::detail {
 
 struct RxProbeParams {
-  uint64_t records, queries, results, matches, match_count;
+  uint64_t records, queries, results, matches, match_count, order;
   uint32_t query_offset, num_queries, chunk_size, flags, match_capacity, num_primitives;
 };
-static_assert(sizeof(RxProbeParams) == 64 && offsetof(RxProbeParams, query_offset) == 40);
+static_assert(sizeof(RxProbeParams) == 72 && offsetof(RxProbeParams, query_offset) == 48);
 
 // The RX_FLAG_* bits of one probe launch. Unique keys let point lookups stop at their hit;
 // hit_and_scan makes every lookup stop at its first match and walk the sorted records; with
