@@ -1,6 +1,8 @@
 // raydb::SortedIndex: the sorted-array baseline. Keys are radix-sorted on the GPU into the same
-// 16-byte records the RX index uses; a lookup is a binary search for the first key >= lo and a
-// walk while keys <= hi, in a Vulkan compute shader. Same lookups and results as RxIndex, so the
+// 16-byte records the RX index uses, and the sorted keys are also kept as a dense column; a lookup
+// is a branch-free binary search over the dense keys for the first key >= lo, then (unique keys,
+// point lookup) one record read, or a walk over the records while keys <= hi, in a Vulkan compute
+// shader (docs/baselines.md). Same lookups and results as RxIndex, so the
 // two are compared on identical work (DESIGN.md: baselines are first-class operators).
 //
 // Ownership and thread-safety as for RxIndex.
@@ -21,7 +23,7 @@ namespace raydb {
 struct SortedBuildStats {
   double upload_ms = 0;         // keys and values to the device (GPU timestamps)
   double sort_ms = 0;           // radix sort and record layout
-  uint64_t resident_bytes = 0;  // the records: 16 bytes per key
+  uint64_t resident_bytes = 0;  // dense sorted keys (4 or 8 bytes per key) + records (16 per key)
   bool unique_keys = false;
 };
 

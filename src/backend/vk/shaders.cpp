@@ -30,8 +30,11 @@ const uint32_t kCopyWords[] = {
 const uint32_t kKeyRecords[] = {
 #include "key_records.comp.inc"
 };
-const uint32_t kSortedLookup[] = {
-#include "sorted_lookup.comp.inc"
+const uint32_t kSortedLookup32[] = {
+#include "sorted_lookup32.comp.inc"
+};
+const uint32_t kSortedLookup64[] = {
+#include "sorted_lookup64.comp.inc"
 };
 const uint32_t kHashBuild[] = {
 #include "hash_build.comp.inc"
@@ -100,8 +103,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kCopyWords;
     case ShaderId::key_records:
       return kKeyRecords;
-    case ShaderId::sorted_lookup:
-      return kSortedLookup;
+    case ShaderId::sorted_lookup32:
+      return kSortedLookup32;
+    case ShaderId::sorted_lookup64:
+      return kSortedLookup64;
     case ShaderId::hash_build:
       return kHashBuild;
     case ShaderId::hash_lookup:

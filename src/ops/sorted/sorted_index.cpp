@@ -11,17 +11,19 @@
 namespace raydb {
 namespace detail {
 
+// Mirrors shaders/baselines/sorted_lookup.glsl.
 struct SortedLookupParams {
-  uint64_t records, queries, results;
+  uint64_t keys, records, queries, results;
   uint32_t n, num_queries, query_offset, flags;
 };
-static_assert(sizeof(SortedLookupParams) == 40);
+static_assert(sizeof(SortedLookupParams) == 48);
 
 struct SortedIndexImpl {
   std::shared_ptr<VkContext> ctx;
   KeyWidth width = KeyWidth::bits32;
   uint64_t n = 0;
-  Buffer records;
+  // The search runs over `keys` (dense, 4 or 8 bytes a key); only the hits read `records`.
+  Buffer keys, records;
   std::unique_ptr<ComputePipeline> kernel;
   std::unique_ptr<LookupBatch> batch;
   SortedBuildStats build_stats;
@@ -32,24 +34,24 @@ struct SortedIndexImpl {
     width = k.width;
     n = k.size;
     KeyRecordBuilder builder(*ctx);
-    KeyRecords r = builder.build(k, v, true, "sorted");
+    KeyRecords r = builder.build(k, v, true, "sorted", /*keep_sorted_keys=*/true);
+    keys = std::move(r.sorted_keys);
     records = std::move(r.records);
-    build_stats = {r.upload_ms, r.sort_ms, records.size(), r.unique};
-    kernel = std::make_unique<ComputePipeline>(*ctx, ShaderId::sorted_lookup,
-                                               sizeof(SortedLookupParams));
+    build_stats = {r.upload_ms, r.sort_ms, keys.size() + records.size(), r.unique};
+    kernel = std::make_unique<ComputePipeline>(
+        *ctx, width == KeyWidth::bits64 ? ShaderId::sorted_lookup64 : ShaderId::sorted_lookup32,
+        sizeof(SortedLookupParams));
     batch = std::make_unique<LookupBatch>(*ctx);
   }
 
   void probe(const QueryBatch& q, RxLookup* out) {
     validate_queries(q, width);
-    SortedLookupParams p{
-        records.address(),
-        0,
-        0,
-        static_cast<uint32_t>(n),
-        0,
-        0,
-        (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) | (q.ranges ? RX_FLAG_RANGES : 0u)};
+    // Unique keys let a point lookup stop at the lower bound: one search, one record.
+    uint32_t flags = q.ranges                  ? RX_FLAG_RANGES
+                     : build_stats.unique_keys ? RX_FLAG_FIRST_HIT_ONLY
+                                               : 0u;
+    SortedLookupParams p{keys.address(), records.address(), 0, 0, static_cast<uint32_t>(n), 0, 0,
+                         flags};
     ComputePipeline& k = *kernel;
     probe_stats = batch->run(
         q, k.max_items(),
