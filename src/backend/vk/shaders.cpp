@@ -36,6 +36,12 @@ const uint32_t kSortedLookup32[] = {
 const uint32_t kSortedLookup64[] = {
 #include "sorted_lookup64.comp.inc"
 };
+const uint32_t kSortedFences32[] = {
+#include "sorted_fences32.comp.inc"
+};
+const uint32_t kSortedFences64[] = {
+#include "sorted_fences64.comp.inc"
+};
 const uint32_t kHashBuild32[] = {
 #include "hash_build32.comp.inc"
 };
@@ -113,6 +119,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kSortedLookup32;
     case ShaderId::sorted_lookup64:
       return kSortedLookup64;
+    case ShaderId::sorted_fences32:
+      return kSortedFences32;
+    case ShaderId::sorted_fences64:
+      return kSortedFences64;
     case ShaderId::hash_build32:
       return kHashBuild32;
     case ShaderId::hash_build64:

@@ -18,6 +18,8 @@ enum class ShaderId {
   copy_words,
   sorted_lookup32,
   sorted_lookup64,
+  sorted_fences32,
+  sorted_fences64,
   hash_build32,
   hash_build64,
   hash_lookup32,
