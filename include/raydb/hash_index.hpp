@@ -1,8 +1,11 @@
 // raydb::HashIndex: the GPU hash-table baseline for point lookups (open addressing, linear
-// probing, load factor at most 1/2). Keys are radix-sorted into the same 16-byte records the RX
-// index uses; the table maps each distinct key to its first record, so lookups return the same
-// results as RxIndex (first row, count, sum over duplicates). Built and probed in Vulkan compute.
-// Range lookups are not a hash table's job: they are refused with Errc::unsupported.
+// probing, power-of-two table at most half full, 16-byte slots). Keys are radix-sorted into the
+// same 16-byte records the RX index uses, so each distinct key is inserted once. Unique keys: a
+// slot holds key, row id and value, and a lookup is its probe sequence alone. Duplicates: a slot
+// points to its key's run, whose first record the build overwrote with the run's (first row,
+// count, sum), and a lookup is the probe sequence plus one read. Same results as RxIndex; built
+// and probed in Vulkan compute (docs/baselines.md). Range lookups are not a hash table's job:
+// they are refused with Errc::unsupported.
 //
 // Ownership and thread-safety as for RxIndex.
 #pragma once
@@ -24,7 +27,7 @@ struct HashBuildStats {
   double sort_ms = 0;           // radix sort and record layout
   double insert_ms = 0;         // filling the table
   uint64_t table_slots = 0;     // a power of two, at least twice the key count
-  uint64_t resident_bytes = 0;  // records (16 bytes per key) + table (16 bytes per slot)
+  uint64_t resident_bytes = 0;  // table (16 bytes per slot) + with duplicates, records (16 per key)
   bool unique_keys = false;
 };
 

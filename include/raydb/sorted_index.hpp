@@ -1,7 +1,10 @@
 // raydb::SortedIndex: the sorted-array baseline. Keys are radix-sorted on the GPU into the same
-// 16-byte records the RX index uses; a lookup is a binary search for the first key >= lo and a
-// walk while keys <= hi, in a Vulkan compute shader. Same lookups and results as RxIndex, so the
-// two are compared on identical work (DESIGN.md: baselines are first-class operators).
+// 16-byte records the RX index uses, and the sorted keys are also kept as a dense column; a lookup
+// is a branch-free two-level binary search (fences, then one 64-byte block) over the dense keys for
+// the first key >= lo, then (unique keys, point lookup) one record read, or a walk over the records
+// while keys <= hi, in a Vulkan compute shader (docs/baselines.md). Same lookups and results as
+// RxIndex, so the two are compared on identical work (DESIGN.md: baselines are first-class
+// operators).
 //
 // Ownership and thread-safety as for RxIndex.
 #pragma once
@@ -19,9 +22,11 @@
 namespace raydb {
 
 struct SortedBuildStats {
-  double upload_ms = 0;         // keys and values to the device (GPU timestamps)
-  double sort_ms = 0;           // radix sort and record layout
-  uint64_t resident_bytes = 0;  // the records: 16 bytes per key
+  double upload_ms = 0;  // keys and values to the device (GPU timestamps)
+  double sort_ms = 0;    // radix sort and record layout
+  // dense sorted keys (4 or 8 bytes a key) + fences (one key per 64 bytes of keys) + records (16
+  // bytes a key)
+  uint64_t resident_bytes = 0;
   bool unique_keys = false;
 };
 

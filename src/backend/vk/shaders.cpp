@@ -30,14 +30,29 @@ const uint32_t kCopyWords[] = {
 const uint32_t kKeyRecords[] = {
 #include "key_records.comp.inc"
 };
-const uint32_t kSortedLookup[] = {
-#include "sorted_lookup.comp.inc"
+const uint32_t kSortedLookup32[] = {
+#include "sorted_lookup32.comp.inc"
 };
-const uint32_t kHashBuild[] = {
-#include "hash_build.comp.inc"
+const uint32_t kSortedLookup64[] = {
+#include "sorted_lookup64.comp.inc"
 };
-const uint32_t kHashLookup[] = {
-#include "hash_lookup.comp.inc"
+const uint32_t kSortedFences32[] = {
+#include "sorted_fences32.comp.inc"
+};
+const uint32_t kSortedFences64[] = {
+#include "sorted_fences64.comp.inc"
+};
+const uint32_t kHashBuild32[] = {
+#include "hash_build32.comp.inc"
+};
+const uint32_t kHashBuild64[] = {
+#include "hash_build64.comp.inc"
+};
+const uint32_t kHashLookup32[] = {
+#include "hash_lookup32.comp.inc"
+};
+const uint32_t kHashLookup64[] = {
+#include "hash_lookup64.comp.inc"
 };
 const uint32_t kFullScan[] = {
 #include "full_scan.comp.inc"
@@ -100,12 +115,22 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kCopyWords;
     case ShaderId::key_records:
       return kKeyRecords;
-    case ShaderId::sorted_lookup:
-      return kSortedLookup;
-    case ShaderId::hash_build:
-      return kHashBuild;
-    case ShaderId::hash_lookup:
-      return kHashLookup;
+    case ShaderId::sorted_lookup32:
+      return kSortedLookup32;
+    case ShaderId::sorted_lookup64:
+      return kSortedLookup64;
+    case ShaderId::sorted_fences32:
+      return kSortedFences32;
+    case ShaderId::sorted_fences64:
+      return kSortedFences64;
+    case ShaderId::hash_build32:
+      return kHashBuild32;
+    case ShaderId::hash_build64:
+      return kHashBuild64;
+    case ShaderId::hash_lookup32:
+      return kHashLookup32;
+    case ShaderId::hash_lookup64:
+      return kHashLookup64;
     case ShaderId::full_scan:
       return kFullScan;
     case ShaderId::bitmap_ops:

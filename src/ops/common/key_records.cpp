@@ -27,7 +27,7 @@ KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx)
     : ctx_(ctx), sorter_(ctx), layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {}
 
 KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool key_order,
-                                   const char* name) {
+                                   const char* name, bool keep_sorted_keys) {
   VkContext& c = ctx_;
   const uint64_t n = k.size;
   const bool key64 = k.width == KeyWidth::bits64;
@@ -116,6 +116,7 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   uint32_t duplicates = 0;
   std::memcpy(&duplicates, counter_host.mapped(), 4);
   out.unique = duplicates == 0;
+  if (key_order && keep_sorted_keys) out.sorted_keys = std::move(keys);  // sorted in place
   return out;
 }
 

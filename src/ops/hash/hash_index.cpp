@@ -8,29 +8,36 @@
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/rx/rx_params.hpp"
 
 namespace raydb {
 namespace detail {
 
+// Mirrors shaders/baselines/hash_build.glsl.
 struct HashBuildParams {
-  uint64_t records, slots;
-  uint32_t n, mask, key64, pad0;
+  uint64_t keys, records, slots;
+  uint32_t n, mask, flags, pad0;
 };
-static_assert(sizeof(HashBuildParams) == 32);
+static_assert(sizeof(HashBuildParams) == 40);
 
+// Mirrors shaders/baselines/hash_lookup.glsl.
 struct HashLookupParams {
-  uint64_t records, slots, queries, results;
-  uint32_t n, mask, num_queries, query_offset, key64, pad0;
+  uint64_t slots, payloads, queries, results;
+  uint32_t mask, num_queries, query_offset, flags;
 };
-static_assert(sizeof(HashLookupParams) == 56);
+static_assert(sizeof(HashLookupParams) == 48);
 
+// (key lo, key hi, ref, value): shaders/baselines/hash_common.glsl.
 constexpr uint64_t kSlotBytes = 16;
 
 struct HashIndexImpl {
   std::shared_ptr<VkContext> ctx;
   KeyWidth width = KeyWidth::bits32;
   uint64_t n = 0, capacity = 0;
-  Buffer records, slots;
+  bool unique = true;
+  // Unique keys: the slots alone (row and value inline). Duplicates: the slots and the key-sorted
+  // records, whose run starts hold each distinct key's precomputed result.
+  Buffer payloads, slots;
   std::unique_ptr<ComputePipeline> lookup_kernel;
   std::unique_ptr<LookupBatch> batch;
   HashBuildStats build_stats;
@@ -41,19 +48,24 @@ struct HashIndexImpl {
     validate_key_column(k, v);
     width = k.width;
     n = k.size;
+    const bool key64 = width == KeyWidth::bits64;
     KeyRecordBuilder builder(c);
-    KeyRecords r = builder.build(k, v, true, "hash");
-    records = std::move(r.records);
+    // The sort groups equal keys into runs, so each distinct key is inserted (and its run summed)
+    // by one invocation; the dense sorted keys tell the run boundaries.
+    KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true);
+    unique = r.unique;
     capacity = std::bit_ceil(std::max<uint64_t>(16, 2 * n));
     if (capacity > (uint64_t{1} << 32))
       throw Error(Errc::limit_exceeded, fmt::format("{} keys need more than 2^32 hash slots", n));
     slots = Buffer(c, capacity * kSlotBytes, kStorageUsage, MemoryUse::device, "hash slots");
-    ComputePipeline insert(c, ShaderId::hash_build, sizeof(HashBuildParams));
-    HashBuildParams p{records.address(),
+    ComputePipeline insert(c, key64 ? ShaderId::hash_build64 : ShaderId::hash_build32,
+                           sizeof(HashBuildParams));
+    HashBuildParams p{r.sorted_keys.address(),
+                      r.records.address(),
                       slots.address(),
                       static_cast<uint32_t>(n),
                       static_cast<uint32_t>(capacity - 1),
-                      width == KeyWidth::bits64 ? 1u : 0u,
+                      unique ? RX_FLAG_FIRST_HIT_ONLY : 0u,
                       0};
     CommandBatch cb(c);
     GpuTimer timer(c, 2);
@@ -67,11 +79,13 @@ struct HashIndexImpl {
     insert.dispatch(cb.cmd(), &p, n);
     uint32_t t1 = timer.mark(cb.cmd());
     cb.submit_and_wait();
+    // With unique keys the slots hold everything a lookup returns: the records go.
+    if (!unique) payloads = std::move(r.records);
     build_stats = {
-        r.upload_ms, r.sort_ms, timer.ms(t0, t1), capacity, records.size() + slots.size(),
+        r.upload_ms, r.sort_ms, timer.ms(t0, t1), capacity, slots.size() + payloads.size(),
         r.unique};
-    lookup_kernel =
-        std::make_unique<ComputePipeline>(c, ShaderId::hash_lookup, sizeof(HashLookupParams));
+    lookup_kernel = std::make_unique<ComputePipeline>(
+        c, key64 ? ShaderId::hash_lookup64 : ShaderId::hash_lookup32, sizeof(HashLookupParams));
     batch = std::make_unique<LookupBatch>(c);
   }
 
@@ -80,16 +94,14 @@ struct HashIndexImpl {
       throw Error(Errc::unsupported,
                   "a hash index answers point lookups only; use RxIndex or SortedIndex for ranges");
     validate_queries(q, width);
-    HashLookupParams p{records.address(),
-                       slots.address(),
+    HashLookupParams p{slots.address(),
+                       payloads ? payloads.address() : 0,
                        0,
                        0,
-                       static_cast<uint32_t>(n),
                        static_cast<uint32_t>(capacity - 1),
                        0,
                        0,
-                       width == KeyWidth::bits64 ? 1u : 0u,
-                       0};
+                       unique ? RX_FLAG_FIRST_HIT_ONLY : 0u};
     ComputePipeline& k = *lookup_kernel;
     probe_stats = batch->run(
         q, k.max_items(),
