@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [diagnostics] [dpbis] [variants] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [diagnostics] [dpbis] [variants] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -45,6 +45,13 @@ if part ranges; then
   $B --label key64 --key-bits 64 --method hit_and_scan --hit-rate 1,0 --order unsorted,sorted \
     --build-repeats 2
 fi
+if part baselines; then
+  echo "== RX probe order (unsorted, sorted by the generator, sorted on the GPU) and the baselines"
+  $B --label paper-points --index rx,sorted,hash --method hit_and_scan --hit-rate 1 \
+    --order unsorted,sorted,gpu_sorted --build-repeats 2
+  $B --label paper-points --index sorted,hash --hit-rate 0.5,0 --order unsorted,sorted \
+    --build-repeats 2
+fi
 if part diagnostics; then
   echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
   for d in none trace_only no_trace; do
@@ -53,8 +60,15 @@ if part diagnostics; then
   done
 fi
 if part dpbis; then
-  echo "== DP-BIS against the full scan, 5e7 and 1e8 rows, 1 and 3 columns"
-  $R bench dpbis --out $OUT/results --combine all,any --selectivity 0.01,0.1,0.5
+  echo "== DP-BIS, sieve, full scan, CPU BinDex and CPU scan at 1e8 rows; then 1e9 rows, 1 column"
+  for b in vulkan cuda; do
+    idx=dpbis,sieve,full_scan
+    [ $b = vulkan ] && idx=$idx,cpu_bindex,cpu_scan
+    $R bench dpbis --out $OUT/results --label backend-$b --backend $b --rows 1e8 --columns 1,3 \
+      --selectivity 0.01,0.1,0.5 --combine all,any --index $idx
+  done
+  $R bench dpbis --out $OUT/results --label rows-1e9 --rows 1e9 --columns 1 \
+    --selectivity 0.01,0.1 --index dpbis,full_scan
 fi
 if part variants; then
   echo "== primitive type and key-order vs row-order layout"
