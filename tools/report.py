@@ -41,7 +41,7 @@ def newest(rows, **match):
 
 
 def fmt_ms(x):
-    return f"{x:.1f}" if x >= 10 else f"{x:.2f}"
+    return f"{x:.1f}" if x >= 10 else f"{x:.2f}" if x >= 1 else f"{x:.3f}"
 
 
 def gb(b):
@@ -64,8 +64,13 @@ def variant(r):
 
 
 def plain(rows):
-    """Rows that are lookups (not --diagnostic runs)."""
-    return [r for r in rows if r.get("diagnostic", "none") == "none"]
+    """Rows that are lookups (not --diagnostic runs) of the current implementation."""
+    return [r for r in rows if r.get("diagnostic", "none") == "none" and "superseded" not in r]
+
+
+def order_of(r):
+    """unsorted, sorted (by the generator) or gpu_sorted (by the index on the GPU)."""
+    return r.get("probe_order") or ("sorted" if r["sorted_probes"] else "unsorted")
 
 
 # The issue's targets for an H100, 32-bit keys, 2^26 keys, 2^27 point lookups, hit rate 1.
@@ -79,8 +84,9 @@ def targets_table(rows, base):
     out = ["Targets (issue 2, H100): default lookup (hit_and_scan, opaque rays), hit rate 1.", "",
            "| target | limit | measured | met |", "|---|---|---|---|"]
     for name, kind, s, limit in H100_TARGETS:
-        r = newest(rows, label="paper-points", index="rx", method="hit_and_scan", opaque_hits=True,
-                   hit_rate=1.0, sorted_probes=s)
+        r = newest([x for x in rows if order_of(x) == ("sorted" if s else "unsorted")],
+                   label="paper-points", index="rx", method="hit_and_scan", opaque_hits=True,
+                   hit_rate=1.0)
         if not r:
             continue
         if kind == "probe":
@@ -95,12 +101,29 @@ def targets_table(rows, base):
     return out
 
 
+# Issue 3's targets for the baselines on an H100, same sizes, hit rate 1.
+BASELINE_TARGETS = (("hash", False, 16.0), ("sorted", False, 32.0), ("sorted", True, 4.0))
+
+
+def baseline_targets_table(pts):
+    rows = [newest([x for x in pts if order_of(x) == ("sorted" if s else "unsorted")], index=i, hit_rate=1.0)
+            for i, s, _ in BASELINE_TARGETS]
+    if not all(rows) or "H100" not in rows[0]["device"]:
+        return []
+    out = ["Targets (issue 3, H100) for the baselines on the same keys and lookups, hit rate 1:", "",
+           "| baseline | probes | limit | measured | met |", "|---|---|---|---|---|"]
+    for (i, s, limit), r in zip(BASELINE_TARGETS, rows):
+        out.append(f"| {variant(r)} | {'sorted' if s else 'unsorted'} | {limit:g} ms | "
+                   f"{fmt_ms(r['probe_time_ms'])} ms | {'yes' if r['probe_time_ms'] <= limit else 'no'} |")
+    out.append("")
+    return out
+
+
 def gpu_tables(rows):
     out = []
     pts = plain(all_of(rows, label="paper-points"))
-    rx = [r for r in pts if r.get("index", "rx") == "rx"]
-    base = (newest(rx, method="hit_and_scan", opaque_hits=True, hit_rate=1.0, sorted_probes=False) or
-            newest(rx, hit_rate=1.0, sorted_probes=False))
+    rx = [r for r in pts if r.get("index", "rx") == "rx" and order_of(r) == "unsorted"]
+    base = newest(rx, method="hit_and_scan", opaque_hits=True, hit_rate=1.0) or newest(rx, hit_rate=1.0)
     if not base:
         return out
     out.append(f"**{device_line(base)}**: 32-bit uniform unique keys, 2^26 keys, 2^27 point lookups; RX over "
@@ -114,18 +137,21 @@ def gpu_tables(rows):
                    "measured in several runs, each run's median is listed.")
     out.append("")
     out += targets_table(pts, base)
+    out += baseline_targets_table(pts)
     out.append("| index / lookup | hit rate | probes | probe ms (median of each run) | fastest repeat | "
                "lookups/s (best median) | checked |")
     out.append("|---|---|---|---|---|---|---|")
     variants = sorted({variant(r) for r in pts}, key=lambda v: (not v.startswith("rx"), v))
     for v in variants:
         for h in (1.0, 0.5, 0.0):
-            for s in (False, True):
-                runs = sorted((r for r in pts if variant(r) == v and r["hit_rate"] == h and r["sorted_probes"] == s),
+            for s in ("unsorted", "sorted", "gpu_sorted"):
+                runs = sorted((r for r in pts if variant(r) == v and r["hit_rate"] == h and order_of(r) == s),
                               key=lambda r: r["timestamp"])
                 if runs:
                     best = min(runs, key=lambda r: r["probe_time_ms"])
-                    out.append(f"| {v} | {h:g} | {'sorted' if s else 'unsorted'} | "
+                    if s == "gpu_sorted":
+                        s = f"sorted on the GPU (+ {fmt_ms(runs[-1]['probe_sort_ms'])} ms sort)"
+                    out.append(f"| {v} | {h:g} | {s} | "
                                f"{', '.join(fmt_ms(r['probe_time_ms']) for r in runs)} | "
                                f"{fmt_ms(min(min(r['probe_time_ms_all']) for r in runs))} | "
                                f"{best['lookups_per_s'] / 1e9:.2f} G | "
@@ -144,7 +170,7 @@ def gpu_tables(rows):
     out.append(f"| peak device memory during the build | {gb(base['build_peak_bytes'])} GB |")
     out.append(f"| resident after the build (BVH + 16-byte records) | {gb(base['gpu_resident_bytes'])} GB |")
     for idx in ("sorted", "hash"):
-        r = newest(pts, index=idx, hit_rate=1.0, sorted_probes=False)
+        r = newest([x for x in pts if order_of(x) == "unsorted"], index=idx, hit_rate=1.0)
         if r:
             out.append(f"| {idx} baseline on the same keys: build / index size | {fmt_ms(r['build_time_ms'])} ms / "
                        f"{gb(r['build_bytes'])} GB |")
@@ -175,7 +201,7 @@ def gpu_tables(rows):
                        f"{fmt_ms(r['probe_time_ms'])} | {fmt_ms(r['build_time_ms'])} | {gb(r['build_bytes'])} |")
         out.append("")
 
-    rng = [r for r in rows if r.get("label") == "ranges"]
+    rng = [r for r in plain(rows) if r.get("label") == "ranges"]
     if rng:
         widths = sorted({r["range_width"] for r in rng})
         n = rng[0]["num_lookups"]
@@ -285,6 +311,15 @@ def dpbis_table(d):
     if not path.exists():
         return []
     rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    # The newest measurement of each configuration.
+    key = lambda r: (r["index"], r.get("backend", "vulkan"), r["rows"], r["columns"], r["selectivity"], r["combine"])
+    newest_of = {}
+    for r in rows:
+        if key(r) not in newest_of or r["timestamp"] > newest_of[key(r)]["timestamp"]:
+            newest_of[key(r)] = r
+    order = {"full_scan": 0, "dpbis": 1, "sieve": 2, "cpu_bindex": 3, "cpu_scan": 4}
+    rows = sorted(newest_of.values(), key=lambda r: (r["rows"], r["columns"], r["selectivity"], r["combine"],
+                                                      order.get(r["index"], 9), r.get("backend", "vulkan")))
     out = [f"Source: `bench/results/{d.name}/dpbis.jsonl`. DP-BIS against the full scan, uniform uint32 columns, "
            f"`lt` predicates, {device_line(rows[0])}; copy bandwidth measured in the same run: "
            f"{rows[0]['copy_gbps']:.1f} GB/s (read + write). GPU rows are GPU timestamps; `cpu` rows host "
@@ -352,7 +387,7 @@ def plots():
             fig.tight_layout()
             fig.savefig(outdir / f"{d.name}-rx-points.png", dpi=120)
             plt.close(fig)
-        rng = [r for r in rows if r.get("label") == "ranges"]
+        rng = [r for r in plain(rows) if r.get("label") == "ranges"]
         if rng:
             fig, ax = plt.subplots(figsize=(6.4, 4))
             widths = sorted({r["range_width"] for r in rng})
