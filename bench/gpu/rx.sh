@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [diagnostics] [dpbis] [variants] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [diagnostics] [dpbis] [variants] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -51,6 +51,16 @@ if part baselines; then
     --order unsorted,sorted,gpu_sorted --build-repeats 2
   $B --label paper-points --index sorted,hash --hit-rate 0.5,0 --order unsorted,sorted \
     --build-repeats 2
+fi
+if part sweeps; then
+  echo "== key count sweep: RX and the baselines, 2^27 unsorted lookups, hit rate 1"
+  for k in 2^20 2^22 2^24; do
+    $B --label key-sweep --keys $k --index rx,sorted,hash --method hit_and_scan --hit-rate 1 \
+      --order unsorted --build-repeats 1 --repeats 3 --warmup 2
+  done
+  echo "== DP-BIS, sieve and full scan over 5e8 rows, 3 columns"
+  $R bench dpbis --out $OUT/results --label rows-5e8 --rows 5e8 --columns 1,3 \
+    --selectivity 0.01,0.1 --index dpbis,sieve,full_scan
 fi
 if part diagnostics; then
   echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
