@@ -101,6 +101,38 @@ def targets_table(rows, base):
     return out
 
 
+def key_sweep(rows):
+    """{variant: [(keys, row)]}: 2^27 unsorted hit-rate-1 lookups against the key count."""
+    pts = [r for r in plain(rows) if r.get("label") in ("key-sweep", "paper-points") and r["hit_rate"] == 1.0
+           and order_of(r) == "unsorted" and r["key_bits"] == 32 and r["num_lookups"] == 2 ** 27
+           and (r.get("index") != "rx" or (method(r) == "hit_and_scan" and r.get("opaque_hits")))]
+    out = {}
+    for v in sorted({variant(r) for r in pts}, key=lambda v: (not v.startswith("rx"), v)):
+        by_keys = {}
+        for r in pts:
+            if variant(r) == v and (r["num_keys"] not in by_keys or r["timestamp"] > by_keys[r["num_keys"]]["timestamp"]):
+                by_keys[r["num_keys"]] = r
+        out[v] = sorted(by_keys.items())
+    return out if any(len(x) > 1 for x in out.values()) else {}
+
+
+def key_sweep_table(rows):
+    sweep = key_sweep(rows)
+    if not sweep:
+        return []
+    keys = sorted({k for pts in sweep.values() for k, _ in pts})
+    out = ["Lookups against the index size: 2^27 unsorted point lookups, hit rate 1, 32-bit uniform keys, "
+           "probe ms (build ms):", "",
+           "| index / lookup | " + " | ".join(f"2^{k.bit_length() - 1} keys" for k in keys) + " |",
+           "|---|" + "---|" * len(keys)]
+    for v, pts in sweep.items():
+        d = dict(pts)
+        out.append(f"| {v} | " + " | ".join(
+            f"{fmt_ms(d[k]['probe_time_ms'])} ({fmt_ms(d[k]['build_time_ms'])})" if k in d else "" for k in keys) + " |")
+    out.append("")
+    return out
+
+
 # Issue 3's targets for the baselines on an H100, same sizes, hit rate 1.
 BASELINE_TARGETS = (("hash", False, 16.0), ("sorted", False, 32.0), ("sorted", True, 4.0))
 
@@ -189,6 +221,8 @@ def gpu_tables(rows):
             cells = [r for r in diag if r["sorted_probes"] == s]
             out.append(f"| {'sorted' if s else 'unsorted'} | " + " | ".join(fmt_ms(r["probe_time_ms"]) for r in cells) + " |")
         out.append("")
+
+    out += key_sweep_table(rows)
 
     k64 = [newest(rows, label="key64", hit_rate=h, sorted_probes=s) for h in (1.0, 0.0) for s in (False, True)]
     if any(k64):
@@ -410,7 +444,63 @@ def plots():
             fig.tight_layout()
             fig.savefig(outdir / f"{d.name}-rx-ranges.png", dpi=120)
             plt.close(fig)
+        sweep = key_sweep(rows)
+        if sweep:
+            fig, ax = plt.subplots(figsize=(6.4, 4))
+            for i, (v, pts) in enumerate(sweep.items()):
+                ax.plot([k for k, _ in pts], [r["lookups_per_s"] / 1e9 for _, r in pts], "osd^vx"[i % 6] + "-", label=v)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("keys in the index")
+            ax.set_ylabel("point lookups / s (billions)")
+            ax.set_ylim(bottom=0)
+            ax.set_title(f"2^27 unsorted lookups, hit rate 1\n{device_line(pts[0][1])}", fontsize=9)
+            ax.legend(fontsize=7)
+            fig.tight_layout()
+            fig.savefig(outdir / f"{d.name}-key-sweep.png", dpi=120)
+            plt.close(fig)
+        scan_plots(plt, d, outdir)
     print(f"plots written to {outdir.relative_to(ROOT)}")
+
+
+def scan_plots(plt, d, outdir):
+    """Scan time against selectivity, and the fraction of the copy bandwidth, per index and row count."""
+    path = d / "dpbis.jsonl"
+    if not path.exists():
+        return
+    rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    rows = [r for r in rows if r["combine"] == "all" and r.get("backend", "vulkan") != "cpu"]
+    newest_of = {}
+    for r in rows:
+        k = (r["index"], r.get("backend", "vulkan"), r["rows"], r["columns"], r["selectivity"])
+        if k not in newest_of or r["timestamp"] > newest_of[k]["timestamp"]:
+            newest_of[k] = r
+    rows = list(newest_of.values())
+    if len({r["selectivity"] for r in rows}) < 2:
+        return
+    # The row count measured at the most selectivities, then with the most series.
+    n = max({r["rows"] for r in rows},
+            key=lambda c: (len({x["selectivity"] for x in rows if x["rows"] == c}), len([x for x in rows if x["rows"] == c]), c))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.6, 4))
+    series = sorted({(r["index"], r.get("backend", "vulkan"), r["columns"]) for r in rows if r["rows"] == n})
+    for i, (idx, be, cols) in enumerate(series):
+        pts = sorted((r for r in rows if r["rows"] == n and (r["index"], r.get("backend", "vulkan"), r["columns"]) == (idx, be, cols)),
+                     key=lambda r: r["selectivity"])
+        label = f"{idx} ({be}), {cols} col"
+        style = "osd^vx"[i % 6] + ("-" if cols == 1 else "--")
+        a1.plot([r["selectivity"] for r in pts], [r["query_time_ms"] for r in pts], style, label=label)
+        a2.plot([r["selectivity"] for r in pts], [r["bandwidth_fraction"] or 0 for r in pts], style, label=label)
+    a1.set_xlabel("selectivity")
+    a1.set_ylabel("query time (ms, GPU)")
+    a1.set_ylim(bottom=0)
+    a2.set_xlabel("selectivity")
+    a2.set_ylabel("bytes moved / time, fraction of copy bandwidth")
+    a2.set_ylim(0, 1.1)
+    a2.axhline(0.85, color="grey", linewidth=0.8, linestyle=":")
+    a1.legend(fontsize=6)
+    fig.suptitle(f"Range selections over {n:,} uint32 rows\n{device_line(rows[0])}", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(outdir / f"{d.name}-scans.png", dpi=120)
+    plt.close(fig)
 
 
 if __name__ == "__main__":
