@@ -9,6 +9,8 @@
 #include "backend/cuda/cuda.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
+#include "ops/dpbis/dpbis_params.hpp"
+#include "ops/scan/scan_impl.hpp"
 #include "support.hpp"
 
 namespace raydb::test {
@@ -69,33 +71,11 @@ void run_vulkan(detail::ShaderId shader, const Params& p, uint64_t items) {
   cb.submit_and_wait();
 }
 
-// Push constants of the Vulkan twins, as their shaders declare them.
-struct BitmapOpParams {
-  uint64_t a, b;
-  uint32_t words, rows, op, pad0;
-};
-struct VectorsParams {
-  uint64_t codes, vectors;
-  uint32_t rows, words, bins, pad0;
-};
-struct SieveParams {
-  uint64_t vectors, bitmap;
-  uint32_t rows, words;
-  int32_t b_lo, b_hi;
-  uint32_t bins, pad0;
-};
-struct SelectParams {
-  uint64_t codes, bitmap;
-  uint32_t rows;
-  int32_t b_lo, b_hi;
-  uint32_t pad0;
-};
-struct CandidatesParams {
-  uint64_t sorted, rows, bitmap;
-  uint32_t begin, end, lo, hi;
-};
-static_assert(sizeof(BitmapOpParams) == 32 && sizeof(VectorsParams) == 32 &&
-              sizeof(SieveParams) == 40 && sizeof(SelectParams) == 32 &&
-              sizeof(CandidatesParams) == 40);
+// Push constants of the Vulkan twins, as the operators declare them.
+using detail::BitmapOpParams;
+using detail::CandidatesParams;
+using detail::SelectParams;
+using detail::SieveParams;
+using detail::VectorsParams;
 
 }  // namespace raydb::test

@@ -81,12 +81,6 @@ struct GpuPredicate {
 };
 static_assert(sizeof(GpuPredicate) == 16);
 
-struct BitmapOpParams {
-  uint64_t a, b;
-  uint32_t words, rows, op, pad0;
-};
-static_assert(sizeof(BitmapOpParams) == 32);
-
 struct BitmapRowsParams {
   uint64_t bitmap, offsets, rows;
   uint32_t words, pad0;

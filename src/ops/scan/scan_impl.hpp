@@ -10,6 +10,13 @@
 
 namespace raydb::detail {
 
+// Push constants of shaders/scan/bitmap_ops.comp (scalar layout).
+struct BitmapOpParams {
+  uint64_t a, b;
+  uint32_t words, rows, op, pad0;
+};
+static_assert(sizeof(BitmapOpParams) == 32);
+
 struct ColumnTableImpl {
   std::shared_ptr<VkContext> ctx;
   uint64_t rows = 0;
