@@ -72,7 +72,7 @@ fi
 if part dpbis; then
   echo "== DP-BIS, sieve, full scan, CPU BinDex and CPU scan at 1e8 rows; then 1e9 rows, 1 column"
   for b in vulkan cuda; do
-    idx=dpbis,sieve,full_scan
+    idx=dpbis,sieve,full_scan,bitmap_ops
     [ $b = vulkan ] && idx=$idx,cpu_bindex,cpu_scan
     $R bench dpbis --out $OUT/results --label backend-$b --backend $b --rows 1e8 --columns 1,3 \
       --selectivity 0.01,0.1,0.5 --combine all,any --index $idx

@@ -28,7 +28,7 @@ struct BenchDpBisOptions {
   std::vector<uint32_t> columns = {1, 3};
   std::vector<double> selectivities = {0.01, 0.1, 0.5};
   std::vector<std::string> combines = {"all"};
-  std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan"};
+  std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan", "bitmap_ops"};
   uint32_t sieve_bins = 128;
   std::string backend = "auto";
   int repeats = 5, warmup = 2;
@@ -40,6 +40,79 @@ struct BenchDpBisOptions {
 
 void progress(const std::string& s) {
   bench_progress("dpbis", s);
+}
+
+// AND, OR and NOT over two bitmaps of about half the rows each (from full scans), each applied to
+// a fresh copy and timed alone, checked against the same operation on the CPU. Bytes: AND and OR
+// read two bitmaps and write one, NOT reads and writes one.
+void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const ColumnTable& table,
+                      const std::vector<std::span<const uint32_t>>& cols, double ceiling,
+                      uint64_t seed, std::vector<nlohmann::json>& rows,
+                      std::vector<std::string>& table_lines) {
+  uint64_t n = table.rows();
+  uint32_t cb = cols.size() > 1 ? 1 : 0;
+  std::vector<Predicate> pa{{0, CompareOp::lt, 0x80000000u, 0}};
+  std::vector<Predicate> pb{{cb, CompareOp::ge, 0x40000000u, 0}};
+  std::vector<uint32_t> wa = full_scan_reference(cols, pa), wb = full_scan_reference(cols, pb);
+  Bitmap b = full_scan(table, pb).value();
+  for (const char* op : {"and", "or", "not"}) {
+    progress(fmt::format("bitmap {}: {} rows", op, n));
+    std::vector<double> ms;
+    std::vector<uint32_t> got;
+    for (int r = 0; r < o.warmup + o.repeats; ++r) {
+      Bitmap a = full_scan(table, pa).value();
+      Status st = std::string_view(op) == "and"  ? a.and_with(b)
+                  : std::string_view(op) == "or" ? a.or_with(b)
+                                                 : a.invert();
+      st.value();
+      if (r >= o.warmup) ms.push_back(a.last_gpu_ms());
+      if (r + 1 == o.warmup + o.repeats) got = a.words().value();
+    }
+    std::vector<uint32_t> want(wa.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+      uint32_t tail = i + 1 == want.size() && n % 32 ? (1u << (n % 32)) - 1u : 0xFFFFFFFFu;
+      want[i] = std::string_view(op) == "and"  ? wa[i] & wb[i]
+                : std::string_view(op) == "or" ? wa[i] | wb[i]
+                                               : ~wa[i] & tail;
+    }
+    std::string checked = o.no_check ? "skipped" : got == want ? "ok" : "MISMATCH";
+    double t = median(ms);
+    double bytes = 4.0 * static_cast<double>(wa.size()) * (std::string_view(op) == "not" ? 2 : 3);
+    double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
+    nlohmann::json j = device_fields(ctx);
+    j.update(
+        {{"suite", "dpbis"},
+         {"timestamp", now_utc()},
+         {"raydb_version", RAYDB_VERSION},
+         {"label", o.label},
+         {"index", fmt::format("bitmap_{}", op)},
+         {"backend", to_string(ctx.resolve(Backend::automatic).value())},
+         {"timing", "GPU"},
+         {"rows", n},
+         {"columns", std::string_view(op) == "not" ? 1 : 2},
+         {"selectivity", 0.5},
+         {"combine", "all"},
+         {"result_rows", 0},
+         {"query_time_ms", t},
+         {"query_time_ms_all", ms},
+         {"candidates", 0},
+         {"bytes_moved", bytes},
+         {"achieved_gbps", gbps},
+         {"copy_gbps", ceiling},
+         {"bandwidth_fraction", ceiling > 0 ? nlohmann::json(gbps / ceiling) : nlohmann::json()},
+         {"build_time_ms", 0.0},
+         {"index_bytes", 0},
+         {"bins", 0},
+         {"warmup", o.warmup},
+         {"repeats", o.repeats},
+         {"seed", seed},
+         {"checked_result", checked}});
+    rows.push_back(j);
+    table_lines.push_back(fmt::format(
+        "{:<10} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11}  {}",
+        fmt::format("bitmap_{}", op), n, std::string_view(op) == "not" ? 1 : 2, 0.5, "-", t, gbps,
+        ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0, 0, checked));
+  }
 }
 
 void run(BenchDpBisOptions& o) {
@@ -83,10 +156,13 @@ void run(BenchDpBisOptions& o) {
       return std::find(o.indexes.begin(), o.indexes.end(), i) != o.indexes.end();
     };
     for (auto& i : o.indexes)
-      if (i != "dpbis" && i != "sieve" && i != "full_scan" && i != "cpu_bindex" && i != "cpu_scan")
+      if (i != "dpbis" && i != "sieve" && i != "full_scan" && i != "cpu_bindex" &&
+          i != "cpu_scan" && i != "bitmap_ops")
         throw Error(
             Errc::invalid_argument,
-            fmt::format("unknown --index '{}' (dpbis, sieve, full_scan, cpu_bindex, cpu_scan)", i));
+            fmt::format("unknown --index '{}' (dpbis, sieve, full_scan, cpu_bindex, cpu_scan, "
+                        "bitmap_ops)",
+                        i));
     Backend backend = ctx.resolve(parse_backend(o.backend).value()).value();
     const CudaSupport& cuda = ctx.cuda();
     progress(fmt::format("building DP-BIS; kernels in {}{}", to_string(backend),
@@ -104,6 +180,7 @@ void run(BenchDpBisOptions& o) {
                            o.sieve_bins, detail::host_threads()));
       cpu_bindex = CpuBinDex::build(cols, {o.sieve_bins, 0}).value();
     }
+    if (wants("bitmap_ops")) bench_bitmap_ops(o, ctx, table_dev, cols, ceiling, seed, rows, table);
     for (uint32_t ncols : o.columns)
       for (double s : o.selectivities)
         for (const auto& comb : o.combines) {
@@ -133,6 +210,7 @@ void run(BenchDpBisOptions& o) {
             }
           }
           for (const std::string& which : o.indexes) {
+            if (which == "bitmap_ops") continue;  // timed once per row count, below
             DpBisTable* index = which == "dpbis" ? &*dpbis : which == "sieve" ? &*sieve : nullptr;
             bool dp = index != nullptr;
             bool on_cpu = which == "cpu_bindex" || which == "cpu_scan";
@@ -260,7 +338,8 @@ void register_bench_dpbis(CLI::App& bench) {
   cmd->add_option("--combine", o->combines, "all (AND) and/or any (OR)")->delimiter(',');
   cmd->add_option("--index", o->indexes,
                   "dpbis (codes), sieve (bit vectors), full_scan, cpu_bindex (sieve vectors on "
-                  "the CPU, all threads), cpu_scan (the multithreaded CPU reference); list")
+                  "the CPU, all threads), cpu_scan (the multithreaded CPU reference), bitmap_ops "
+                  "(AND / OR / NOT over two bitmaps); list")
       ->delimiter(',');
   cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
   cmd->add_option("--backend", o->backend,
