@@ -352,3 +352,191 @@ TEST_CASE("rx: build preferences give the same results") {
     test::check_lookups(index.lookup(points.span()).value(), want, to_string(p));
   }
 }
+
+namespace {
+
+// Few distinct keys, each repeated 1-12 times, plus the magnitude edges of the width (0, 1, the
+// x-line boundary 2^23 - 1 / 2^23, the largest keys), some of them repeated too.
+workload::KeyColumn duplicate_heavy_keys(KeyWidth w, size_t distinct, std::mt19937_64& rng,
+                                         uint64_t max_key) {
+  workload::KeyColumn c;
+  c.width = w;
+  std::vector<uint64_t> ks;
+  for (size_t i = 0; i < distinct; ++i) {
+    uint64_t k = rng() % max_key;
+    int reps = 1 + static_cast<int>(rng() % 12);
+    for (int r = 0; r < reps; ++r) ks.push_back(k);
+  }
+  uint64_t top = max_key_of(w);
+  for (uint64_t k : {uint64_t{0}, uint64_t{1}, (uint64_t{1} << 23) - 1, uint64_t{1} << 23, top,
+                     top - 1, top, uint64_t{0}})
+    ks.push_back(k);
+  std::shuffle(ks.begin(), ks.end(), rng);
+  for (uint64_t k : ks) c.push_back(k);
+  return c;
+}
+
+size_t distinct_count(const workload::KeyColumn& keys) {
+  std::vector<uint64_t> ks;
+  for (size_t i = 0; i < keys.size(); ++i) ks.push_back(keys[i]);
+  std::sort(ks.begin(), ks.end());
+  return static_cast<size_t>(std::unique(ks.begin(), ks.end()) - ks.begin());
+}
+
+// Small ranges around the magnitude edges, on top of the random ones.
+void add_edge_ranges(workload::RangeColumn& r) {
+  uint64_t top = max_key_of(r.width);
+  std::pair<uint64_t, uint64_t> edges[] = {
+      {0, 0},         {0, 5},     {(uint64_t{1} << 23) - 2, (uint64_t{1} << 23) + 1},
+      {top - 1, top}, {top, top}, {top - 100, top - 2}};
+  for (auto [lo, hi] : edges) {
+    if (r.width == KeyWidth::bits64)
+      r.r64.push_back({lo, hi});
+    else
+      r.r32.push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
+  }
+}
+
+}  // namespace
+
+TEST_CASE("rx: partitioned and duplicate-compressed builds equal the CPU reference") {
+  test::ValidationGuard guard;
+  uint64_t seed = test::fresh_seed();
+  for (const Config& c : all_configs()) {
+    std::mt19937_64 rng(seed);
+    uint64_t max_key = c.width == KeyWidth::bits64 ? (uint64_t{1} << 36) : (uint64_t{1} << 26);
+    auto keys = duplicate_heavy_keys(c.width, 250, rng, max_key);
+    auto values = random_values(keys.size(), rng);
+    RxReference ref(keys.span(), values);
+    size_t distinct = distinct_count(keys);
+    auto points = probes_for(keys, 800, rng, max_key);
+    for (uint64_t k : {uint64_t{0}, max_key_of(c.width), uint64_t{1} << 23}) points.push_back(k);
+    // Random ranges start at keys, the edge keys among them: bounded by the width's maximum.
+    auto ranges = ranges_for(keys, 300, rng, max_key_of(c.width));
+    add_edge_ranges(ranges);
+    auto want_p = ref.lookup(points.span());
+    auto want_r = ref.lookup_ranges(ranges.span());
+    auto want_cp = ref.collect_rows(points.span());
+    auto want_cr = ref.collect_rows(ranges.span());
+    for (uint32_t parts : {1u, 3u, 7u})
+      for (bool compress : {false, true}) {
+        if (compress && c.method == RxLookupMethod::any_hit) continue;  // rejected, tested below
+        std::string config =
+            name(c) + "/P=" + std::to_string(parts) + (compress ? "/compressed" : "");
+        CAPTURE(config);
+        RxBuildOptions o = options_of(c);
+        o.partitions = parts;
+        o.compress_duplicates = compress;
+        // With 7 parts, BLAS of at most 60 primitives: parts of several BLAS of unequal size.
+        if (parts == 7) o.max_primitives_per_blas = 60;
+        auto index = RxIndex::build(test::context(), keys.span(), values, o);
+        REQUIRE_MESSAGE(index.ok(), (index.ok() ? "" : index.error().what()));
+        const auto& s = index->build_stats();
+        CHECK(s.partitions == parts);
+        CHECK(s.primitives == (compress ? distinct : keys.size()));
+        CHECK(s.blas_count >= parts);
+        test::check_lookups(index->lookup(points.span()).value(), want_p, "points");
+        test::check_lookups(index->lookup_ranges(ranges.span()).value(), want_r, "ranges");
+        std::vector<RxRowMatch> out(want_cp.size());
+        CHECK(index->collect_rows(points.span(), out).value().complete());
+        std::sort(out.begin(), out.end());
+        test::check_equal_whole(out, want_cp, "collected point rows");
+        out.assign(want_cr.size(), {});
+        CHECK(index->collect_rows(ranges.span(), out).value().complete());
+        std::sort(out.begin(), out.end());
+        test::check_equal_whole(out, want_cr, "collected range rows");
+      }
+  }
+}
+
+TEST_CASE("rx: partitions with unique keys, tiny inputs and in-place update stay exact") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  // More parts than keys: one part per key. Unique keys: compression changes nothing.
+  for (size_t count : {size_t{1}, size_t{5}, size_t{3000}}) {
+    CAPTURE(count);
+    workload::KeyOptions ko;
+    ko.count = count;
+    ko.width = KeyWidth::bits64;
+    ko.seed = rng();
+    auto wl = workload::make_keys(ko).value();
+    RxReference ref(wl.keys.span(), wl.values);
+    auto points = probes_for(wl.keys, 500, rng, max_key_of(KeyWidth::bits64));
+    RxBuildOptions o;
+    o.partitions = 7;
+    o.compress_duplicates = true;
+    auto index = RxIndex::build(test::context(), wl.keys.span(), wl.values, o).value();
+    CHECK(index.build_stats().partitions == std::min<size_t>(7, count));
+    CHECK(index.build_stats().primitives == count);
+    test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
+                        "unique keys");
+  }
+  auto empty = RxIndex::build(test::context(), KeySpan{}, {}, RxBuildOptions{.partitions = 4});
+  REQUIRE(empty.ok());
+  CHECK(empty->build_stats().partitions == 0);
+
+  auto keys = random_keys(KeyWidth::bits32, 800, rng, max_key_of(KeyWidth::bits32));
+  RxBuildOptions o;
+  o.partitions = 5;
+  o.allow_update = true;
+  auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+  auto moved = keys;
+  for (int i = 0; i < 100; ++i) moved.k32[rng() % moved.size()] = static_cast<uint32_t>(rng());
+  REQUIRE(index.update(moved.span()).ok());
+  RxReference ref(moved.span());
+  auto points = probes_for(moved, 1000, rng, max_key_of(KeyWidth::bits32));
+  test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
+                      "partitioned update");
+}
+
+TEST_CASE("rx: building in parts lowers the peak build memory") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits64, 1u << 12, rng, max_key_of(KeyWidth::bits64));
+  auto peak = [&](uint32_t parts) {
+    RxBuildOptions o;
+    o.partitions = parts;
+    auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+    return index.build_stats();
+  };
+  auto one = peak(1), four = peak(4);
+  MESSAGE("build peak, 4096 keys: " << one.build_peak_bytes << " bytes in one part, "
+                                    << four.build_peak_bytes << " in four");
+  // Allocation sizes depend only on the keys and the options: the same build peaks the same.
+  CHECK(peak(4).build_peak_bytes == four.build_peak_bytes);
+  CHECK(four.build_peak_bytes < one.build_peak_bytes);
+  CHECK(four.build_peak_bytes >= four.resident_bytes);
+  CHECK(four.blas_count == 4);
+
+  // Compression builds one primitive per distinct key: a smaller BVH for the same rows.
+  auto dup = duplicate_heavy_keys(KeyWidth::bits64, 500, rng, uint64_t{1} << 40);
+  RxBuildOptions o;
+  auto plain = RxIndex::build(test::context(), dup.span(), {}, o).value();
+  o.compress_duplicates = true;
+  auto packed = RxIndex::build(test::context(), dup.span(), {}, o).value();
+  CHECK(packed.build_stats().primitives < plain.build_stats().primitives);
+  CHECK(packed.build_stats().bvh_uncompacted_bytes < plain.build_stats().bvh_uncompacted_bytes);
+}
+
+TEST_CASE("rx: bad partitioning and compression options are refused clearly") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits32, 100, rng, 1000);
+  auto expect_invalid = [&](const RxBuildOptions& o, const char* word) {
+    auto r = RxIndex::build(test::context(), keys.span(), {}, o);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code() == Errc::invalid_argument);
+    CHECK_MESSAGE(std::string(r.error().what()).find(word) != std::string::npos, r.error().what());
+  };
+  expect_invalid(RxBuildOptions{.partitions = 0}, "partitions");
+  RxBuildOptions o;
+  o.compress_duplicates = true;
+  o.method = RxLookupMethod::any_hit;
+  expect_invalid(o, "hit_and_scan");
+  o.method = RxLookupMethod::automatic;
+  o.key_order = false;  // automatic then means any_hit
+  expect_invalid(o, "hit_and_scan");
+  o.key_order = true;
+  o.allow_update = true;
+  expect_invalid(o, "allow_update");
+}

@@ -62,12 +62,30 @@ struct RxBuildOptions {
   // caller's order. The sort's time is RxProbeStats::sort_ms, not part of probe_ms. Range
   // lookups are traced as given. Can be changed after the build: RxIndex::set_sort_probes().
   bool sort_probes = false;
+  // BVH partitioning: the key-sorted primitives are split into this many contiguous parts (key
+  // ranges of equal primitive count, to within one), and the parts' BLAS are built one at a time
+  // under one TLAS: generate a part's primitives, build, compact, free the part's primitive,
+  // scratch and uncompacted buffers, then the next part. Peak build memory is then about one
+  // part's temporaries plus the finished BLAS, instead of all of them at once, for P - 1 more
+  // submissions and host round trips. A part larger than max_primitives_per_blas gets several
+  // BLAS. Must be at least 1; more parts than primitives give one part per primitive. Lookups
+  // are the same for every value. Parts of unequal size add one 4-byte load per hit (the first
+  // primitive of the hit's BLAS, from a buffer of one entry per BLAS).
+  uint32_t partitions = 1;
+  // Duplicate-key compression: one primitive per distinct key (at the first record of its run of
+  // equal keys) instead of one per key, so a column with few distinct keys builds a much smaller
+  // BVH. Needs the hit_and_scan method (the scan walks the run from its first record; any_hit is
+  // rejected with Errc::invalid_argument) and no allow_update (an update could change the number
+  // of distinct keys). Costs a 4-byte index entry per distinct key (resident) and one more load
+  // per hit; with unique keys nothing changes. RxBuildStats::primitives says what was built.
+  bool compress_duplicates = false;
 };
 
 // Times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
 struct RxBuildStats {
   double upload_ms = 0;     // keys and values to the device
-  double sort_ms = 0;       // GPU layout: radix sort by key, values into key order, duplicates
+  double sort_ms = 0;       // GPU layout: radix sort by key, values into key order, duplicates, and
+                            // with compress_duplicates the distinct-key index
   double convert_ms = 0;    // keys -> triangles / boxes
   double bvh_build_ms = 0;  // BLAS builds + TLAS build
   double compact_ms = 0;    // compaction copies
@@ -80,6 +98,10 @@ struct RxBuildStats {
   uint64_t build_peak_bytes = 0;       // most device memory raydb held during the build
   uint64_t resident_bytes = 0;         // what the index holds afterwards (BVH + columns)
   uint32_t blas_count = 0;
+  uint32_t partitions = 0;  // parts built one at a time (RxBuildOptions::partitions, at most
+                            // one per primitive)
+  uint64_t primitives = 0;  // primitives in the BVH: the keys, or the distinct keys when
+                            // compress_duplicates
   bool unique_keys = false;
 };
 

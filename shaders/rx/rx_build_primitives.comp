@@ -12,10 +12,14 @@
 // (x, y, z) +- 1/2. All coordinates are exact float32 values (rx_mapping.h).
 layout(local_size_x = 64) in;
 layout(buffer_reference, scalar, buffer_reference_align = 4) writeonly buffer FloatArray { float v[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
 
 layout(push_constant, scalar) uniform RxBuildParams {
   uint64_t records;  // per primitive (key, row, value) records, common/records.glsl
   uint64_t primitives;  // triangles (9 floats) or boxes (6 floats), one per primitive of this chunk
+  // compress_duplicates: the record of each primitive (the first of its key's run); 0: primitive
+  // p is record p
+  uint64_t primitive_records;
   uint first;       // first primitive of this chunk
   uint count;       // primitives in this chunk
   uint flags;       // RX_FLAG_KEY64 | RX_FLAG_AABBS
@@ -27,6 +31,7 @@ void main() {
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   if (i >= pc.count) return;
   uint p = pc.first + i;
+  if (pc.primitive_records != 0ul) p = U32Array(pc.primitive_records).v[p];
   uint64_t k = load_record(pc.records, p, (pc.flags & RX_FLAG_KEY64) != 0u).key;
   float x = float(rx_part_x(k)), y = float(rx_part_y(k)), z = float(rx_part_z(k));
   FloatArray out_ = FloatArray(pc.primitives);

@@ -30,9 +30,15 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
   uint64_t match_count;  // counts every match, also those past match_capacity
   uint64_t order;        // sorted probes: the caller's index of each (sorted) query; else 0
+  // Partitions of unequal size: the first primitive of each BLAS (one uint per instance); else 0
+  // and BLAS k starts at primitive k * chunk_size.
+  uint64_t instance_first;
+  // compress_duplicates: the record of each primitive (the first of its key's run); else 0 and
+  // primitive p is record p.
+  uint64_t primitive_records;
   uint query_offset;     // index of this launch's first query in the batch
   uint num_queries;      // queries in this launch
-  uint chunk_size;       // primitives per BLAS: primitive = instance * chunk_size + primitive id
+  uint chunk_size;       // primitives per BLAS when instance_first is 0
   uint flags;            // RX_FLAG_*
   uint match_capacity;
   uint num_primitives;   // records in the index
@@ -67,8 +73,13 @@ uint rx_query_id(uint q) { return pc.order != 0ul ? U32Array(pc.order).v[q] : q;
 
 KeyRecord rx_record(uint prim) { return load_record(pc.records, prim, rx_flag(RX_FLAG_KEY64)); }
 
+// The record a ray hit: BLAS `instance`'s primitive `primitive_in_blas`, through the per-instance
+// offsets and the distinct-key index when the build used them (both tiny next to the records).
 uint rx_primitive(uint instance, uint primitive_in_blas) {
-  return instance * pc.chunk_size + primitive_in_blas;
+  uint p = (pc.instance_first != 0ul ? U32Array(pc.instance_first).v[instance]
+                                     : instance * pc.chunk_size) +
+           primitive_in_blas;
+  return pc.primitive_records != 0ul ? U32Array(pc.primitive_records).v[p] : p;
 }
 
 void rx_add(inout RxHitState s, uint query, KeyRecord rec) {

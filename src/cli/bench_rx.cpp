@@ -44,6 +44,8 @@ struct BenchRxOptions {
   uint32_t multiplicity = 1;
   std::string prefer = "none";
   bool no_compact = false;
+  std::vector<uint32_t> partitions = {1};  // RxBuildOptions::partitions, swept
+  bool compress_duplicates = false;
   int repeats = 5, warmup = 3, build_repeats = 3;
   bool no_check = false, no_save = false;
   std::string out = "bench/results";
@@ -135,7 +137,7 @@ void attach(Candidate& c, std::shared_ptr<Index> index) {
 std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
                                   const workload::KeyWorkload& wl, const std::string& tname,
                                   const std::string& pname, const std::string& layout,
-                                  const std::string& method, bool opaque) {
+                                  const std::string& method, bool opaque, uint32_t partitions) {
   RxBuildOptions bo;
   bo.method = parse_method(method);
   bo.opaque_triangles = opaque;
@@ -146,8 +148,19 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   bo.key_order = layout == "key";
   bo.compact = !o.no_compact;
   bo.preference = parse_preference(o.prefer);
-  progress(fmt::format("building rx: {} {} layout={} method={} opaque={}", tname, pname, layout,
-                       method, opaque));
+  bo.partitions = partitions;
+  bo.compress_duplicates = o.compress_duplicates;
+  // Compression needs hit_and_scan; in a sweep over methods the any-hit runs are left out.
+  bool any_hit = bo.method == RxLookupMethod::any_hit ||
+                 (bo.method == RxLookupMethod::automatic && !bo.key_order);
+  if (bo.compress_duplicates && any_hit) {
+    progress(fmt::format("skipped: --compress-duplicates needs hit_and_scan (method={} layout={})",
+                         method, layout));
+    return std::nullopt;
+  }
+  progress(fmt::format("building rx: {} {} layout={} method={} opaque={} partitions={}{}", tname,
+                       pname, layout, method, opaque, partitions,
+                       bo.compress_duplicates ? " compressed" : ""));
   auto built = RxIndex::build(ctx, wl.keys.span(), wl.values, bo);
   if (!built && built.error().code() == Errc::unsupported) {
     progress(fmt::format("skipped: {}", built.error().what()));
@@ -190,12 +203,19 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
               {"build_peak_bytes", bs.build_peak_bytes},
               {"gpu_resident_bytes", bs.resident_bytes},
-              {"blas_count", bs.blas_count}};
+              {"blas_count", bs.blas_count},
+              {"partitions", bs.partitions},
+              {"partitions_requested", partitions},
+              {"compress_duplicates", bo.compress_duplicates},
+              {"primitives", bs.primitives}};
   // "/ah": hit_and_scan over triangles with any-hit calls instead of opaque rays (--opaque off).
   std::string method_column = to_string(index->method());
   if (index->method() == RxLookupMethod::hit_and_scan && bo.primitive == Primitive::triangles &&
       !index->opaque_hits())
     method_column += "/ah";
+  // "/p4": built in 4 parts; "/dc": one primitive per distinct key.
+  if (partitions != 1) method_column += fmt::format("/p{}", partitions);
+  if (bo.compress_duplicates) method_column += "/dc";
   if (o.diagnostic != "none") method_column = o.diagnostic;
   c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive), method_column);
   c.build_ms = median(build_ms);
@@ -452,8 +472,11 @@ void run(BenchRxOptions& o) {
                 // the list is enough.
                 bool scan = method == "hit_and_scan" || (method == "automatic" && layout == "key");
                 if (i > 0 && !(scan && parse_primitive(pname) == Primitive::triangles)) continue;
-                auto c = build_rx(o, ctx, wl, tname, pname, layout, method, o.opaque[i] == "on");
-                if (c) probe_all(o, ctx, w, *c, rows, table);
+                for (uint32_t parts : o.partitions) {
+                  auto c = build_rx(o, ctx, wl, tname, pname, layout, method, o.opaque[i] == "on",
+                                    parts);
+                  if (c) probe_all(o, ctx, w, *c, rows, table);
+                }
               }
     }
   }
@@ -517,6 +540,12 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--probe-zipf", o->probe_zipf, "Zipf coefficient of --probe-dist zipf");
   cmd->add_option("--prefer", o->prefer, "BVH build preference: none | fast_trace | fast_build");
   cmd->add_flag("--no-compact", o->no_compact, "skip BVH compaction");
+  cmd->add_option("--partitions", o->partitions,
+                  "build the BVH in this many key-range parts, one at a time (lower peak build "
+                  "memory); list, e.g. 1,4,16")
+      ->delimiter(',');
+  cmd->add_flag("--compress-duplicates", o->compress_duplicates,
+                "one primitive per distinct key (hit_and_scan only; any_hit runs are skipped)");
   cmd->add_option("--repeats", o->repeats, "timed repeats per configuration (median reported)");
   cmd->add_option("--warmup", o->warmup, "untimed runs before the repeats");
   cmd->add_option("--build-repeats", o->build_repeats, "timed rebuilds (median reported)");

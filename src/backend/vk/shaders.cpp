@@ -6,6 +6,9 @@ namespace {
 const uint32_t kRxBuildPrimitives[] = {
 #include "rx_build_primitives.comp.inc"
 };
+const uint32_t kRxDistinct[] = {
+#include "rx_distinct.comp.inc"
+};
 const uint32_t kRxProbeRgen[] = {
 #include "rx_probe.rgen.inc"
 };
@@ -99,6 +102,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
   switch (id) {
     case ShaderId::rx_build_primitives:
       return kRxBuildPrimitives;
+    case ShaderId::rx_distinct:
+      return kRxDistinct;
     case ShaderId::rx_probe_rgen:
       return kRxProbeRgen;
     case ShaderId::rx_probe_rahit:

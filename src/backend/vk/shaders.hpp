@@ -14,6 +14,7 @@ enum class ShaderId {
   rx_probe_rint,
   rx_probe_rmiss,
   rx_probe_query,
+  rx_distinct,
   key_records,
   copy_words,
   sorted_lookup32,

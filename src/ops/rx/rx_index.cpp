@@ -60,10 +60,25 @@ struct RxIndexImpl {
   RxLookupMethod method = RxLookupMethod::hit_and_scan;
   KeyWidth width = KeyWidth::bits32;
   uint64_t n = 0;
-  uint64_t chunk = 1;
+  uint64_t chunk = 1;  // most primitives per BLAS
   bool unique = true;
 
-  Buffer records;  // one (key, row, value) record per primitive, primitive order
+  // BLAS k holds primitives [first, first + count). Parts (RxBuildOptions::partitions) are runs of
+  // consecutive pieces: part i is pieces [part_begin[i], part_begin[i + 1]).
+  struct Piece {
+    uint64_t first;
+    uint32_t count;
+  };
+  std::vector<Piece> pieces;
+  std::vector<uint32_t> part_begin;
+  // The BLAS size when every BLAS but the last has it (then the shaders find a BLAS's first
+  // primitive by a multiplication); 0 when they differ and `instance_first` holds each one.
+  uint64_t uniform_piece = 1;
+  uint64_t primitives = 0;  // n, or the number of distinct keys with compress_duplicates
+
+  Buffer records;  // one (key, row, value) record per key, key order (row order without key_order)
+  Buffer primitive_records;  // compress_duplicates: the record of each primitive; else empty
+  Buffer instance_first;     // first primitive of each BLAS when uniform_piece is 0; else empty
   std::vector<AccelStruct> blas;
   AccelStruct tlas;
   std::vector<uint32_t> host_values;  // row order; kept only when allow_update
@@ -77,6 +92,7 @@ struct RxIndexImpl {
   RadixSort::Temps probe_sort_temps;
 
   std::unique_ptr<ComputePipeline> build_kernel;
+  std::unique_ptr<ComputePipeline> distinct_kernel;
   std::unique_ptr<TlasBinding> binding;
   std::unique_ptr<RtPipeline> rt;
   std::unique_ptr<ComputePipeline> query_kernel;
@@ -119,23 +135,33 @@ struct RxIndexImpl {
     return f;
   }
   uint64_t primitive_bytes() const { return options.primitive == Primitive::aabbs ? 24 : 36; }
-  uint32_t chunks() const { return static_cast<uint32_t>((n + chunk - 1) / chunk); }
-  uint32_t chunk_count(uint32_t c) const {
-    return static_cast<uint32_t>(std::min<uint64_t>(chunk, n - c * chunk));
+  uint32_t build_flags() const {
+    return (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) |
+           (options.primitive == Primitive::aabbs ? RX_FLAG_AABBS : 0u);
   }
 
-  BuildRequest blas_request(uint32_t c, VkDeviceAddress primitives) const {
+  BuildRequest blas_request(const Piece& piece, VkDeviceAddress primitives_address) const {
     BuildRequest req;
-    req.primitive_count = chunk_count(c);
+    req.primitive_count = piece.count;
     req.flags = blas_flags();
-    req.geometry = options.primitive == Primitive::aabbs
-                       ? aabb_geometry(primitives, geometry_flags())
-                       : triangle_geometry(primitives, req.primitive_count, geometry_flags());
+    req.geometry =
+        options.primitive == Primitive::aabbs
+            ? aabb_geometry(primitives_address, geometry_flags())
+            : triangle_geometry(primitives_address, req.primitive_count, geometry_flags());
     return req;
   }
 
   void build(KeySpan k, std::span<const uint32_t> v);
-  void build_blas(bool update);
+  void compress_keys();
+  void plan_pieces();
+  void build_parts();
+  void refit_blas();
+  // Records, for pieces [begin, end): primitive generation into `prims` then the BLAS build (or
+  // refit), one piece after the other, sharing `prims` and `scratch`. `marks` gets 3 timestamps
+  // per piece.
+  void record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
+                     uint32_t begin, uint32_t end, const Buffer& prims, VkDeviceAddress scratch,
+                     std::span<AccelStruct> dst, bool update);
   void build_tlas();
   void update(KeySpan k, std::span<const uint32_t> v);
   void ensure_probe_kernels();
@@ -147,72 +173,221 @@ struct RxIndexImpl {
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
 };
 
-// Converts every chunk of keys to primitives and builds (or refits) its BLAS, in one submission.
-// One primitive buffer and one scratch buffer, sized for the largest chunk, serve every chunk.
-void RxIndexImpl::build_blas(bool update) {
+void RxIndexImpl::record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
+                                uint32_t begin, uint32_t end, const Buffer& prims,
+                                VkDeviceAddress scratch, std::span<AccelStruct> dst, bool update) {
   VkContext& c = *ctx;
-  uint32_t nc = chunks();
-  Buffer primitives(
-      c, std::min<uint64_t>(chunk, n) * primitive_bytes(),
-      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-      MemoryUse::device, "rx primitives");
-  Scratch scratch;
-  std::vector<BuildRequest> requests;
-  VkDeviceSize scratch_bytes = 0;
-  if (!update) blas.clear();
-  for (uint32_t k = 0; k < nc; ++k) {
-    requests.push_back(blas_request(k, primitives.address()));
-    auto sizes = build_sizes(c, requests.back());
-    scratch_bytes =
-        std::max(scratch_bytes, update ? sizes.updateScratchSize : sizes.buildScratchSize);
-    if (!update)
-      blas.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
-                        sizes.accelerationStructureSize, fmt::format("rx BLAS {}", k));
-  }
-  scratch.ensure(c, scratch_bytes);
-
-  CommandBatch batch(c);
-  GpuTimer timer(c, 3 * nc + 2);
-  timer.reset(batch.cmd());
-  std::vector<uint32_t> marks;
-  for (uint32_t k = 0; k < nc; ++k) {
+  for (uint32_t k = begin; k < end; ++k) {
+    const Piece& piece = pieces[k];
     RxBuildParams p{records.address(),
-                    primitives.address(),
-                    static_cast<uint32_t>(k * chunk),
-                    chunk_count(k),
-                    (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) |
-                        (options.primitive == Primitive::aabbs ? RX_FLAG_AABBS : 0u),
+                    prims.address(),
+                    primitive_records ? primitive_records.address() : 0,
+                    static_cast<uint32_t>(piece.first),
+                    piece.count,
+                    build_flags(),
                     0};
-    if (k > 0)  // the previous build must be done reading primitives and scratch
-      memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+    if (k > begin)  // the previous build must be done reading primitives and scratch
+      memory_barrier(cmd, VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
                      VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR |
                          VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
                          VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
                      VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
                      c);
-    marks.push_back(timer.mark(batch.cmd()));
-    build_kernel->dispatch(batch.cmd(), &p, p.count);
-    memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+    marks.push_back(timer.mark(cmd));
+    build_kernel->dispatch(cmd, &p, p.count);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
                    VK_ACCESS_SHADER_READ_BIT, c);
-    marks.push_back(timer.mark(batch.cmd()));
-    record_build(c, batch.cmd(), requests[k], blas[k], scratch.aligned_address,
-                 update ? &blas[k] : nullptr);
-    marks.push_back(timer.mark(batch.cmd()));
+    marks.push_back(timer.mark(cmd));
+    AccelStruct& target = dst[k - begin];
+    record_build(c, cmd, blas_request(piece, prims.address()), target, scratch,
+                 update ? &target : nullptr);
+    marks.push_back(timer.mark(cmd));
   }
+}
+
+// Splits the primitives into parts of equal count (to within one), in key order, and each part
+// into BLAS of at most `chunk` primitives.
+void RxIndexImpl::plan_pieces() {
+  pieces.clear();
+  part_begin.clear();
+  uint64_t parts = std::min<uint64_t>(options.partitions, primitives);
+  for (uint64_t i = 0; i < parts; ++i) {
+    part_begin.push_back(static_cast<uint32_t>(pieces.size()));
+    uint64_t lo = i * primitives / parts, hi = (i + 1) * primitives / parts;
+    for (uint64_t f = lo; f < hi; f += chunk)
+      pieces.push_back({f, static_cast<uint32_t>(std::min(chunk, hi - f))});
+  }
+  part_begin.push_back(static_cast<uint32_t>(pieces.size()));
+  if (pieces.size() > ctx->info.max_instance_count)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} primitives in {} parts need {} BLAS of at most {} primitives, more "
+                            "than the device's {} instances",
+                            primitives, parts, pieces.size(), chunk, ctx->info.max_instance_count));
+  uniform_piece = pieces.empty() ? 1 : pieces[0].count;
+  for (size_t k = 0; k + 1 < pieces.size(); ++k)
+    if (pieces[k].count != uniform_piece) uniform_piece = 0;
+  if (!pieces.empty() && pieces.back().count > uniform_piece) uniform_piece = 0;
+  instance_first.reset();
+  if (uniform_piece == 0) {
+    std::vector<uint32_t> firsts;
+    for (const Piece& piece : pieces) firsts.push_back(static_cast<uint32_t>(piece.first));
+    instance_first = Buffer(*ctx, firsts.size() * 4, kStorageUsage, MemoryUse::device,
+                            "rx BLAS first primitives");
+    CommandBatch batch(*ctx);
+    Buffer staging;
+    record_upload(*ctx, batch.cmd(), staging, instance_first, firsts.data(), firsts.size() * 4);
+    batch.submit_and_wait();
+  }
+}
+
+// Builds the BLAS part by part. Each part gets its own primitive and scratch buffers, sized for its
+// largest BLAS and freed as soon as its builds are done; its BLAS are then compacted and the
+// uncompacted ones freed before the next part starts, so the build never holds more than one
+// part's temporaries next to the finished BLAS.
+void RxIndexImpl::build_parts() {
+  VkContext& c = *ctx;
+  blas.clear();
+  build_stats.convert_ms = build_stats.bvh_build_ms = build_stats.compact_ms = 0;
+  uint64_t uncompacted = 0;
+  for (size_t part = 0; part + 1 < part_begin.size(); ++part) {
+    uint32_t begin = part_begin[part], end = part_begin[part + 1];
+    std::vector<AccelStruct> built;
+    {
+      uint64_t max_count = 0;
+      VkDeviceSize scratch_bytes = 0;
+      for (uint32_t k = begin; k < end; ++k)
+        max_count = std::max<uint64_t>(max_count, pieces[k].count);
+      Buffer prims(
+          c, max_count * primitive_bytes(),
+          kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+          MemoryUse::device, "rx primitives");
+      for (uint32_t k = begin; k < end; ++k) {
+        auto sizes = build_sizes(c, blas_request(pieces[k], prims.address()));
+        scratch_bytes = std::max(scratch_bytes, sizes.buildScratchSize);
+        built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                           sizes.accelerationStructureSize, fmt::format("rx BLAS {}", k));
+        uncompacted += built.back().bytes();
+      }
+      Scratch scratch;
+      scratch.ensure(c, scratch_bytes);
+      CommandBatch batch(c);
+      GpuTimer timer(c, 3 * (end - begin));
+      timer.reset(batch.cmd());
+      std::vector<uint32_t> marks;
+      record_pieces(batch.cmd(), timer, marks, begin, end, prims, scratch.aligned_address, built,
+                    false);
+      accel_write_barrier(c, batch.cmd());
+      batch.submit_and_wait();
+      for (uint32_t k = 0; k < end - begin; ++k) {
+        build_stats.convert_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
+        build_stats.bvh_build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
+      }
+    }  // primitives and scratch freed here
+    if (options.compact && !options.allow_update) {
+      double ms = 0;
+      auto compacted = compact(c, built, ms);
+      build_stats.compact_ms += ms;
+      built = std::move(compacted);  // frees the uncompacted BLAS
+    }
+    for (auto& b : built) blas.push_back(std::move(b));
+  }
+  build_stats.bvh_uncompacted_bytes = uncompacted;
+}
+
+// update(): refits every BLAS to the new keys in one submission, sharing one primitive buffer and
+// one scratch buffer sized for the largest BLAS (a refit allocates no new BLAS, so parts would not
+// lower its peak).
+void RxIndexImpl::refit_blas() {
+  VkContext& c = *ctx;
+  uint64_t max_count = 0;
+  for (const Piece& piece : pieces) max_count = std::max<uint64_t>(max_count, piece.count);
+  Buffer prims(c, max_count * primitive_bytes(),
+               kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+               MemoryUse::device, "rx primitives");
+  VkDeviceSize scratch_bytes = 0;
+  for (const Piece& piece : pieces)
+    scratch_bytes = std::max(
+        scratch_bytes, build_sizes(c, blas_request(piece, prims.address())).updateScratchSize);
+  Scratch scratch;
+  scratch.ensure(c, scratch_bytes);
+  CommandBatch batch(c);
+  auto np = static_cast<uint32_t>(pieces.size());
+  GpuTimer timer(c, 3 * np);
+  timer.reset(batch.cmd());
+  std::vector<uint32_t> marks;
+  record_pieces(batch.cmd(), timer, marks, 0, np, prims, scratch.aligned_address, blas, true);
   accel_write_barrier(c, batch.cmd());
   batch.submit_and_wait();
   build_stats.convert_ms = build_stats.bvh_build_ms = 0;
-  for (uint32_t k = 0; k < nc; ++k) {
+  for (uint32_t k = 0; k < np; ++k) {
     build_stats.convert_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
     build_stats.bvh_build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
   }
 }
 
+// compress_duplicates: the first record of each run of equal keys, found on the GPU (flag run
+// starts, exclusive scan, scatter), then copied into a buffer of exactly one entry per distinct
+// key so the index keeps no more than it needs.
+void RxIndexImpl::compress_keys() {
+  VkContext& c = *ctx;
+  if (!distinct_kernel)
+    distinct_kernel =
+        std::make_unique<ComputePipeline>(c, ShaderId::rx_distinct, sizeof(RxDistinctParams));
+  // The probe sort's kernels include the exclusive scan; one set serves both.
+  if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+  RadixSort::Temps temps;
+  Buffer starts(c, n * 4, kStorageUsage, MemoryUse::device, "rx run starts");
+  Buffer index(c, n * 4, kStorageUsage, MemoryUse::device, "rx distinct index (all)");
+  Buffer count(c, 4, kStorageUsage, MemoryUse::device, "rx distinct count");
+  Buffer count_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                    "rx distinct count readback");
+  uint32_t distinct = 0;
+  {
+    CommandBatch batch(c);
+    VkCommandBuffer cmd = batch.cmd();
+    GpuTimer timer(c, 2);
+    timer.reset(cmd);
+    uint32_t t0 = timer.mark(cmd);
+    RxDistinctParams p{records.address(),
+                       starts.address(),
+                       index.address(),
+                       count.address(),
+                       static_cast<uint32_t>(n),
+                       width == KeyWidth::bits64 ? 1u : 0u,
+                       0,
+                       0};
+    distinct_kernel->dispatch(cmd, &p, n);
+    compute_barrier(c, cmd);
+    probe_sort->record_exclusive_scan(cmd, starts.address(), n, temps);
+    p.mode = 1;
+    distinct_kernel->dispatch(cmd, &p, n);
+    uint32_t t1 = timer.mark(cmd);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+    VkBufferCopy one{0, 0, 4};
+    c.vk.vkCmdCopyBuffer(cmd, count.handle(), count_host.handle(), 1, &one);
+    batch.submit_and_wait();
+    build_stats.sort_ms += timer.ms(t0, t1);
+    count_host.invalidate();
+    std::memcpy(&distinct, count_host.mapped(), 4);
+  }
+  starts.reset();
+  primitives = distinct;
+  primitive_records =
+      Buffer(c, uint64_t{distinct} * 4, kStorageUsage, MemoryUse::device, "rx distinct index");
+  CommandBatch batch(c);
+  VkBufferCopy region{0, 0, uint64_t{distinct} * 4};
+  c.vk.vkCmdCopyBuffer(batch.cmd(), index.handle(), primitive_records.handle(), 1, &region);
+  memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+  batch.submit_and_wait();
+}
+
 void RxIndexImpl::build_tlas() {
   VkContext& c = *ctx;
-  uint32_t nc = chunks();
+  auto nc = static_cast<uint32_t>(blas.size());
   std::vector<VkAccelerationStructureInstanceKHR> inst(nc);
   for (uint32_t k = 0; k < nc; ++k) {
     auto& i = inst[k];
@@ -264,11 +439,6 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   uint64_t limit = c.info.max_primitive_count;
   if (options.max_primitives_per_blas) limit = std::min(limit, options.max_primitives_per_blas);
   chunk = std::max<uint64_t>(1, std::min(limit, kMaxChunk));
-  if (chunks() > c.info.max_instance_count)
-    throw Error(
-        Errc::limit_exceeded,
-        fmt::format("{} keys need {} BLAS of {} primitives, more than the device's {} instances", n,
-                    chunks(), chunk, c.info.max_instance_count));
   if (!build_kernel)
     build_kernel =
         std::make_unique<ComputePipeline>(c, ShaderId::rx_build_primitives, sizeof(RxBuildParams));
@@ -280,24 +450,26 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   blas.clear();
   tlas.reset();
   records.reset();
+  primitive_records.reset();
+  instance_first.reset();
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
 
   if (options.allow_update) host_values.assign(v.begin(), v.end());
   lay_out(k, v);
   build_stats.unique_keys = unique;
-  if (n > 0) build_blas(false);
-  uint64_t uncompacted = 0;
-  for (auto& b : blas) uncompacted += b.bytes();
-  if (options.compact && !options.allow_update && !blas.empty()) {
-    auto compacted = compact(c, blas, build_stats.compact_ms);
-    blas = std::move(compacted);
-  }
+  primitives = n;
+  // With unique keys every record starts its own run: the index would be the identity.
+  if (options.compress_duplicates && !unique && n > 0) compress_keys();
+  plan_pieces();
+  build_parts();
   build_tlas();
   build_stats.blas_count = static_cast<uint32_t>(blas.size());
+  build_stats.partitions = static_cast<uint32_t>(part_begin.size() - 1);
+  build_stats.primitives = primitives;
   build_stats.bvh_bytes = tlas.bytes();
   for (auto& b : blas) build_stats.bvh_bytes += b.bytes();
-  build_stats.bvh_uncompacted_bytes = uncompacted + tlas.bytes();
+  build_stats.bvh_uncompacted_bytes += tlas.bytes();
   build_stats.build_peak_bytes = c.peak_bytes - baseline;
   build_stats.resident_bytes = c.allocated_bytes - baseline;
 }
@@ -315,7 +487,7 @@ void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
   validate_key_column(k, v);
   if (!v.empty()) host_values.assign(v.begin(), v.end());
   lay_out(k, host_values);
-  if (n > 0) build_blas(true);
+  if (n > 0) refit_blas();
   build_tlas();
 }
 
@@ -387,7 +559,9 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
       order_dev = Buffer(c, q.count * 4, kStorageUsage, MemoryUse::device, "rx probe order");
     p.order = order_dev.address();
   }
-  p.chunk_size = static_cast<uint32_t>(std::min<uint64_t>(chunk, 0xFFFFFFFFu));
+  p.instance_first = instance_first ? instance_first.address() : 0;
+  p.primitive_records = primitive_records ? primitive_records.address() : 0;
+  p.chunk_size = static_cast<uint32_t>(uniform_piece);
   p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits()) |
             diagnostic_flags(q.ranges);
   p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
@@ -480,6 +654,20 @@ RxLookupMethod resolve_method(const RxBuildOptions& o) {
                 "the hit_and_scan lookup needs key_order (primitives sorted by key)");
   return m;
 }
+
+void validate_layout_options(const RxBuildOptions& o, RxLookupMethod method) {
+  if (o.partitions == 0)
+    throw Error(Errc::invalid_argument, "RxBuildOptions::partitions must be at least 1");
+  if (o.compress_duplicates && method != RxLookupMethod::hit_and_scan)
+    throw Error(Errc::invalid_argument,
+                fmt::format("compress_duplicates needs the hit_and_scan lookup (one primitive per "
+                            "distinct key; the scan finds the other rows), not {}",
+                            to_string(method)));
+  if (o.compress_duplicates && o.allow_update)
+    throw Error(Errc::invalid_argument,
+                "compress_duplicates cannot be combined with allow_update (an update could change "
+                "the number of distinct keys); use rebuild()");
+}
 }  // namespace
 using detail::RxIndexImpl;
 
@@ -496,6 +684,7 @@ Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const
     impl->options = options;
     impl->mode = impl->ctx->resolve(options.traversal);
     impl->method = resolve_method(options);
+    validate_layout_options(options, impl->method);
     impl->build(keys, values);
     return RxIndex(std::move(impl));
   });

@@ -13,9 +13,12 @@ namespace raydb::detail {
 
 struct RxProbeParams {
   uint64_t records, queries, results, matches, match_count, order;
+  // 0 unless the build needs them: the first primitive of each BLAS (partitions of unequal size),
+  // and the record of each primitive (compress_duplicates).
+  uint64_t instance_first, primitive_records;
   uint32_t query_offset, num_queries, chunk_size, flags, match_capacity, num_primitives;
 };
-static_assert(sizeof(RxProbeParams) == 72 && offsetof(RxProbeParams, query_offset) == 48);
+static_assert(sizeof(RxProbeParams) == 88 && offsetof(RxProbeParams, query_offset) == 64);
 
 // The RX_FLAG_* bits of one probe launch. Unique keys let point lookups stop at their hit;
 // hit_and_scan makes every lookup stop at its first match and walk the sorted records; with
@@ -30,9 +33,16 @@ constexpr uint32_t rx_probe_flags(KeyWidth width, bool ranges, bool unique_keys,
 }
 
 struct RxBuildParams {
-  uint64_t records, primitives;
+  uint64_t records, primitives, primitive_records;
   uint32_t first, count, flags, pad0;
 };
-static_assert(sizeof(RxBuildParams) == 32);
+static_assert(sizeof(RxBuildParams) == 40);
+
+// shaders/rx/rx_distinct.comp: the first record of each distinct key (compress_duplicates).
+struct RxDistinctParams {
+  uint64_t records, starts, index, count;
+  uint32_t n, key64, mode, pad0;
+};
+static_assert(sizeof(RxDistinctParams) == 48);
 
 }  // namespace raydb::detail
