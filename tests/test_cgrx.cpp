@@ -196,12 +196,22 @@ TEST_CASE("cgrx: sparse keys need marker rays and still take at most three") {
     auto index = CgrxIndex::build(test::context(), keys, {}, o).value();
     CHECK(index.build_stats().representatives == 2);  // 1ull << 50 and ~0ull
     CHECK(index.build_stats().plane_markers == 2);
-    std::vector<uint64_t> points = {6, 1ull << 40, (1ull << 50) + 1, ~0ull, 0};
+    // (1 << 46) - 1 sits at the last row of plane 0 (no row ray is possible); ~0 - 1 in the last
+    // plane (no plane ray is possible).
+    std::vector<uint64_t> points = {
+        6, 1ull << 40, (1ull << 50) + 1, ~0ull, (1ull << 46) - 1, ~0ull - 1, 0};
     auto got = index.lookup(points).value();
     test::check_lookups(got, RxReference(keys).lookup(points), "sparse points");
     CHECK(index.last_probe().rays > points.size());
     CHECK(index.last_probe().rays <= 3 * points.size());
     CHECK(index.last_fallbacks() == 0);
+    // Above the last key: every ray misses, and the miss is confirmed against the largest key.
+    std::vector<uint64_t> low = {5, 1ull << 50};
+    auto low_index = CgrxIndex::build(test::context(), low, {}, o).value();
+    std::vector<uint64_t> above = {(1ull << 50) + 1, ~0ull - 5, ~0ull, (1ull << 46) - 1};
+    test::check_lookups(low_index.lookup(above).value(), RxReference(low).lookup(above),
+                        "above the last key");
+    CHECK(low_index.last_fallbacks() == 0);
   }
 }
 
