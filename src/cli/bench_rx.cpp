@@ -14,6 +14,7 @@
 #include <random>
 
 #include "cli/cli.hpp"
+#include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
@@ -39,6 +40,7 @@ struct BenchRxOptions {
   std::vector<std::string> opaque = {"on"};
   std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
+  std::vector<uint32_t> bucket_sizes = {32};  // --index cgrx
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
@@ -218,6 +220,68 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   if (bo.compress_duplicates) method_column += "/dc";
   if (o.diagnostic != "none") method_column = o.diagnostic;
   c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive), method_column);
+  c.build_ms = median(build_ms);
+  c.index_bytes = bs.bvh_bytes;
+  attach(c, index);
+  return c;
+}
+
+// Builds a cgRX index (one warm-up build, then the median of --build-repeats builds); nullopt
+// when the device refuses the configuration. Build time = representatives and markers laid out
+// (host) + BVH + compaction; the sort comes on top, as for RX.
+std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
+                                    const workload::KeyWorkload& wl, const std::string& tname,
+                                    uint32_t bucket) {
+  CgrxBuildOptions bo;
+  bo.bucket_size = bucket;
+  bo.traversal = parse_traversal_mode(tname).value();
+  bo.compact = !o.no_compact;
+  progress(fmt::format("building cgrx: {} bucket={}", tname, bucket));
+  std::shared_ptr<CgrxIndex> index;
+  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
+    auto built = CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo);
+    if (!built && built.error().code() == Errc::unsupported) {
+      progress(fmt::format("skipped: {}", built.error().what()));
+      return std::nullopt;
+    }
+    index = std::make_shared<CgrxIndex>(std::move(built).value());
+    if (r == 0) continue;
+    const auto& s = index->build_stats();
+    build_ms.push_back(s.build_ms());
+    layout_ms.push_back(s.host_layout_ms);
+    bvh_ms.push_back(s.bvh_build_ms);
+    compact_ms.push_back(s.compact_ms);
+    sort_ms.push_back(s.sort_ms);
+    upload_ms.push_back(s.upload_ms);
+  }
+  const CgrxBuildStats& bs = index->build_stats();
+  progress(fmt::format("built in {:.2f} ms, BVH {:.1f} MB, {} representatives", median(build_ms),
+                       bs.bvh_bytes / 1e6, bs.representatives));
+  Candidate c;
+  c.fields = {{"index", "cgrx"},
+              {"traversal", to_string(index->traversal())},
+              {"primitive", "triangles"},
+              {"method", "bucket_search"},
+              {"bucket_size", bucket},
+              {"compaction", bo.compact},
+              {"unique_keys", bs.unique_keys},
+              {"build_time_ms", median(build_ms)},
+              {"build_time_ms_all", build_ms},
+              {"build_host_layout_ms", median(layout_ms)},
+              {"build_bvh_ms", median(bvh_ms)},
+              {"build_compact_ms", median(compact_ms)},
+              {"layout_sort_ms", median(sort_ms)},
+              {"build_upload_ms", median(upload_ms)},
+              {"build_bytes", bs.bvh_bytes},
+              {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+              {"build_peak_bytes", bs.build_peak_bytes},
+              {"gpu_resident_bytes", bs.resident_bytes},
+              {"representatives", bs.representatives},
+              {"row_markers", bs.row_markers},
+              {"plane_markers", bs.plane_markers}};
+  c.columns =
+      columns("cgrx", to_string(index->traversal()), "triangles", fmt::format("bucket {}", bucket));
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
   attach(c, index);
@@ -458,9 +522,16 @@ void run(BenchRxOptions& o) {
         probe_all(o, ctx, w, c, rows, table);
         continue;
       }
+      if (kind == "cgrx") {
+        for (const auto& tname : o.traversals)
+          for (uint32_t bucket : o.bucket_sizes)
+            if (auto c = build_cgrx(o, ctx, wl, tname, bucket))
+              probe_all(o, ctx, w, *c, rows, table);
+        continue;
+      }
       if (kind != "rx")
         throw Error(Errc::invalid_argument,
-                    fmt::format("unknown --index '{}' (rx, sorted, hash)", kind));
+                    fmt::format("unknown --index '{}' (rx, cgrx, sorted, hash)", kind));
       for (const auto& tname : o.traversals)
         for (const auto& pname : o.primitives)
           for (const auto& layout : o.layouts)
@@ -523,7 +594,10 @@ void register_bench_rx(CLI::App& bench) {
                   "list of traversal modes to compare (default: --traversal)")
       ->delimiter(',');
   cmd->add_option("--index", o->indexes,
-                  "index(es) to compare on the same keys and lookups: rx, sorted, hash")
+                  "index(es) to compare on the same keys and lookups: rx, cgrx, sorted, hash")
+      ->delimiter(',');
+  cmd->add_option("--bucket-size", o->bucket_sizes,
+                  "cgrx: keys per bucket, powers of two >= 2 (thesis: 32, 256); list")
       ->delimiter(',');
   cmd->add_option("--method", o->methods, "lookup method(s): automatic, any_hit, hit_and_scan")
       ->delimiter(',');

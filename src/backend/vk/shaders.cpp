@@ -27,6 +27,27 @@ const uint32_t kRxProbeRmiss[] = {
 const uint32_t kRxProbeQuery[] = {
 #include "rx_probe_query.comp.inc"
 };
+const uint32_t kCgrxRepresentatives[] = {
+#include "cgrx_representatives.comp.inc"
+};
+const uint32_t kCgrxProbeRgen[] = {
+#include "cgrx_probe.rgen.inc"
+};
+const uint32_t kCgrxProbeRahit[] = {
+#include "cgrx_probe.rahit.inc"
+};
+const uint32_t kCgrxProbeRchit[] = {
+#include "cgrx_probe.rchit.inc"
+};
+const uint32_t kCgrxProbeRint[] = {
+#include "cgrx_probe.rint.inc"
+};
+const uint32_t kCgrxProbeRmiss[] = {
+#include "cgrx_probe.rmiss.inc"
+};
+const uint32_t kCgrxProbeQuery[] = {
+#include "cgrx_probe_query.comp.inc"
+};
 const uint32_t kCopyWords[] = {
 #include "copy_words.comp.inc"
 };
@@ -116,6 +137,20 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRxProbeRmiss;
     case ShaderId::rx_probe_query:
       return kRxProbeQuery;
+    case ShaderId::cgrx_representatives:
+      return kCgrxRepresentatives;
+    case ShaderId::cgrx_probe_rgen:
+      return kCgrxProbeRgen;
+    case ShaderId::cgrx_probe_rahit:
+      return kCgrxProbeRahit;
+    case ShaderId::cgrx_probe_rchit:
+      return kCgrxProbeRchit;
+    case ShaderId::cgrx_probe_rint:
+      return kCgrxProbeRint;
+    case ShaderId::cgrx_probe_rmiss:
+      return kCgrxProbeRmiss;
+    case ShaderId::cgrx_probe_query:
+      return kCgrxProbeQuery;
     case ShaderId::copy_words:
       return kCopyWords;
     case ShaderId::key_records:

@@ -1,0 +1,99 @@
+// raydb::CgrxIndex: the coarse-granular RX index (cgRX, Henneberg et al. 2024). Keys are sorted
+// with their row ids and cut into buckets of `bucket_size` consecutive keys; only each bucket's
+// largest key (its representative) becomes a triangle, at the RX coordinates, plus one marker per
+// non-empty line and plane so that a ray can always reach "the next representative". A lookup
+// finds its bucket with at most three rays, confirms it against the exact keys, binary-searches
+// the bucket and scans forward. Results are exact at any magnitude (docs/cgrx.md).
+//
+// Units: times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
+// Ownership: a CgrxIndex owns its device buffers and acceleration structures and keeps its
+// Context alive; key and value spans are only read during the call. Thread-safety: none (one
+// thread at a time per index, and per Context; see Context).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/error.hpp"
+#include "raydb/keys.hpp"
+#include "raydb/rx_index.hpp"
+
+namespace raydb {
+
+struct CgrxBuildOptions {
+  // Keys per bucket: a power of two >= 2. The thesis's variants use 2^5 (cgRX5x4) and 2^8
+  // (cgRX8x4). Larger buckets mean fewer triangles and longer in-bucket searches.
+  uint32_t bucket_size = 32;
+  // Copy the BLAS into a structure of its compacted size.
+  bool compact = true;
+  // automatic = the context's mode.
+  TraversalMode traversal = TraversalMode::automatic;
+};
+
+struct CgrxBuildStats {
+  double upload_ms = 0;       // keys and values to the device
+  double sort_ms = 0;         // GPU radix sort by key into (key, row, value) records
+  double host_layout_ms = 0;  // representatives gathered, read back, triangles + markers laid out
+                              // on the host and uploaded (host wall time)
+  double bvh_build_ms = 0;    // BLAS + TLAS builds
+  double compact_ms = 0;      // compaction copy
+  // What cgRX calls its build (triangles, BVH, compaction); sort_ms comes on top.
+  double build_ms() const { return host_layout_ms + bvh_build_ms + compact_ms; }
+  uint64_t bvh_bytes = 0;              // BLAS (compacted if enabled) + TLAS
+  uint64_t bvh_uncompacted_bytes = 0;  // BLAS before compaction + TLAS
+  uint64_t build_peak_bytes = 0;       // most device memory raydb held during the build
+  uint64_t resident_bytes = 0;         // what the index holds afterwards (BVH, records, buckets)
+  uint64_t buckets = 0;                // ceil(n / bucket_size)
+  uint64_t representatives = 0;        // representative triangles (one per distinct bucket max)
+  uint64_t row_markers = 0;            // one per non-empty line of 2^23 keys
+  uint64_t plane_markers = 0;          // one per non-empty plane of 2^46 keys
+  bool unique_keys = false;
+};
+
+namespace detail {
+struct CgrxIndexImpl;
+}
+
+class CgrxIndex {
+ public:
+  // Builds an index over `keys` (row id = position). `values`, when not empty, must have one
+  // value per key; lookups then sum them. At most 2^32 - 2 keys. An empty key column gives an
+  // index on which every lookup misses. A bad bucket size is Errc::invalid_argument.
+  static Result<CgrxIndex> build(const Context& ctx, KeySpan keys,
+                                 std::span<const uint32_t> values = {},
+                                 const CgrxBuildOptions& options = {});
+
+  // Point lookups; `out` must have room for one result per key. Results as RxIndex: smallest
+  // matching row id, number of matches, 64-bit sum of their values.
+  Status lookup(KeySpan points, std::span<RxLookup> out);
+  Result<std::vector<RxLookup>> lookup(KeySpan points);
+  // Range lookups [lo, hi], inclusive, of any width (one bucket search, then a scan).
+  Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
+  Result<std::vector<RxLookup>> lookup_ranges(RangeSpan ranges);
+
+  uint64_t size() const;
+  KeyWidth key_width() const;
+  TraversalMode traversal() const;  // never automatic
+  uint32_t bucket_size() const;
+  const CgrxBuildOptions& options() const;
+  const CgrxBuildStats& build_stats() const;
+  // Of the most recent lookup call. rays counts every ray cast (1 to 3 per lookup).
+  const RxProbeStats& last_probe() const;
+  // Lookups of the most recent call whose rays named a bucket the exact keys then rejected (they
+  // were answered by an exact binary search instead). 0 unless the driver's traversal is wrong;
+  // the tests require 0 so that they test the geometry, not the fallback.
+  uint64_t last_fallbacks() const;
+
+  CgrxIndex(CgrxIndex&&) noexcept;
+  CgrxIndex& operator=(CgrxIndex&&) noexcept;
+  ~CgrxIndex();
+
+ private:
+  explicit CgrxIndex(std::unique_ptr<detail::CgrxIndexImpl> impl);
+  std::unique_ptr<detail::CgrxIndexImpl> impl_;
+};
+
+}  // namespace raydb

@@ -1,0 +1,27 @@
+// cgRX geometry, shared by the GLSL probe shaders and the C++ layout code: where the markers sit
+// and how far each of the (at most three) rays of a lookup reaches. Representatives use the RX
+// mapping and triangle (common/rx_mapping.h); markers live at x = -1, left of every key (x >= 0).
+//
+//   ray 1: +x along the query's own line (y_q, z_q), from x_q - 1/2 to 2^23 - 1/2:
+//          crosses only representatives of that line (they sit at x >= 0).
+//   ray 2: +y along the marker column (x = -1, z = z_q), from y_q + 1/2 to 2^23 - 1/2:
+//          crosses only row markers (-1, y, z_q), one per non-empty line, y > y_q.
+//   ray 3: +z along the plane column (x = y = -1), from z_q + 1/2 to 2^18 - 1/2 (64-bit keys
+//          only; 32-bit keys all lie in plane 0): crosses only plane markers (-1, -1, z), z > z_q.
+// Each marker stores the bucket of the first representative of its line or plane, so the first
+// hit of the first ray that hits names the bucket of the smallest representative >= q.
+// Every coordinate is an integer or half-integer below 2^23: exact in float32.
+#ifndef RAYDB_CGRX_GEOMETRY_H
+#define RAYDB_CGRX_GEOMETRY_H
+
+#include "common/rx_mapping.h"
+
+#define CGRX_MARKER_COORD (-1.0f)   // x of every marker, and y of plane markers
+#define CGRX_Z_LIMIT 262144u        // 2^18: z = k[63:46] of a 64-bit key is below it
+#define CGRX_NO_BUCKET 0xFFFFFFFFu  // a lookup above every representative (or no hit yet)
+
+// Probe flags (CgrxProbeParams.flags); the values match RX_FLAG_KEY64 / RX_FLAG_RANGES.
+#define CGRX_FLAG_KEY64 1u
+#define CGRX_FLAG_RANGES 2u
+
+#endif

@@ -1,0 +1,386 @@
+// CgrxIndex: host side of cgRX. Sorts keys into records on the GPU, gathers the bucket
+// representatives, lays out representatives and markers (cgrx_layout.cpp), builds one BLAS
+// under one TLAS, and runs batches of lookups through the ray-tracing pipeline or ray queries.
+#include "raydb/cgrx_index.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <bit>
+#include <chrono>
+#include <cstring>
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "common/capture.hpp"
+#include "ops/cgrx/cgrx_layout.hpp"
+#include "ops/cgrx/cgrx_params.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
+
+namespace raydb {
+
+namespace detail {
+
+struct CgrxIndexImpl {
+  std::shared_ptr<VkContext> ctx;
+  CgrxBuildOptions options;
+  TraversalMode mode = TraversalMode::pipeline;
+  KeyWidth width = KeyWidth::bits32;
+  uint64_t n = 0;
+  uint64_t num_buckets = 0;
+  uint32_t bucket_shift = 0;
+
+  Buffer records;       // (key, row, value) in key order
+  Buffer prim_buckets;  // per primitive, the bucket its hit names
+  Buffer counters_dev;  // extra rays and fallbacks of the running batch
+  Buffer counters_host;
+  AccelStruct blas, tlas;
+  std::unique_ptr<KeyRecordBuilder> record_builder;
+  std::unique_ptr<LookupBatch> batch;
+  std::unique_ptr<TlasBinding> binding;
+  std::unique_ptr<RtPipeline> rt;
+  std::unique_ptr<ComputePipeline> query_kernel;
+
+  CgrxBuildStats build_stats;
+  RxProbeStats probe_stats;
+  uint64_t fallbacks = 0;
+
+  void build(KeySpan k, std::span<const uint32_t> v);
+  std::vector<uint64_t> read_representatives();
+  void build_bvh(const CgrxScene& scene);
+  void build_tlas(uint32_t instances);
+  void ensure_probe_kernels();
+  void probe(const QueryBatch& q, RxLookup* out);
+};
+
+// Each bucket's largest key, gathered on the GPU and read back (n / bucket_size keys).
+std::vector<uint64_t> CgrxIndexImpl::read_representatives() {
+  VkContext& c = *ctx;
+  std::vector<uint64_t> reps(num_buckets);
+  Buffer reps_dev(c, num_buckets * 8, kStorageUsage, MemoryUse::device, "cgrx representatives");
+  Buffer reps_host(c, num_buckets * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                   "cgrx representatives readback");
+  CgrxRepParams p{records.address(),
+                  reps_dev.address(),
+                  static_cast<uint32_t>(n),
+                  static_cast<uint32_t>(num_buckets),
+                  bucket_shift,
+                  width == KeyWidth::bits64 ? 1u : 0u};
+  CommandBatch cb(c);
+  kernel(c, ShaderId::cgrx_representatives, sizeof p).dispatch(cb.cmd(), &p, num_buckets);
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+  VkBufferCopy region{0, 0, num_buckets * 8};
+  c.vk.vkCmdCopyBuffer(cb.cmd(), reps_dev.handle(), reps_host.handle(), 1, &region);
+  cb.submit_and_wait();
+  reps_host.invalidate();
+  std::memcpy(reps.data(), reps_host.mapped(), num_buckets * 8);
+  return reps;
+}
+
+// Uploads the scene's triangles and per-primitive buckets, builds the BLAS, compacts it.
+void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
+  VkContext& c = *ctx;
+  const uint64_t np = scene.primitives();
+  if (np > c.info.max_primitive_count || np > 0xFFFFFFFFull)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} keys in buckets of {} need {} triangles, more than the device's {} "
+                            "per BLAS; use larger buckets",
+                            n, options.bucket_size, np, c.info.max_primitive_count));
+  Buffer triangles(
+      c, scene.triangles.size() * sizeof(float),
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "cgrx triangles");
+  prim_buckets = Buffer(c, np * 4, kStorageUsage, MemoryUse::device, "cgrx primitive buckets");
+  {
+    auto t0 = std::chrono::steady_clock::now();
+    CommandBatch cb(c);
+    Buffer s0, s1;
+    record_upload(c, cb.cmd(), s0, triangles, scene.triangles.data(),
+                  scene.triangles.size() * sizeof(float));
+    record_upload(c, cb.cmd(), s1, prim_buckets, scene.bucket.data(), np * 4);
+    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT, c);
+    cb.submit_and_wait();
+    build_stats.host_layout_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  BuildRequest req;
+  req.primitive_count = static_cast<uint32_t>(np);
+  // Opaque geometry: rays never call any-hit; the closest hit is the answer.
+  req.geometry =
+      triangle_geometry(triangles.address(), req.primitive_count, VK_GEOMETRY_OPAQUE_BIT_KHR);
+  req.flags = options.compact ? VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR : 0;
+  auto sizes = build_sizes(c, req);
+  blas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                     sizes.accelerationStructureSize, "cgrx BLAS");
+  Scratch scratch;
+  scratch.ensure(c, sizes.buildScratchSize);
+  CommandBatch cb(c);
+  GpuTimer timer(c, 2);
+  timer.reset(cb.cmd());
+  uint32_t t0 = timer.mark(cb.cmd());
+  record_build(c, cb.cmd(), req, blas, scratch.aligned_address);
+  uint32_t t1 = timer.mark(cb.cmd());
+  accel_write_barrier(c, cb.cmd());
+  cb.submit_and_wait();
+  build_stats.bvh_build_ms = timer.ms(t0, t1);
+  build_stats.bvh_uncompacted_bytes = blas.bytes();
+  if (options.compact) {
+    std::vector<AccelStruct> one;
+    one.push_back(std::move(blas));
+    auto compacted = compact(c, one, build_stats.compact_ms);
+    blas = std::move(compacted[0]);
+  }
+}
+
+void CgrxIndexImpl::build_tlas(uint32_t instances) {
+  VkContext& c = *ctx;
+  VkAccelerationStructureInstanceKHR inst;
+  std::memset(&inst, 0, sizeof inst);
+  inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
+  inst.mask = 0xFF;
+  inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR |
+               VK_GEOMETRY_INSTANCE_FORCE_OPAQUE_BIT_KHR;
+  if (instances) inst.accelerationStructureReference = blas.address();
+  Buffer inst_buf(
+      c, sizeof inst,
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "cgrx instance");
+  BuildRequest req;
+  req.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
+  req.geometry = instance_geometry(inst_buf.address());
+  req.primitive_count = instances;
+  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+  auto sizes = build_sizes(c, req);
+  tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
+                     sizes.accelerationStructureSize, "cgrx TLAS");
+  Scratch scratch;
+  scratch.ensure(c, sizes.buildScratchSize);
+  CommandBatch cb(c);
+  Buffer staging;
+  record_upload(c, cb.cmd(), staging, inst_buf, &inst, sizeof inst);
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
+                 c);
+  GpuTimer timer(c, 2);
+  timer.reset(cb.cmd());
+  uint32_t t0 = timer.mark(cb.cmd());
+  record_build(c, cb.cmd(), req, tlas, scratch.aligned_address);
+  uint32_t t1 = timer.mark(cb.cmd());
+  accel_write_barrier(c, cb.cmd());
+  cb.submit_and_wait();
+  build_stats.bvh_build_ms += timer.ms(t0, t1);
+  binding->bind(tlas.handle());
+}
+
+void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
+  VkContext& c = *ctx;
+  const uint32_t b = options.bucket_size;
+  if (b < 2 || !std::has_single_bit(b))
+    throw Error(Errc::invalid_argument,
+                fmt::format("bucket_size {} must be a power of two >= 2", b));
+  validate_key_column(k, v);
+  width = k.width;
+  n = k.size;
+  bucket_shift = static_cast<uint32_t>(std::countr_zero(b));
+  num_buckets = (n + b - 1) / b;
+  build_stats = {};
+  build_stats.buckets = num_buckets;
+  if (!binding)
+    binding = std::make_unique<TlasBinding>(
+        c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+
+  uint64_t baseline = c.allocated_bytes;
+  c.reset_peak();
+  if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(c);
+  KeyRecords r = record_builder->build(k, v, true, "cgrx");
+  records = std::move(r.records);
+  build_stats.unique_keys = r.unique;
+  build_stats.upload_ms = r.upload_ms;
+  build_stats.sort_ms = r.sort_ms;
+
+  if (n > 0) {
+    auto t0 = std::chrono::steady_clock::now();
+    CgrxScene scene = cgrx_scene(read_representatives());
+    build_stats.host_layout_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    build_stats.representatives = scene.representatives;
+    build_stats.row_markers = scene.row_markers;
+    build_stats.plane_markers = scene.plane_markers;
+    build_bvh(scene);  // adds its upload to host_layout_ms
+  }
+  // An empty index still gets a (empty) TLAS, so the descriptor set always names a live one.
+  build_tlas(n > 0 ? 1u : 0u);
+  build_stats.bvh_bytes = blas.bytes() + tlas.bytes();
+  build_stats.bvh_uncompacted_bytes += tlas.bytes();
+  build_stats.build_peak_bytes = c.peak_bytes - baseline;
+  build_stats.resident_bytes = c.allocated_bytes - baseline;
+}
+
+void CgrxIndexImpl::ensure_probe_kernels() {
+  VkContext& c = *ctx;
+  if (mode == TraversalMode::pipeline && !rt)
+    rt = std::make_unique<RtPipeline>(
+        c,
+        RtShaders{ShaderId::cgrx_probe_rgen, ShaderId::cgrx_probe_rmiss, ShaderId::cgrx_probe_rahit,
+                  ShaderId::cgrx_probe_rchit, ShaderId::cgrx_probe_rint},
+        sizeof(CgrxProbeParams), binding->layout());
+  if (mode == TraversalMode::ray_query && !query_kernel)
+    query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::cgrx_probe_query,
+                                                     sizeof(CgrxProbeParams), binding->layout());
+  if (!counters_dev) {
+    counters_dev = Buffer(c, 8, kStorageUsage, MemoryUse::device, "cgrx counters");
+    counters_host = Buffer(c, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                           "cgrx counters readback");
+  }
+}
+
+void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
+  VkContext& c = *ctx;
+  probe_stats = {};
+  fallbacks = 0;
+  validate_queries(q, width);
+  if (q.count == 0) return;
+  if (n == 0) {  // nothing to find: every lookup misses, no rays needed
+    std::fill(out, out + q.count, RxLookup{});
+    return;
+  }
+  ensure_probe_kernels();
+  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  batch->prepare(q);
+
+  CgrxProbeParams p{};
+  p.records = records.address();
+  p.queries = batch->queries();
+  p.results = batch->results();
+  p.buckets = prim_buckets.address();
+  p.counters = counters_dev.address();
+  p.flags = (width == KeyWidth::bits64 ? CGRX_FLAG_KEY64 : 0u) | (q.ranges ? CGRX_FLAG_RANGES : 0u);
+  p.bucket_shift = bucket_shift;
+  p.num_records = static_cast<uint32_t>(n);
+  p.num_buckets = static_cast<uint32_t>(num_buckets);
+
+  CommandBatch cb(c);
+  VkCommandBuffer cmd = cb.cmd();
+  GpuTimer timer(c, 8);
+  timer.reset(cmd);
+  VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
+                                         ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
+                                         : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
+  uint32_t t0, t1;
+  batch->record_upload(cmd, timer, t0, t1, trace_stage);  // its barrier covers the fill too
+  uint32_t t2 = timer.mark(cmd);
+  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
+  for (uint64_t first = 0; first < q.count; first += slice) {
+    p.query_offset = static_cast<uint32_t>(first);
+    p.num_queries = static_cast<uint32_t>(std::min(slice, q.count - first));
+    if (mode == TraversalMode::pipeline)
+      rt->trace(cmd, &p, p.num_queries, binding->set());
+    else
+      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
+  }
+  uint32_t t3 = timer.mark(cmd);
+  batch->record_download(cmd, trace_stage);  // its barrier covers the counters too
+  VkBufferCopy region{0, 0, 8};
+  c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
+  uint32_t t4 = timer.mark(cmd);
+  cb.submit_and_wait();
+  probe_stats.upload_ms = timer.ms(t0, t1);
+  probe_stats.probe_ms = timer.ms(t2, t3);
+  probe_stats.download_ms = timer.ms(t3, t4);
+  batch->read_results(out);
+  counters_host.invalidate();
+  uint32_t counts[2];
+  std::memcpy(counts, counters_host.mapped(), sizeof counts);
+  probe_stats.rays = q.count + counts[0];
+  fallbacks = counts[1];
+}
+
+}  // namespace detail
+
+using detail::capture;
+using detail::CgrxIndexImpl;
+using detail::check_output_size;
+using detail::QueryBatch;
+
+CgrxIndex::CgrxIndex(std::unique_ptr<CgrxIndexImpl> impl) : impl_(std::move(impl)) {}
+CgrxIndex::CgrxIndex(CgrxIndex&&) noexcept = default;
+CgrxIndex& CgrxIndex::operator=(CgrxIndex&&) noexcept = default;
+CgrxIndex::~CgrxIndex() = default;
+
+Result<CgrxIndex> CgrxIndex::build(const Context& ctx, KeySpan keys,
+                                   std::span<const uint32_t> values,
+                                   const CgrxBuildOptions& options) {
+  return capture([&]() -> CgrxIndex {
+    auto impl = std::make_unique<CgrxIndexImpl>();
+    impl->ctx = ctx.shared();
+    impl->options = options;
+    impl->mode = impl->ctx->resolve(options.traversal);
+    impl->build(keys, values);
+    return CgrxIndex(std::move(impl));
+  });
+}
+
+Status CgrxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  return capture([&] {
+    check_output_size(QueryBatch::points(points), out.size());
+    impl_->probe(QueryBatch::points(points), out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> CgrxIndex::lookup(KeySpan points) {
+  return capture([&] {
+    std::vector<RxLookup> out(points.size);
+    impl_->probe(QueryBatch::points(points), out.data());
+    return out;
+  });
+}
+
+Status CgrxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
+  return capture([&] {
+    check_output_size(QueryBatch::of(ranges), out.size());
+    impl_->probe(QueryBatch::of(ranges), out.data());
+  });
+}
+
+Result<std::vector<RxLookup>> CgrxIndex::lookup_ranges(RangeSpan ranges) {
+  return capture([&] {
+    std::vector<RxLookup> out(ranges.size);
+    impl_->probe(QueryBatch::of(ranges), out.data());
+    return out;
+  });
+}
+
+uint64_t CgrxIndex::size() const {
+  return impl_->n;
+}
+KeyWidth CgrxIndex::key_width() const {
+  return impl_->width;
+}
+TraversalMode CgrxIndex::traversal() const {
+  return impl_->mode;
+}
+uint32_t CgrxIndex::bucket_size() const {
+  return impl_->options.bucket_size;
+}
+const CgrxBuildOptions& CgrxIndex::options() const {
+  return impl_->options;
+}
+const CgrxBuildStats& CgrxIndex::build_stats() const {
+  return impl_->build_stats;
+}
+const RxProbeStats& CgrxIndex::last_probe() const {
+  return impl_->probe_stats;
+}
+uint64_t CgrxIndex::last_fallbacks() const {
+  return impl_->fallbacks;
+}
+
+}  // namespace raydb

@@ -1,0 +1,26 @@
+// The cgRX scene on the host: from the bucket representatives (each bucket's largest key, in key
+// order) to the triangles of the BLAS and, per triangle, the bucket a ray that hits it lands in.
+// Representatives use the RX triangle at their RX coordinates; markers sit at x = -1
+// (shaders/cgrx/cgrx_geometry.h). Input size is n / bucket_size, so this stays off the GPU.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace raydb::detail {
+
+struct CgrxScene {
+  std::vector<float> triangles;  // 9 floats per primitive: three vertices (x, y, z)
+  std::vector<uint32_t> bucket;  // per primitive: the bucket its hit names
+  uint64_t representatives = 0, row_markers = 0, plane_markers = 0;
+  uint64_t primitives() const { return bucket.size(); }
+};
+
+// `reps[b]` is bucket b's largest key; non-decreasing. Of buckets sharing a representative only
+// the first is mapped: the first key >= q then lies in the bucket the rays name. Each non-empty
+// line gets a row marker and each non-empty plane a plane marker, naming the bucket of the first
+// representative on it.
+CgrxScene cgrx_scene(std::span<const uint64_t> reps);
+
+}  // namespace raydb::detail
