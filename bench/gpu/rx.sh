@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [diagnostics] [dpbis] [variants] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [diagnostics] [dpbis] [variants] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -61,6 +61,15 @@ if part sweeps; then
   echo "== DP-BIS, sieve and full scan over 5e8 rows, 3 columns"
   $R bench dpbis --out $OUT/results --label rows-5e8 --rows 5e8 --columns 1,3 \
     --selectivity 0.01,0.1 --index dpbis,sieve,full_scan
+fi
+if part newer; then
+  echo "== cgRX at the paper's size, RX partitioned builds, bitmap operations"
+  $B --label cgrx --index cgrx --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
+    --build-repeats 1 --repeats 3 --warmup 2
+  $B --label partitions --index rx --partitions 1,4,16 --hit-rate 1 --order unsorted \
+    --build-repeats 1 --repeats 3 --warmup 2
+  $R bench dpbis --out $OUT/results --label bitmap-ops --rows 1e8 --columns 1 --selectivity 0.5 \
+    --index bitmap_ops
 fi
 if part diagnostics; then
   echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
