@@ -133,6 +133,29 @@ def key_sweep_table(rows):
     return out
 
 
+def newer_tables(rows):
+    """cgRX, and RX built in partitions: 2^27 lookups, hit rate 1."""
+    out = []
+    cg = [r for r in plain(rows) if r.get("index") == "cgrx"]
+    if cg:
+        out += [f"cgRX (issue 7), {cg[0]['num_keys']} 32-bit keys, {cg[0]['num_lookups']} point lookups, hit rate 1 "
+                "(first measurement; see docs/cgrx.md):", "",
+                "| bucket size | probes | probe ms | rays per lookup | build ms | BVH MB |", "|---|---|---|---|---|---|"]
+        for r in sorted(cg, key=lambda r: (r.get("bucket_size", 0), r["sorted_probes"])):
+            out.append(f"| {r.get('bucket_size')} | {order_of(r)} | {fmt_ms(r['probe_time_ms'])} | "
+                       f"{r['rays'] / r['num_lookups']:.3f} | {fmt_ms(r['build_time_ms'])} | {r['build_bytes'] / 1e6:.1f} |")
+        out.append("")
+    parts = [r for r in plain(rows) if r.get("label") == "partitions"]
+    if parts:
+        out += ["RX built in partitions (issue 7; `--partitions`), 2^26 keys, 2^27 unsorted point lookups, hit rate 1:", "",
+                "| partitions | probe ms | build ms | BVH GB | peak build memory GB |", "|---|---|---|---|---|"]
+        for r in sorted(parts, key=lambda r: r.get("partitions", 1)):
+            out.append(f"| {r.get('partitions', 1)} | {fmt_ms(r['probe_time_ms'])} | {fmt_ms(r['build_time_ms'])} | "
+                       f"{gb(r['build_bytes'])} | {gb(r['build_peak_bytes'])} |")
+        out.append("")
+    return out
+
+
 # Issue 3's targets for the baselines on an H100, same sizes, hit rate 1.
 BASELINE_TARGETS = (("hash", False, 16.0), ("sorted", False, 32.0), ("sorted", True, 4.0))
 
@@ -223,6 +246,7 @@ def gpu_tables(rows):
         out.append("")
 
     out += key_sweep_table(rows)
+    out += newer_tables(rows)
 
     k64 = [newest(rows, label="key64", hit_rate=h, sorted_probes=s) for h in (1.0, 0.0) for s in (False, True)]
     if any(k64):
