@@ -22,6 +22,7 @@ Result<Context> open_context(const CommonOptions& o);
 void register_info(CLI::App& app);
 void register_bench_rx(CLI::App& bench);
 void register_bench_dpbis(CLI::App& bench);
+void register_bench_join(CLI::App& bench);
 
 // Shared by the bench suites.
 double median(std::vector<double> v);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   bench->require_subcommand(1);
   raydb::cli::register_bench_rx(*bench);
   raydb::cli::register_bench_dpbis(*bench);
+  raydb::cli::register_bench_join(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,181 @@
+// raydb bench join: the ray-traced index nested-loop join (RxJoin) over two generated key columns:
+// build-side keys with a chosen multiplicity, probe keys of which a chosen fraction have a
+// partner; pairs and the aggregate, each checked whole against the CPU hash join.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <random>
+
+#include "cli/cli.hpp"
+#include "common/parallel.hpp"
+#include "raydb/join.hpp"
+
+namespace raydb::cli {
+
+namespace {
+
+struct BenchJoinOptions {
+  CommonOptions common;
+  std::string build = "2^20", probe = "2^20";
+  std::vector<int> key_bits = {32};
+  std::vector<uint32_t> multiplicities = {1};
+  std::vector<double> hit_rates = {1.0};
+  std::vector<std::string> outputs = {"aggregate", "pairs"};
+  int repeats = 5, warmup = 2;
+  bool no_check = false, no_save = false;
+  std::string out = "bench/results";
+  std::string label;
+  uint64_t seed = 0;
+};
+
+void progress(const std::string& s) {
+  bench_progress("join", s);
+}
+
+// Build side: n keys, each distinct value `multiplicity` times, in random order. Probe side: a
+// `hit_rate` share of keys drawn from the build side's values, the rest from values it lacks.
+template <class K>
+void make_sides(uint64_t n_build, uint64_t n_probe, uint32_t multiplicity, double hit_rate,
+                uint64_t seed, std::vector<K>& build, std::vector<K>& probe) {
+  std::mt19937_64 rng(seed);
+  uint64_t distinct = std::max<uint64_t>(1, n_build / multiplicity);
+  // Distinct values are 2 * i + 1 scrambled by an odd multiplier: misses are the even ones.
+  auto value = [](uint64_t i, bool present) {
+    return static_cast<K>((2 * i + (present ? 1 : 0)) * 0x9E3779B97F4A7C15ull);
+  };
+  build.resize(n_build);
+  for (uint64_t i = 0; i < n_build; ++i) build[i] = value(i % distinct, true);
+  std::shuffle(build.begin(), build.end(), rng);
+  probe.resize(n_probe);
+  std::uniform_real_distribution<double> u(0, 1);
+  for (auto& p : probe) p = value(rng() % distinct, u(rng) < hit_rate);
+}
+
+template <class K>
+void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, double hit, int bits,
+               uint64_t seed, std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
+  std::vector<K> build, probe;
+  uint64_t nb = parse_count(o.build), np = parse_count(o.probe);
+  progress(fmt::format("{}-bit keys: build {} (multiplicity {}), probe {} (hit rate {})", bits,
+                       pow2_name(nb), mult, pow2_name(np), hit));
+  make_sides<K>(nb, np, mult, hit, seed, build, probe);
+  std::vector<uint32_t> values(build.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
+  auto join = RxJoin::build(ctx, build, values).value();
+  double build_ms = join.index().build_stats().build_ms() + join.index().build_stats().sort_ms;
+  for (const std::string& output : o.outputs) {
+    if (output != "pairs" && output != "aggregate")
+      throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
+    progress(fmt::format("joining: {}", output));
+    std::vector<double> count_ms, collect_ms;
+    std::vector<JoinPair> pairs;
+    JoinAggregate agg;
+    for (int r = 0; r < o.warmup + o.repeats; ++r) {
+      if (output == "pairs")
+        pairs = join.pairs(probe).value();
+      else
+        agg = join.aggregate(probe).value();
+      if (r >= o.warmup) {
+        count_ms.push_back(join.last().count_ms);
+        collect_ms.push_back(join.last().collect_ms);
+      }
+    }
+    uint64_t matches = join.last().matches;
+    std::string checked = "skipped";
+    if (!o.no_check) {
+      if (output == "pairs") {
+        std::sort(pairs.begin(), pairs.end());
+        checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
+      } else {
+        checked = agg == join_aggregate_reference(build, values, probe) ? "ok" : "MISMATCH";
+      }
+    }
+    double total = median(count_ms) + median(collect_ms);
+    nlohmann::json j = device_fields(ctx);
+    j.update({{"suite", "join"},
+              {"timestamp", now_utc()},
+              {"raydb_version", RAYDB_VERSION},
+              {"label", o.label},
+              {"index", "rx"},
+              {"output", output},
+              {"key_bits", bits},
+              {"build_rows", nb},
+              {"probe_rows", np},
+              {"multiplicity", mult},
+              {"hit_rate", hit},
+              {"matches", matches},
+              {"build_time_ms", build_ms},
+              {"count_ms", median(count_ms)},
+              {"collect_ms", median(collect_ms)},
+              {"join_time_ms", total},
+              {"count_ms_all", count_ms},
+              {"warmup", o.warmup},
+              {"repeats", o.repeats},
+              {"seed", seed},
+              {"checked_result", checked}});
+    rows.push_back(j);
+    table.push_back(
+        fmt::format("{:<9} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} "
+                    "{:>10.3f}  {}",
+                    output, bits, pow2_name(nb), pow2_name(np), mult, hit, matches, build_ms,
+                    median(count_ms), median(collect_ms), checked));
+  }
+}
+
+void run(BenchJoinOptions& o) {
+  auto ctx = open_context(o.common).value();
+  const DeviceInfo& dev = ctx.device();
+  uint64_t seed = o.seed ? o.seed : std::random_device{}();
+  std::vector<nlohmann::json> rows;
+  std::vector<std::string> table;
+  for (int bits : o.key_bits)
+    for (uint32_t m : o.multiplicities)
+      for (double h : o.hit_rates) {
+        if (m == 0) throw Error(Errc::invalid_argument, "--multiplicity must be at least 1");
+        if (bits == 32)
+          run_sides<uint32_t>(o, ctx, m, h, bits, seed, rows, table);
+        else if (bits == 64)
+          run_sides<uint64_t>(o, ctx, m, h, bits, seed, rows, table);
+        else
+          throw Error(Errc::invalid_argument, "--key-bits takes 32 and/or 64");
+      }
+  fmt::print(
+      "\nraydb bench join on {} ({} {}), RX index on the build side, median of {} after "
+      "{} warm-up; GPU timestamps\n",
+      dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
+  fmt::print("{:<9} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}\n", "output",
+             "bit", "build", "probe", "mult", "hit", "matches", "build ms", "count ms",
+             "collect ms", "check");
+  for (auto& l : table) fmt::print("{}\n", l);
+  if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, "join", rows));
+  for (auto& r : rows)
+    if (r["checked_result"] == "MISMATCH")
+      throw Error(Errc::internal, "some join results differ from the CPU hash join");
+}
+
+}  // namespace
+
+void register_bench_join(CLI::App& bench) {
+  auto o = std::make_shared<BenchJoinOptions>();
+  auto* cmd = bench.add_subcommand(
+      "join", "ray-traced index nested-loop equi-join (RX on the build side): pairs, aggregate");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("--build", o->build, "build-side rows, e.g. 2^20");
+  cmd->add_option("--probe", o->probe, "probe-side rows, e.g. 2^22");
+  cmd->add_option("--key-bits", o->key_bits, "32 and/or 64")->delimiter(',');
+  cmd->add_option("--multiplicity", o->multiplicities, "build rows per distinct key, list")
+      ->delimiter(',');
+  cmd->add_option("--hit-rate", o->hit_rates, "share of probe keys with a partner, list")
+      ->delimiter(',');
+  cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
+  cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
+  cmd->add_option("--warmup", o->warmup, "untimed runs first");
+  cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU hash join");
+  cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
+  cmd->add_option("--out", o->out, "results folder (a subfolder per device)");
+  cmd->add_option("--label", o->label, "free text stored with each result");
+  cmd->add_option("--seed", o->seed, "random seed (default: fresh)");
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace raydb::cli

@@ -1,0 +1,94 @@
+// RxJoin: a counting pass (one RX lookup per probe key: matches and value sums per key), then,
+// for pairs, RX's collect pass into an output of exactly that size.
+#include "raydb/join.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "common/capture.hpp"
+
+namespace raydb {
+
+Result<RxJoin> RxJoin::build(const Context& ctx, KeySpan build_keys,
+                             std::span<const uint32_t> build_values,
+                             const RxBuildOptions& options) {
+  auto index = RxIndex::build(ctx, build_keys, build_values, options);
+  if (!index) return index.error();
+  return RxJoin(std::move(index).value());
+}
+
+Result<JoinAggregate> RxJoin::aggregate(KeySpan probe_keys) {
+  return detail::capture([&]() -> JoinAggregate {
+    stats_ = {};
+    std::vector<RxLookup> per_key = index_.lookup(probe_keys).value();
+    stats_.count_ms = index_.last_probe().probe_ms;
+    JoinAggregate a;
+    for (const RxLookup& r : per_key) {
+      a.matches += r.count;
+      a.build_value_sum += r.sum;
+    }
+    stats_.matches = a.matches;
+    return a;
+  });
+}
+
+Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
+  return detail::capture([&]() -> std::vector<JoinPair> {
+    JoinAggregate counted = aggregate(probe_keys).value();
+    double count_ms = stats_.count_ms;
+    if (counted.matches > 0xFFFFFFFEull)
+      throw Error(Errc::limit_exceeded,
+                  fmt::format("the join has {} pairs, more than the 2^32 - 1 one pass can write; "
+                              "use aggregate() or split the probe side",
+                              counted.matches));
+    std::vector<RxRowMatch> found(counted.matches);
+    RxCollectResult c = index_.collect_rows(probe_keys, found).value();
+    if (!c.complete() || c.total != counted.matches)
+      throw Error(Errc::internal,
+                  fmt::format("the collect pass found {} pairs, the counting pass {}", c.total,
+                              counted.matches));
+    stats_ = {count_ms, index_.last_probe().probe_ms, counted.matches};
+    std::vector<JoinPair> out(found.size());
+    for (size_t i = 0; i < found.size(); ++i) out[i] = {found[i].row, found[i].query};
+    return out;
+  });
+}
+
+namespace {
+std::unordered_map<uint64_t, std::vector<uint32_t>> rows_by_key(KeySpan keys) {
+  std::unordered_map<uint64_t, std::vector<uint32_t>> m;
+  for (size_t i = 0; i < keys.size; ++i) m[keys[i]].push_back(static_cast<uint32_t>(i));
+  return m;
+}
+}  // namespace
+
+std::vector<JoinPair> join_pairs_reference(KeySpan build_keys, KeySpan probe_keys) {
+  auto build = rows_by_key(build_keys);
+  std::vector<JoinPair> out;
+  for (size_t p = 0; p < probe_keys.size; ++p)
+    if (auto it = build.find(probe_keys[p]); it != build.end())
+      for (uint32_t b : it->second) out.push_back({b, static_cast<uint32_t>(p)});
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+JoinAggregate join_aggregate_reference(KeySpan build_keys, std::span<const uint32_t> build_values,
+                                       KeySpan probe_keys) {
+  std::unordered_map<uint64_t, std::pair<uint64_t, uint64_t>> build;  // key -> (rows, value sum)
+  for (size_t i = 0; i < build_keys.size; ++i) {
+    auto& e = build[build_keys[i]];
+    e.first += 1;
+    e.second += build_values.empty() ? 0 : build_values[i];
+  }
+  JoinAggregate a;
+  for (size_t p = 0; p < probe_keys.size; ++p)
+    if (auto it = build.find(probe_keys[p]); it != build.end()) {
+      a.matches += it->second.first;
+      a.build_value_sum += it->second.second;
+    }
+  return a;
+}
+
+}  // namespace raydb

@@ -1,0 +1,75 @@
+// RxJoin against the CPU hash join: duplicates on both sides, misses, all-match joins far larger
+// than either side, empty sides, and mismatched key widths.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "raydb/join.hpp"
+#include "support.hpp"
+
+using namespace raydb;
+
+namespace {
+
+template <class K>
+std::vector<K> keys_from(std::mt19937_64& rng, size_t n, uint64_t universe, uint64_t top) {
+  std::vector<K> k(n);
+  // A small universe gives duplicates on both sides; `top` puts some keys at the width's edge.
+  for (auto& x : k) x = static_cast<K>(rng() % 8 == 0 ? top - rng() % 3 : rng() % universe);
+  return k;
+}
+
+template <class K>
+void check_join(RxJoin& join, const std::vector<K>& build, const std::vector<uint32_t>& values,
+                const std::vector<K>& probe, const char* what) {
+  CAPTURE(what);
+  auto pairs = join.pairs(probe);
+  REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
+  std::sort(pairs->begin(), pairs->end());
+  test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
+  CHECK(join.last().matches == pairs->size());
+  auto agg = join.aggregate(probe);
+  REQUIRE(agg.ok());
+  CHECK(*agg == join_aggregate_reference(build, values, probe));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("join: pairs and aggregates equal the CPU hash join", K, uint32_t, uint64_t) {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t top = std::numeric_limits<K>::max();
+  auto build = keys_from<K>(rng, 3000, 1200, top);
+  std::vector<uint32_t> values(build.size());
+  for (auto& v : values) v = static_cast<uint32_t>(rng());
+  auto probe = keys_from<K>(rng, 2500, 1500, top);  // some keys only on one side
+  auto join = RxJoin::build(test::context(), build, values).value();
+  check_join(join, build, values, probe, "random keys");
+
+  // All-match: every probe key meets 400 build rows, 80,000 pairs from 200 probes.
+  std::vector<K> same(400, static_cast<K>(top - 1)), probe_same(200, static_cast<K>(top - 1));
+  std::vector<uint32_t> ones(same.size(), 0xFFFFFFFFu);
+  auto all = RxJoin::build(test::context(), same, ones).value();
+  check_join(all, same, ones, probe_same, "all-match");
+  CHECK(all.last().matches == 80000);
+
+  // Empty sides.
+  std::vector<K> none;
+  check_join(join, build, values, none, "empty probe side");
+  auto empty = RxJoin::build(test::context(), none).value();
+  check_join(empty, none, {}, probe, "empty build side");
+}
+
+TEST_CASE("join: mismatched key widths get a clear error") {
+  std::vector<uint32_t> build{1, 2, 3};
+  std::vector<uint64_t> probe{1, 2};
+  auto join = RxJoin::build(test::context(), build).value();
+  auto p = join.pairs(probe);
+  REQUIRE(!p.ok());
+  CHECK(p.error().code() == Errc::invalid_argument);
+  auto a = join.aggregate(probe);
+  REQUIRE(!a.ok());
+  CHECK(a.error().code() == Errc::invalid_argument);
+}
