@@ -329,33 +329,19 @@ Result<CgrxIndex> CgrxIndex::build(const Context& ctx, KeySpan keys,
 }
 
 Status CgrxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
-  return capture([&] {
-    check_output_size(QueryBatch::points(points), out.size());
-    impl_->probe(QueryBatch::points(points), out.data());
-  });
+  return detail::lookup_into(*impl_, QueryBatch::points(points), out);
 }
 
 Result<std::vector<RxLookup>> CgrxIndex::lookup(KeySpan points) {
-  return capture([&] {
-    std::vector<RxLookup> out(points.size);
-    impl_->probe(QueryBatch::points(points), out.data());
-    return out;
-  });
+  return detail::lookup_vector(*impl_, QueryBatch::points(points));
 }
 
 Status CgrxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
-  return capture([&] {
-    check_output_size(QueryBatch::of(ranges), out.size());
-    impl_->probe(QueryBatch::of(ranges), out.data());
-  });
+  return detail::lookup_into(*impl_, QueryBatch::of(ranges), out);
 }
 
 Result<std::vector<RxLookup>> CgrxIndex::lookup_ranges(RangeSpan ranges) {
-  return capture([&] {
-    std::vector<RxLookup> out(ranges.size);
-    impl_->probe(QueryBatch::of(ranges), out.data());
-    return out;
-  });
+  return detail::lookup_vector(*impl_, QueryBatch::of(ranges));
 }
 
 uint64_t CgrxIndex::size() const {

@@ -5,8 +5,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <span>
+#include <vector>
 
 #include "backend/vk/commands.hpp"
+#include "common/capture.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
 
@@ -30,6 +33,24 @@ struct QueryBatch {
 void validate_queries(const QueryBatch& q, KeyWidth index_width);
 // A caller-sized output must hold one result per query.
 void check_output_size(const QueryBatch& q, size_t out_size);
+
+// The public lookup calls every index shares: the caller's output checked (or made), then the
+// index's probe(QueryBatch, RxLookup*), with errors returned as values.
+template <class Impl>
+Status lookup_into(Impl& impl, const QueryBatch& q, std::span<RxLookup> out) {
+  return capture([&] {
+    check_output_size(q, out.size());
+    impl.probe(q, out.data());
+  });
+}
+template <class Impl>
+Result<std::vector<RxLookup>> lookup_vector(Impl& impl, const QueryBatch& q) {
+  return capture([&] {
+    std::vector<RxLookup> out(q.count);
+    impl.probe(q, out.data());
+    return out;
+  });
+}
 
 class LookupBatch {
  public:

@@ -139,18 +139,11 @@ Result<HashIndex> HashIndex::build(const Context& ctx, KeySpan keys,
 }
 
 Status HashIndex::lookup(KeySpan points, std::span<RxLookup> out) {
-  return capture([&] {
-    check_output_size(QueryBatch::points(points), out.size());
-    impl_->probe(QueryBatch::points(points), out.data());
-  });
+  return detail::lookup_into(*impl_, QueryBatch::points(points), out);
 }
 
 Result<std::vector<RxLookup>> HashIndex::lookup(KeySpan points) {
-  return capture([&] {
-    std::vector<RxLookup> out(points.size);
-    impl_->probe(QueryBatch::points(points), out.data());
-    return out;
-  });
+  return detail::lookup_vector(*impl_, QueryBatch::points(points));
 }
 
 uint64_t HashIndex::size() const {
