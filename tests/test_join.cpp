@@ -62,6 +62,37 @@ TEST_CASE_TEMPLATE("join: pairs and aggregates equal the CPU hash join", K, uint
   check_join(empty, none, {}, probe, "empty build side");
 }
 
+TEST_CASE_TEMPLATE("join: indexing either side gives the same join", K, uint32_t, uint64_t) {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t top = std::numeric_limits<K>::max();
+  // A large build side and a small probe side (automatic indexes the probe side), and the reverse.
+  for (auto [nb, np] : {std::pair<size_t, size_t>{4000, 300}, {300, 4000}}) {
+    CAPTURE(nb);
+    auto build = keys_from<K>(rng, nb, 500, top);
+    auto probe = keys_from<K>(rng, np, 700, top);
+    std::vector<uint32_t> values(build.size());
+    for (auto& v : values) v = static_cast<uint32_t>(rng());
+    auto want_pairs = join_pairs_reference(build, probe);
+    auto want_agg = join_aggregate_reference(build, values, probe);
+    for (JoinSide side : {JoinSide::automatic, JoinSide::build, JoinSide::probe}) {
+      CAPTURE(to_string(side));
+      JoinOptions o;
+      o.indexed = side;
+      JoinStats stats;
+      auto pairs = rx_join(test::context(), build, probe, o, &stats).value();
+      std::sort(pairs.begin(), pairs.end());
+      test::check_equal_whole(pairs, want_pairs, "pairs");
+      JoinSide expected = side != JoinSide::automatic ? side
+                          : np < nb                   ? JoinSide::probe
+                                                      : JoinSide::build;
+      CHECK(stats.indexed == expected);
+      CHECK(stats.matches == want_pairs.size());
+      CHECK(rx_join_aggregate(test::context(), build, values, probe, o).value() == want_agg);
+    }
+  }
+}
+
 TEST_CASE("join: mismatched key widths get a clear error") {
   std::vector<uint32_t> build{1, 2, 3};
   std::vector<uint64_t> probe{1, 2};
@@ -72,4 +103,15 @@ TEST_CASE("join: mismatched key widths get a clear error") {
   auto a = join.aggregate(probe);
   REQUIRE(!a.ok());
   CHECK(a.error().code() == Errc::invalid_argument);
+  for (JoinSide side : {JoinSide::build, JoinSide::probe}) {
+    JoinOptions o;
+    o.indexed = side;
+    auto one_shot = rx_join(test::context(), build, probe, o);
+    REQUIRE(!one_shot.ok());
+    CHECK(one_shot.error().code() == Errc::invalid_argument);
+  }
+  std::vector<uint32_t> too_few{7};
+  auto bad_values = rx_join_aggregate(test::context(), build, too_few, build);
+  REQUIRE(!bad_values.ok());
+  CHECK(bad_values.error().code() == Errc::invalid_argument);
 }

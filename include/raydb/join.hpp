@@ -34,10 +34,24 @@ struct JoinAggregate {
   friend bool operator==(const JoinAggregate&, const JoinAggregate&) = default;
 };
 
+// Which side the one-shot joins index; the other side's keys become rays.
+enum class JoinSide {
+  automatic,  // the smaller side (the thesis's inverse mapping when that is the probe side)
+  build,
+  probe,
+};
+
 struct JoinStats {
-  double count_ms = 0;    // the counting pass (a lookup per probe key)
-  double collect_ms = 0;  // the pass that writes the pairs (pairs() only)
+  double index_ms = 0;    // one-shot joins: building the index (layout sort + BVH), GPU time
+  double count_ms = 0;    // the counting pass (a lookup per key of the side cast as rays)
+  double collect_ms = 0;  // the pass that writes the pairs (pairs only)
   uint64_t matches = 0;
+  JoinSide indexed = JoinSide::build;  // the side that was indexed (never automatic)
+};
+
+struct JoinOptions {
+  RxBuildOptions index;
+  JoinSide indexed = JoinSide::automatic;
 };
 
 class RxJoin {
@@ -61,6 +75,17 @@ class RxJoin {
   RxIndex index_;
   JoinStats stats_;
 };
+
+// One-shot joins of two key columns: the side `options.indexed` names is indexed by RX and the
+// other side's keys are cast as rays, so the result is the same whichever side is indexed.
+// `build_values` (one per build row, or empty) are summed over the pairs by the aggregate.
+Result<std::vector<JoinPair>> rx_join(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
+                                      const JoinOptions& options = {}, JoinStats* stats = nullptr);
+Result<JoinAggregate> rx_join_aggregate(const Context& ctx, KeySpan build_keys,
+                                        std::span<const uint32_t> build_values, KeySpan probe_keys,
+                                        const JoinOptions& options = {},
+                                        JoinStats* stats = nullptr);
+const char* to_string(JoinSide side);
 
 // CPU references (a hash join): the pairs sorted, and the aggregate.
 std::vector<JoinPair> join_pairs_reference(KeySpan build_keys, KeySpan probe_keys);

@@ -21,6 +21,7 @@ struct BenchJoinOptions {
   std::vector<uint32_t> multiplicities = {1};
   std::vector<double> hit_rates = {1.0};
   std::vector<std::string> outputs = {"aggregate", "pairs"};
+  std::vector<std::string> indexed = {"build"};
   int repeats = 5, warmup = 2;
   bool no_check = false, no_save = false;
   std::string out = "bench/results";
@@ -61,65 +62,74 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   make_sides<K>(nb, np, mult, hit, seed, build, probe);
   std::vector<uint32_t> values(build.size());
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
-  auto join = RxJoin::build(ctx, build, values).value();
-  double build_ms = join.index().build_stats().build_ms() + join.index().build_stats().sort_ms;
-  for (const std::string& output : o.outputs) {
-    if (output != "pairs" && output != "aggregate")
-      throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
-    progress(fmt::format("joining: {}", output));
-    std::vector<double> count_ms, collect_ms;
-    std::vector<JoinPair> pairs;
-    JoinAggregate agg;
-    for (int r = 0; r < o.warmup + o.repeats; ++r) {
-      if (output == "pairs")
-        pairs = join.pairs(probe).value();
-      else
-        agg = join.aggregate(probe).value();
-      if (r >= o.warmup) {
-        count_ms.push_back(join.last().count_ms);
-        collect_ms.push_back(join.last().collect_ms);
+  for (const std::string& side_name : o.indexed)
+    for (const std::string& output : o.outputs) {
+      if (output != "pairs" && output != "aggregate")
+        throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
+      JoinOptions jo;
+      jo.indexed =
+          side_name == "build"   ? JoinSide::build
+          : side_name == "probe" ? JoinSide::probe
+          : side_name == "automatic"
+              ? JoinSide::automatic
+              : throw Error(Errc::invalid_argument, "--indexed takes build, probe, automatic");
+      progress(fmt::format("joining: {}, indexed side {}", output, side_name));
+      std::vector<double> index_ms, count_ms, collect_ms;
+      std::vector<JoinPair> pairs;
+      JoinAggregate agg;
+      JoinStats st;
+      for (int r = 0; r < o.warmup + o.repeats; ++r) {
+        if (output == "pairs")
+          pairs = rx_join(ctx, build, probe, jo, &st).value();
+        else
+          agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
+        if (r >= o.warmup) {
+          index_ms.push_back(st.index_ms);
+          count_ms.push_back(st.count_ms);
+          collect_ms.push_back(st.collect_ms);
+        }
       }
-    }
-    uint64_t matches = join.last().matches;
-    std::string checked = "skipped";
-    if (!o.no_check) {
-      if (output == "pairs") {
-        std::sort(pairs.begin(), pairs.end());
-        checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
-      } else {
-        checked = agg == join_aggregate_reference(build, values, probe) ? "ok" : "MISMATCH";
+      uint64_t matches = st.matches;
+      std::string checked = "skipped";
+      if (!o.no_check) {
+        if (output == "pairs") {
+          std::sort(pairs.begin(), pairs.end());
+          checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
+        } else {
+          checked = agg == join_aggregate_reference(build, values, probe) ? "ok" : "MISMATCH";
+        }
       }
+      double total = median(count_ms) + median(collect_ms);
+      nlohmann::json j = device_fields(ctx);
+      j.update({{"suite", "join"},
+                {"timestamp", now_utc()},
+                {"raydb_version", RAYDB_VERSION},
+                {"label", o.label},
+                {"index", "rx"},
+                {"indexed_side", to_string(st.indexed)},
+                {"output", output},
+                {"key_bits", bits},
+                {"build_rows", nb},
+                {"probe_rows", np},
+                {"multiplicity", mult},
+                {"hit_rate", hit},
+                {"matches", matches},
+                {"index_time_ms", median(index_ms)},
+                {"count_ms", median(count_ms)},
+                {"collect_ms", median(collect_ms)},
+                {"join_time_ms", total},
+                {"count_ms_all", count_ms},
+                {"warmup", o.warmup},
+                {"repeats", o.repeats},
+                {"seed", seed},
+                {"checked_result", checked}});
+      rows.push_back(j);
+      table.push_back(
+          fmt::format("{:<9} {:<5} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
+                      "{:>10.3f} {:>10.3f}  {}",
+                      output, to_string(st.indexed), bits, pow2_name(nb), pow2_name(np), mult, hit,
+                      matches, median(index_ms), median(count_ms), median(collect_ms), checked));
     }
-    double total = median(count_ms) + median(collect_ms);
-    nlohmann::json j = device_fields(ctx);
-    j.update({{"suite", "join"},
-              {"timestamp", now_utc()},
-              {"raydb_version", RAYDB_VERSION},
-              {"label", o.label},
-              {"index", "rx"},
-              {"output", output},
-              {"key_bits", bits},
-              {"build_rows", nb},
-              {"probe_rows", np},
-              {"multiplicity", mult},
-              {"hit_rate", hit},
-              {"matches", matches},
-              {"build_time_ms", build_ms},
-              {"count_ms", median(count_ms)},
-              {"collect_ms", median(collect_ms)},
-              {"join_time_ms", total},
-              {"count_ms_all", count_ms},
-              {"warmup", o.warmup},
-              {"repeats", o.repeats},
-              {"seed", seed},
-              {"checked_result", checked}});
-    rows.push_back(j);
-    table.push_back(
-        fmt::format("{:<9} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} "
-                    "{:>10.3f}  {}",
-                    output, bits, pow2_name(nb), pow2_name(np), mult, hit, matches, build_ms,
-                    median(count_ms), median(collect_ms), checked));
-  }
 }
 
 void run(BenchJoinOptions& o) {
@@ -140,12 +150,12 @@ void run(BenchJoinOptions& o) {
           throw Error(Errc::invalid_argument, "--key-bits takes 32 and/or 64");
       }
   fmt::print(
-      "\nraydb bench join on {} ({} {}), RX index on the build side, median of {} after "
+      "\nraydb bench join on {} ({} {}), RX index on one side, median of {} after "
       "{} warm-up; GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
-  fmt::print("{:<9} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}\n", "output",
-             "bit", "build", "probe", "mult", "hit", "matches", "build ms", "count ms",
-             "collect ms", "check");
+  fmt::print("{:<9} {:<5} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}\n",
+             "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
+             "count ms", "collect ms", "check");
   for (auto& l : table) fmt::print("{}\n", l);
   if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, "join", rows));
   for (auto& r : rows)
@@ -168,6 +178,10 @@ void register_bench_join(CLI::App& bench) {
   cmd->add_option("--hit-rate", o->hit_rates, "share of probe keys with a partner, list")
       ->delimiter(',');
   cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
+  cmd->add_option("--indexed", o->indexed,
+                  "side indexed by RX: build, probe (inverse mapping), automatic (the smaller); "
+                  "list")
+      ->delimiter(',');
   cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
   cmd->add_option("--warmup", o->warmup, "untimed runs first");
   cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU hash join");

@@ -49,10 +49,105 @@ Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
       throw Error(Errc::internal,
                   fmt::format("the collect pass found {} pairs, the counting pass {}", c.total,
                               counted.matches));
-    stats_ = {count_ms, index_.last_probe().probe_ms, counted.matches};
+    stats_ = {};
+    stats_.count_ms = count_ms;
+    stats_.collect_ms = index_.last_probe().probe_ms;
+    stats_.matches = counted.matches;
     std::vector<JoinPair> out(found.size());
     for (size_t i = 0; i < found.size(); ++i) out[i] = {found[i].row, found[i].query};
     return out;
+  });
+}
+
+const char* to_string(JoinSide side) {
+  switch (side) {
+    case JoinSide::automatic:
+      return "automatic";
+    case JoinSide::build:
+      return "build";
+    case JoinSide::probe:
+      return "probe";
+  }
+  return "?";
+}
+
+namespace {
+
+JoinSide indexed_side(const JoinOptions& o, KeySpan build, KeySpan probe) {
+  if (build.width != probe.width)
+    throw Error(Errc::invalid_argument,
+                fmt::format("join sides have {}-bit and {}-bit keys; both must have the same width",
+                            to_string(build.width), to_string(probe.width)));
+  if (o.indexed != JoinSide::automatic) return o.indexed;
+  return probe.size < build.size ? JoinSide::probe : JoinSide::build;
+}
+
+double index_ms(const RxIndex& index) {
+  return index.build_stats().build_ms() + index.build_stats().sort_ms;
+}
+
+}  // namespace
+
+Result<std::vector<JoinPair>> rx_join(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
+                                      const JoinOptions& options, JoinStats* stats) {
+  return detail::capture([&]() -> std::vector<JoinPair> {
+    JoinSide side = indexed_side(options, build_keys, probe_keys);
+    if (side == JoinSide::build) {
+      auto join = RxJoin::build(ctx, build_keys, {}, options.index).value();
+      auto out = join.pairs(probe_keys).value();
+      if (stats) {
+        *stats = join.last();
+        stats->index_ms = index_ms(join.index());
+      }
+      return out;
+    }
+    // Inverse mapping: the probe side is indexed, build keys are the rays, so a collected
+    // (query, row) is (build row, probe row) as it stands.
+    auto join = RxJoin::build(ctx, probe_keys, {}, options.index).value();
+    auto swapped = join.pairs(build_keys).value();
+    for (JoinPair& p : swapped) p = {p.probe_row, p.build_row};
+    if (stats) {
+      *stats = join.last();
+      stats->index_ms = index_ms(join.index());
+      stats->indexed = JoinSide::probe;
+    }
+    return swapped;
+  });
+}
+
+Result<JoinAggregate> rx_join_aggregate(const Context& ctx, KeySpan build_keys,
+                                        std::span<const uint32_t> build_values, KeySpan probe_keys,
+                                        const JoinOptions& options, JoinStats* stats) {
+  return detail::capture([&]() -> JoinAggregate {
+    JoinSide side = indexed_side(options, build_keys, probe_keys);
+    if (!build_values.empty() && build_values.size() != build_keys.size)
+      throw Error(Errc::invalid_argument, fmt::format("{} build values for {} build keys",
+                                                      build_values.size(), build_keys.size));
+    if (side == JoinSide::build) {
+      auto join = RxJoin::build(ctx, build_keys, build_values, options.index).value();
+      auto a = join.aggregate(probe_keys).value();
+      if (stats) {
+        *stats = join.last();
+        stats->index_ms = index_ms(join.index());
+      }
+      return a;
+    }
+    // Inverse mapping: each build row meets `count` probe rows, so its value counts that often.
+    auto index = RxIndex::build(ctx, probe_keys, {}, options.index).value();
+    auto per_row = index.lookup(build_keys).value();
+    JoinAggregate a;
+    for (size_t b = 0; b < per_row.size(); ++b) {
+      a.matches += per_row[b].count;
+      if (!build_values.empty()) a.build_value_sum += uint64_t{per_row[b].count} * build_values[b];
+    }
+    if (stats) {
+      *stats = {};
+      stats->index_ms = index_ms(index);
+      stats->count_ms = index.last_probe().probe_ms;
+      stats->matches = a.matches;
+      stats->indexed = JoinSide::probe;
+    }
+    return a;
   });
 }
 
