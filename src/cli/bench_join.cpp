@@ -5,10 +5,13 @@
 
 #include <algorithm>
 #include <random>
+#include <tuple>
 
 #include "cli/cli.hpp"
 #include "common/parallel.hpp"
+#include "raydb/hash_index.hpp"
 #include "raydb/join.hpp"
+#include "raydb/sorted_index.hpp"
 
 namespace raydb::cli {
 
@@ -22,6 +25,7 @@ struct BenchJoinOptions {
   std::vector<double> hit_rates = {1.0};
   std::vector<std::string> outputs = {"aggregate", "pairs"};
   std::vector<std::string> indexed = {"build"};
+  std::vector<std::string> indexes = {"rx"};
   int repeats = 5, warmup = 2;
   bool no_check = false, no_save = false;
   std::string out = "bench/results";
@@ -52,6 +56,28 @@ void make_sides(uint64_t n_build, uint64_t n_probe, uint32_t multiplicity, doubl
   for (auto& p : probe) p = value(rng() % distinct, u(rng) < hit_rate);
 }
 
+// The same aggregate from a baseline index on the build side: one lookup per probe key gives its
+// matches and value sum. Returns (index ms, median lookup ms, aggregate).
+template <class Index>
+std::tuple<double, double, JoinAggregate> baseline_aggregate(const BenchJoinOptions& o,
+                                                             const Context& ctx, KeySpan build,
+                                                             std::span<const uint32_t> values,
+                                                             KeySpan probe) {
+  auto index = Index::build(ctx, build, values).value();
+  std::vector<double> ms;
+  JoinAggregate a;
+  for (int r = 0; r < o.warmup + o.repeats; ++r) {
+    auto per_key = index.lookup(probe).value();
+    if (r >= o.warmup) ms.push_back(index.last_probe().probe_ms);
+    a = {};
+    for (const RxLookup& l : per_key) {
+      a.matches += l.count;
+      a.build_value_sum += l.sum;
+    }
+  }
+  return {index.build_stats().sort_ms, median(ms), a};
+}
+
 template <class K>
 void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, double hit, int bits,
                uint64_t seed, std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
@@ -62,6 +88,47 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   make_sides<K>(nb, np, mult, hit, seed, build, probe);
   std::vector<uint32_t> values(build.size());
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
+  for (const std::string& kind : o.indexes) {
+    if (kind == "rx") continue;
+    if (kind != "hash" && kind != "sorted")
+      throw Error(Errc::invalid_argument, "--index takes rx, hash, sorted");
+    progress(fmt::format("joining: aggregate through the {} baseline", kind));
+    auto [index_ms, lookup_ms, agg] =
+        kind == "hash" ? baseline_aggregate<HashIndex>(o, ctx, build, values, probe)
+                       : baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
+    std::string checked = o.no_check                                              ? "skipped"
+                          : agg == join_aggregate_reference(build, values, probe) ? "ok"
+                                                                                  : "MISMATCH";
+    nlohmann::json j = device_fields(ctx);
+    j.update({{"suite", "join"},
+              {"timestamp", now_utc()},
+              {"raydb_version", RAYDB_VERSION},
+              {"label", o.label},
+              {"index", kind},
+              {"indexed_side", "build"},
+              {"output", "aggregate"},
+              {"key_bits", bits},
+              {"build_rows", nb},
+              {"probe_rows", np},
+              {"multiplicity", mult},
+              {"hit_rate", hit},
+              {"matches", agg.matches},
+              {"index_time_ms", index_ms},
+              {"count_ms", lookup_ms},
+              {"collect_ms", 0.0},
+              {"join_time_ms", lookup_ms},
+              {"warmup", o.warmup},
+              {"repeats", o.repeats},
+              {"seed", seed},
+              {"checked_result", checked}});
+    rows.push_back(j);
+    table.push_back(
+        fmt::format("{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
+                    "{:>10.3f} {:>10.3f}  {}",
+                    "aggregate", kind, bits, pow2_name(nb), pow2_name(np), mult, hit, agg.matches,
+                    index_ms, lookup_ms, 0.0, checked));
+  }
+  if (std::find(o.indexes.begin(), o.indexes.end(), "rx") == o.indexes.end()) return;
   for (const std::string& side_name : o.indexed)
     for (const std::string& output : o.outputs) {
       if (output != "pairs" && output != "aggregate")
@@ -124,11 +191,11 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
                 {"seed", seed},
                 {"checked_result", checked}});
       rows.push_back(j);
-      table.push_back(
-          fmt::format("{:<9} {:<5} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
-                      "{:>10.3f} {:>10.3f}  {}",
-                      output, to_string(st.indexed), bits, pow2_name(nb), pow2_name(np), mult, hit,
-                      matches, median(index_ms), median(count_ms), median(collect_ms), checked));
+      table.push_back(fmt::format(
+          "{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
+          "{:>10.3f} {:>10.3f}  {}",
+          output, fmt::format("rx/{}", to_string(st.indexed)), bits, pow2_name(nb), pow2_name(np),
+          mult, hit, matches, median(index_ms), median(count_ms), median(collect_ms), checked));
     }
 }
 
@@ -153,7 +220,7 @@ void run(BenchJoinOptions& o) {
       "\nraydb bench join on {} ({} {}), RX index on one side, median of {} after "
       "{} warm-up; GPU timestamps\n",
       dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
-  fmt::print("{:<9} {:<5} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}\n",
+  fmt::print("{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}\n",
              "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
              "count ms", "collect ms", "check");
   for (auto& l : table) fmt::print("{}\n", l);
@@ -178,6 +245,10 @@ void register_bench_join(CLI::App& bench) {
   cmd->add_option("--hit-rate", o->hit_rates, "share of probe keys with a partner, list")
       ->delimiter(',');
   cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
+  cmd->add_option("--index", o->indexes,
+                  "rx (pairs and aggregate), hash, sorted (baselines on the build side: "
+                  "aggregate); list")
+      ->delimiter(',');
   cmd->add_option("--indexed", o->indexed,
                   "side indexed by RX: build, probe (inverse mapping), automatic (the smaller); "
                   "list")
