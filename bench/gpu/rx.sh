@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [diagnostics] [dpbis] [variants] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -70,6 +70,14 @@ if part newer; then
     --build-repeats 1 --repeats 3 --warmup 2
   $R bench dpbis --out $OUT/results --label bitmap-ops --rows 1e8 --columns 1 --selectivity 0.5 \
     --index bitmap_ops
+fi
+if part join; then
+  echo "== ray-traced join: either side indexed, against the hash and sorted baselines"
+  $R bench join --out $OUT/results --label join --build 2^24 --probe 2^26 --multiplicity 1,4 \
+    --hit-rate 1,0.5 --indexed build,probe --index rx,hash,sorted --output aggregate,pairs
+  echo "== duplicate compression"
+  $B --label compress --index rx --multiplicity 8 --compress-duplicates --partitions 1,4 \
+    --hit-rate 1 --order unsorted --build-repeats 1 --repeats 3 --warmup 2
 fi
 if part diagnostics; then
   echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
