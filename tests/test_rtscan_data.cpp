@@ -88,6 +88,9 @@ TEST_CASE("rtscan data: generators are reproducible and keep their exact propert
     bits.small_range_bits = b;
     CHECK(make_scan_column(bits).error().code() == Errc::invalid_argument);
   }
+  auto narrow = options(ScanDistribution::normal, 10, seed);
+  narrow.normal_sd = 0;
+  CHECK(make_scan_column(narrow).error().code() == Errc::invalid_argument);
   auto table = make_scan_table(options(ScanDistribution::uniform, 1000, seed), 3).value();
   REQUIRE(table.size() == 3);
   CHECK(table[0] != table[1]);
@@ -151,12 +154,18 @@ TEST_CASE("rtscan data: column files round trip and reject a wrong size") {
 
 TEST_CASE("rtscan data: predicate files round trip") {
   std::mt19937_64 rng(test::fresh_seed());
-  const CompareOp ops[] = {CompareOp::lt, CompareOp::le, CompareOp::gt, CompareOp::ge,
-                           CompareOp::eq};
+  const CompareOp ops[] = {CompareOp::lt, CompareOp::le, CompareOp::gt,
+                           CompareOp::ge, CompareOp::eq, CompareOp::between};
   std::vector<Query> queries(11);
   for (auto& q : queries)
-    for (uint32_t c = 0; c < 3; ++c)
-      q.push_back({c, ops[rng() % 5], static_cast<uint32_t>(rng()), 0});
+    for (uint32_t c = 0; c < 3; ++c) {
+      Predicate p{c, ops[rng() % 6], static_cast<uint32_t>(rng()), static_cast<uint32_t>(rng())};
+      if (p.op != CompareOp::between)
+        p.value2 = 0;
+      else if (p.value > p.value2)
+        std::swap(p.value, p.value2);
+      q.push_back(p);
+    }
   queries[0][0].value = 0;
   queries[0][1].value = 0xFFFFFFFFu;
   std::string path = temp_path("queries.txt");
@@ -168,7 +177,13 @@ TEST_CASE("rtscan data: predicate files round trip") {
       CHECK(back[i][c].column == c);
       CHECK(back[i][c].op == queries[i][c].op);
       CHECK(back[i][c].value == queries[i][c].value);
+      CHECK(back[i][c].value2 == queries[i][c].value2);
     }
+  {
+    std::ifstream f(path);
+    std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    CHECK(text.ends_with("\nexit\n"));
+  }
   std::filesystem::remove(path);
   CHECK(rtscan::read_query_file(path, 3).error().code() == Errc::io);
   // Blank lines between queries, CRLF endings and spacing are tolerated.
@@ -178,6 +193,11 @@ TEST_CASE("rtscan data: predicate files round trip") {
   CHECK(loose[0][1].value == 7);
   CHECK(loose[1][1].value == 0xFFFFFFFFu);
   CHECK(rtscan::parse_queries("", 3, "q").value().empty());
+  CHECK(rtscan::parse_queries("exit\n", 3, "q").value().empty());
+  // The artifact's bt orders its bounds.
+  auto bt = rtscan::parse_queries("bt 9 4\nexit\n\n", 1, "q").value();
+  REQUIRE(bt.size() == 1);
+  CHECK((bt[0][0].op == CompareOp::between && bt[0][0].value == 4 && bt[0][0].value2 == 9));
 }
 
 TEST_CASE("rtscan data: bad predicate files name the file and line") {
@@ -189,7 +209,6 @@ TEST_CASE("rtscan data: bad predicate files name the file and line") {
   };
   const Bad bad[] = {
       {"lt 1\nne 5\n", "unknown operator", "f.txt:2"},
-      {"between 1\n", "unknown operator", "f.txt:1"},
       {"LT 1\n", "unknown operator", "f.txt:1"},
       {"lt 1\nge\n", "missing value", "f.txt:2"},
       {"lt 4294967296\n", "larger than 2^32 - 1", "f.txt:1"},
@@ -201,6 +220,14 @@ TEST_CASE("rtscan data: bad predicate files name the file and line") {
       {"lt +1\n", "not a decimal", "f.txt:1"},
       {"lt 0x10\n", "not a decimal", "f.txt:1"},
       {"lt 1\nlt 2\nlt 3\n\nlt 4\nlt 5\n", "2 of 3", "f.txt:6", 3},
+      {"lt 1\nexit\n", "1 of 2", "f.txt:2", 2},
+      {"lt 1\nexit\nlt 2\n", "after the exit", "f.txt:3"},
+      {"exit now\n", "trailing", "f.txt:1"},
+      {"bt 1\n", "two values", "f.txt:1"},
+      {"bt 1 2 3\n", "trailing", "f.txt:1"},
+      {"bt 1 4294967296\n", "larger than 2^32 - 1", "f.txt:1"},
+      {"lt 1,2,3\n", "value list", "f.txt:1"},
+      {"between 1 2\n", "unknown operator", "f.txt:1"},
   };
   for (const Bad& b : bad) {
     CAPTURE(b.text);
@@ -208,7 +235,7 @@ TEST_CASE("rtscan data: bad predicate files name the file and line") {
     REQUIRE(!r);
     check_error(r.error(), Errc::invalid_argument, {b.why, b.line});
   }
-  std::vector<Query> between = {{{0, CompareOp::between, 1, 2}}};
+  std::vector<Query> between = {{{0, CompareOp::between, 2, 1}}};
   CHECK(rtscan::format_queries(between, 1).error().code() == Errc::invalid_argument);
   std::vector<Query> short_query = {{{0, CompareOp::lt, 1, 0}}};
   CHECK(rtscan::format_queries(short_query, 2).error().code() == Errc::invalid_argument);

@@ -6,11 +6,15 @@
 // file of any other size is rejected, never truncated or padded.
 //
 // Predicate files: text, one line per column per query, `<op> <value>` with op one of lt, le, gt,
-// ge, eq and value a decimal uint32. A query is `columns` consecutive lines, line i being the
-// predicate on column i; queries follow each other with no separator (the paper leaves the layout
-// open; this is the artifact's one predicate per line). Blank lines are skipped so hand-written
-// files may group queries. Parsing is strict: anything else is Errc::invalid_argument naming the
-// file and line.
+// ge, eq, or `bt <lo> <hi>` (BETWEEN, inclusive), values decimal uint32. A query is `columns`
+// consecutive lines, line i being the predicate on column i; queries follow each other with no
+// separator, and a line `exit` ends the file (the artifact reads queries until it; reading here
+// also accepts end of file). The paper leaves the layout open; this is the one the artifact's
+// BinDex driver reads, minus its comma lists of constants (one column swept over several
+// constants), which a Query cannot hold and which are rejected. Like the artifact, `bt a b` with
+// a > b means `bt b a`. Blank lines are skipped and CRLF endings accepted; anything else
+// malformed (unknown operator, missing value, value > 2^32 - 1, trailing text, an incomplete last
+// query, text after `exit`) is Errc::invalid_argument naming the file and line.
 #pragma once
 
 #include <cstdint>
@@ -35,8 +39,8 @@ Result<std::vector<std::vector<uint32_t>>> read_column_file(const std::string& p
 // One query: predicates[i] is on column i (one predicate per column, as in the artifact).
 using Query = std::vector<Predicate>;
 
-// Text of a predicate file; `between` has no form in the artifact's format and is rejected, as is
-// a query whose size or column order does not match `columns`.
+// Text of a predicate file, ending in `exit`. Rejects a query whose size or column order does not
+// match `columns`, and an empty between (value > value2), which `bt` cannot express.
 Result<std::string> format_queries(std::span<const Query> queries, uint32_t columns);
 // Parses predicate-file text; `name` names the source in errors.
 Result<std::vector<Query>> parse_queries(std::string_view text, uint32_t columns,

@@ -46,10 +46,10 @@ void check_options(const ScanColumnOptions& o) {
   if (o.distribution == ScanDistribution::zipf && !(o.zipf > 0.0 && std::isfinite(o.zipf)))
     throw Error(Errc::invalid_argument, fmt::format("Zipf coefficient {} is not > 0", o.zipf));
   if (o.distribution == ScanDistribution::normal &&
-      !(std::isfinite(o.normal_mean) && std::isfinite(o.normal_sd) && o.normal_sd >= 0.0))
+      !(std::isfinite(o.normal_mean) && std::isfinite(o.normal_sd) && o.normal_sd > 0.0))
     throw Error(Errc::invalid_argument,
-                fmt::format("normal({}, {}) needs a finite mean and a finite sd >= 0",
-                            o.normal_mean, o.normal_sd));
+                fmt::format("normal({}, {}) needs a finite mean and a finite sd > 0", o.normal_mean,
+                            o.normal_sd));
   if (o.distribution == ScanDistribution::small_range &&
       (o.small_range_bits < 1 || o.small_range_bits > 32))
     throw Error(Errc::invalid_argument,
