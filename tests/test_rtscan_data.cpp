@@ -1,6 +1,7 @@
 // The data layer of RTScan: the paper's column generators and query constants, the artifact's
 // file formats, and Uniform Encoding (a predicate rewritten over codes selects the same rows).
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -23,9 +24,11 @@ using raydb::rtscan::Query;
 
 namespace {
 
+// The process id keeps parallel ctest runs apart even when RAYDB_TEST_SEED fixes the seed.
 std::string temp_path(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
-          ("raydb_rtscan_" + std::to_string(test::fresh_seed()) + "_" + name))
+          ("raydb_rtscan_" + std::to_string(::getpid()) + "_" + std::to_string(test::fresh_seed()) +
+           "_" + name))
       .string();
 }
 
