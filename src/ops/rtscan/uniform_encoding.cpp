@@ -1,0 +1,116 @@
+#include "raydb/uniform_encoding.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "common/capture.hpp"
+#include "common/parallel.hpp"
+#include "ops/rx/key_sort.hpp"
+
+namespace raydb::rtscan {
+
+Result<EncodedColumn> EncodedColumn::encode(std::span<const uint32_t> column) {
+  return detail::capture([&]() -> EncodedColumn {
+    if (column.size() > 0xFFFFFFFEull)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("a column of {} rows is too long to encode (at most 2^32 - 2)",
+                              column.size()));
+    const size_t n = column.size();
+    std::vector<uint32_t> keys(column.begin(), column.end());
+    std::vector<uint32_t> rows(n);
+    std::iota(rows.begin(), rows.end(), uint32_t{0});
+    // The radix sort is stable and rows start ascending: equal values stay in row order, which
+    // is what makes their consecutive codes "stable by row".
+    detail::sort_keys_with_rows(keys, &rows);
+    EncodedColumn e;
+    e.codes_.resize(n);
+    detail::parallel_for(n, [&](size_t i) { e.codes_[rows[i]] = static_cast<uint32_t>(i + 1); });
+    for (size_t i = 0; i < n; ++i)
+      if (i == 0 || keys[i] != keys[i - 1]) {
+        e.values_.push_back(keys[i]);
+        e.lo_codes_.push_back(static_cast<uint32_t>(i + 1));
+      }
+    return e;
+  });
+}
+
+std::optional<CodeRange> EncodedColumn::codes_of(uint32_t value) const {
+  auto it = std::lower_bound(values_.begin(), values_.end(), value);
+  if (it == values_.end() || *it != value) return std::nullopt;
+  size_t i = static_cast<size_t>(it - values_.begin());
+  uint32_t hi = i + 1 < lo_codes_.size() ? lo_codes_[i + 1] - 1 : static_cast<uint32_t>(rows());
+  return CodeRange{lo_codes_[i], hi};
+}
+
+uint64_t EncodedColumn::count_less(uint32_t value) const {
+  auto it = std::lower_bound(values_.begin(), values_.end(), value);
+  return it == values_.end() ? rows() : lo_codes_[it - values_.begin()] - 1;
+}
+
+uint64_t EncodedColumn::count_less_equal(uint32_t value) const {
+  auto it = std::upper_bound(values_.begin(), values_.end(), value);
+  return it == values_.end() ? rows() : lo_codes_[it - values_.begin()] - 1;
+}
+
+Predicate EncodedColumn::rewrite(const Predicate& p) const {
+  // Every count is <= rows() <= 2^32 - 2, so count + 1 fits uint32.
+  auto u32 = [](uint64_t x) { return static_cast<uint32_t>(x); };
+  Predicate q = p;
+  switch (p.op) {
+    case CompareOp::lt:
+      q.value = u32(count_less(p.value) + 1);
+      break;
+    case CompareOp::le:
+      q.value = u32(count_less_equal(p.value));
+      break;
+    case CompareOp::gt:
+      q.value = u32(count_less_equal(p.value));
+      break;
+    case CompareOp::ge:
+      q.value = u32(count_less(p.value) + 1);
+      break;
+    case CompareOp::eq:
+      if (auto r = codes_of(p.value)) {
+        q.op = r->lo == r->hi ? CompareOp::eq : CompareOp::between;
+        q.value = r->lo;
+        q.value2 = r->hi;
+      } else {
+        q.value = 0;
+      }
+      break;
+    case CompareOp::between:
+      // An empty value range stays empty: keep value > value2 rather than compute a range from
+      // bounds that cross.
+      if (p.value > p.value2) break;
+      q.value = u32(count_less(p.value) + 1);
+      q.value2 = u32(count_less_equal(p.value2));
+      break;
+  }
+  return q;
+}
+
+Result<std::vector<EncodedColumn>> encode_columns(
+    std::span<const std::span<const uint32_t>> columns) {
+  return detail::capture([&]() -> std::vector<EncodedColumn> {
+    std::vector<EncodedColumn> out;
+    for (auto c : columns) out.push_back(EncodedColumn::encode(c).value());
+    return out;
+  });
+}
+
+Result<std::vector<Predicate>> rewrite_predicates(std::span<const EncodedColumn> encoded,
+                                                  std::span<const Predicate> predicates) {
+  std::vector<Predicate> out;
+  for (const Predicate& p : predicates) {
+    if (p.column >= encoded.size())
+      return Error(Errc::invalid_argument,
+                   fmt::format("predicate on column {} but only {} columns are encoded", p.column,
+                               encoded.size()));
+    out.push_back(encoded[p.column].rewrite(p));
+  }
+  return out;
+}
+
+}  // namespace raydb::rtscan
