@@ -29,6 +29,7 @@ struct Predicate {
   CompareOp op = CompareOp::lt;
   uint32_t value = 0;
   uint32_t value2 = 0;
+  friend bool operator==(const Predicate&, const Predicate&) = default;
 };
 
 // The closed interval of column values a predicate accepts; nullopt when it accepts none

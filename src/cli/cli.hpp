@@ -23,6 +23,7 @@ void register_info(CLI::App& app);
 void register_bench_rx(CLI::App& bench);
 void register_bench_dpbis(CLI::App& bench);
 void register_bench_join(CLI::App& bench);
+void register_gen(CLI::App& app);
 
 // Shared by the bench suites.
 double median(std::vector<double> v);

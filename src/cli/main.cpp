@@ -10,6 +10,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("raydb ") + RAYDB_VERSION);
   app.require_subcommand(1);
   raydb::cli::register_info(app);
+  raydb::cli::register_gen(app);
   auto* bench =
       app.add_subcommand("bench", "run a benchmark suite; results go to bench/results/<device>/");
   bench->require_subcommand(1);
