@@ -263,10 +263,17 @@ TEST_CASE("rx: lookups sorted on the GPU answer in the caller's order") {
     CHECK(index.collect_rows(points.span(), out).value().complete());
     std::sort(out.begin(), out.end());
     test::check_equal_whole(out, want, "gpu-sorted collected rows");
-    // Ranges are traced as given; switching the sort off needs no rebuild.
+    // Ranges are sorted by lo (spatially close query mapping); pairs still name the caller's
+    // range. Switching the sort off needs no rebuild.
     auto ranges = ranges_for(keys, 500, rng, max_key);
     test::check_lookups(index.lookup_ranges(ranges.span()).value(),
                         ref.lookup_ranges(ranges.span()), "ranges with sort_probes");
+    CHECK(index.last_probe().sort_ms > 0);
+    auto want_r = ref.collect_rows(ranges.span());
+    std::vector<RxRowMatch> out_r(want_r.size());
+    CHECK(index.collect_rows(ranges.span(), out_r).value().complete());
+    std::sort(out_r.begin(), out_r.end());
+    test::check_equal_whole(out_r, want_r, "gpu-sorted collected range rows");
     index.set_sort_probes(false);
     test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                         "points, sort off");

@@ -57,10 +57,11 @@ struct RxBuildOptions {
   // ray payload. Exact either way: rays cross only triangles of the keys they look for, and a
   // committed hit is re-checked (and traced again the any-hit way should the check fail).
   bool opaque_triangles = true;
-  // Sort each batch of point lookups by key on the GPU before tracing (the thesis's sorted
-  // probes: neighbouring rays then walk the same BVH nodes); results still come back in the
-  // caller's order. The sort's time is RxProbeStats::sort_ms, not part of probe_ms. Range
-  // lookups are traced as given. Can be changed after the build: RxIndex::set_sort_probes().
+  // Sort each batch of lookups by key (ranges by lo) on the GPU before tracing (the thesis's
+  // sorted probes and spatially close query mapping: neighbouring rays then walk the same BVH
+  // nodes); results still come back in the caller's order. The sort's time is
+  // RxProbeStats::sort_ms, not part of probe_ms. Can be changed after the build:
+  // RxIndex::set_sort_probes().
   bool sort_probes = false;
   // BVH partitioning: the key-sorted primitives are split into this many contiguous parts (key
   // ranges of equal primitive count, to within one), and the parts' BLAS are built one at a time

@@ -29,7 +29,7 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint64_t results;      // one RxResult per query
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
   uint64_t match_count;  // counts every match, also those past match_capacity
-  uint64_t order;        // sorted probes: the caller's index of each (sorted) query; else 0
+  uint64_t order;        // sorted probes: the index of the n-th lookup in key order; else 0
   // Partitions of unequal size: the first primitive of each BLAS (one uint per instance); else 0
   // and BLAS k starts at primitive k * chunk_size.
   uint64_t instance_first;
@@ -67,8 +67,8 @@ void rx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
   }
 }
 
-// The caller's index of query q (results and matches go there): q itself unless the queries were
-// sorted on the GPU.
+// The lookup that launch slot q traces (its query is read, and its result and matches written,
+// at that index): q itself unless the lookups were sorted on the GPU.
 uint rx_query_id(uint q) { return pc.order != 0ul ? U32Array(pc.order).v[q] : q; }
 
 KeyRecord rx_record(uint prim) { return load_record(pc.records, prim, rx_flag(RX_FLAG_KEY64)); }

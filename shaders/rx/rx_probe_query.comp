@@ -42,8 +42,8 @@ void main() {
   if (local >= pc.num_queries) return;
   uint q = local + pc.query_offset;
   uint64_t lo, hi;
-  rx_load_query(q, lo, hi);
   q = rx_query_id(q);
+  rx_load_query(q, lo, hi);
   RxHitState s = rx_begin(lo, hi);
 
   uint flags = rx_ray_flags();

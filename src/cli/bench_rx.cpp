@@ -365,8 +365,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
           throw Error(Errc::invalid_argument, "--order takes unsorted, sorted, gpu_sorted");
         uint64_t rw = parse_count(rw_text);
         bool gpu_sort = order == "gpu_sorted";
-        if (gpu_sort && (rw > 0 || !c.sort_probes)) {
-          progress("skipped: gpu_sorted applies to RX point lookups");
+        if (gpu_sort && !c.sort_probes) {
+          progress("skipped: gpu_sorted applies to RX lookups");
           continue;
         }
         if (rw > 0 && !c.ranges) {
@@ -399,17 +399,17 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
           }
           pr.rays = c.last_probe().rays;
         };
+        if (gpu_sort) c.sort_probes(true);
         if (rw == 0) {
           auto probes = workload::make_point_probes(w.keys.universe, po).value();
-          if (gpu_sort) c.sort_probes(true);
           time_it([&] { return c.points(probes, out); });
-          if (gpu_sort) c.sort_probes(false);
           if (w.ref) want = w.ref->lookup(probes.span());
         } else {
           auto probes = workload::make_range_probes(w.keys.universe, po).value();
           time_it([&] { return c.ranges(probes, out); });
           if (w.ref) want = w.ref->lookup_ranges(probes.span());
         }
+        if (gpu_sort) c.sort_probes(false);
         for (auto& r : out) pr.hits += r.count;
         if (w.ref) {
           size_t bad = 0;

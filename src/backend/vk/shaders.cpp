@@ -24,6 +24,9 @@ const uint32_t kRxProbeRint[] = {
 const uint32_t kRxProbeRmiss[] = {
 #include "rx_probe.rmiss.inc"
 };
+const uint32_t kRxSortKeys[] = {
+#include "rx_sort_keys.comp.inc"
+};
 const uint32_t kRxProbeQuery[] = {
 #include "rx_probe_query.comp.inc"
 };
@@ -135,6 +138,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRxProbeRint;
     case ShaderId::rx_probe_rmiss:
       return kRxProbeRmiss;
+    case ShaderId::rx_sort_keys:
+      return kRxSortKeys;
     case ShaderId::rx_probe_query:
       return kRxProbeQuery;
     case ShaderId::cgrx_representatives:

@@ -14,6 +14,7 @@ enum class ShaderId {
   rx_probe_rint,
   rx_probe_rmiss,
   rx_probe_query,
+  rx_sort_keys,
   rx_distinct,
   cgrx_representatives,
   cgrx_probe_rgen,

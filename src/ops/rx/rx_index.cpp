@@ -87,7 +87,7 @@ struct RxIndexImpl {
   // Per-query (query, row) output of collect_rows, kept between calls.
   Buffer matches_dev, matches_host, counter_dev;
   // sort_probes: the caller's index of each sorted query, and the sort's kernels and buffers.
-  Buffer order_dev;
+  Buffer order_dev, sort_keys_dev;
   std::unique_ptr<RadixSort> probe_sort;
   RadixSort::Temps probe_sort_temps;
 
@@ -552,11 +552,15 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   p.results = batch->results();
   p.matches = collect ? matches_dev.address() : 0;
   p.match_count = collect ? counter_dev.address() : 0;
-  bool sorting = options.sort_probes && !q.ranges && q.count > 1;
+  bool sorting = options.sort_probes && q.count > 1;
+  uint64_t key_bytes = width == KeyWidth::bits64 ? 8 : 4;
   if (sorting) {
     if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
     if (!order_dev || order_dev.size() < q.count * 4)
       order_dev = Buffer(c, q.count * 4, kStorageUsage, MemoryUse::device, "rx probe order");
+    if (!sort_keys_dev || sort_keys_dev.size() < q.count * key_bytes)
+      sort_keys_dev =
+          Buffer(c, q.count * key_bytes, kStorageUsage, MemoryUse::device, "rx probe sort keys");
     p.order = order_dev.address();
   }
   p.instance_first = instance_first ? instance_first.address() : 0;
@@ -578,8 +582,16 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   uint32_t t0, t1;
   batch->record_upload(cmd, timer, t0, t1, trace_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
   uint32_t ts = timer.mark(cmd);
-  if (sorting) {  // the queries in place, order_dev = where each came from
-    probe_sort->record(cmd, batch->query_buffer(), order_dev, q.count, width == KeyWidth::bits64,
+  if (sorting) {  // sort each lookup's key (a range's lo) with its index into order_dev
+    RxSortKeysParams sk{batch->queries(),
+                        sort_keys_dev.address(),
+                        static_cast<uint32_t>(q.count),
+                        q.ranges ? 2u : 1u,
+                        width == KeyWidth::bits64 ? 1u : 0u,
+                        0};
+    kernel(c, ShaderId::rx_sort_keys, sizeof(sk)).dispatch(cmd, &sk, q.count);
+    compute_barrier(c, cmd);
+    probe_sort->record(cmd, sort_keys_dev, order_dev, q.count, width == KeyWidth::bits64,
                        probe_sort_temps);
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    trace_stage, VK_ACCESS_SHADER_READ_BIT, c);

@@ -32,6 +32,13 @@ constexpr uint32_t rx_probe_flags(KeyWidth width, bool ranges, bool unique_keys,
          (method == RxLookupMethod::hit_and_scan && opaque_triangles ? RX_FLAG_OPAQUE : 0u);
 }
 
+// rx_sort_keys.comp: each lookup's sort key (a point, or a range's lo).
+struct RxSortKeysParams {
+  uint64_t queries, keys;
+  uint32_t count, width, key64, pad0;
+};
+static_assert(sizeof(RxSortKeysParams) == 32);
+
 struct RxBuildParams {
   uint64_t records, primitives, primitive_records;
   uint32_t first, count, flags, pad0;
