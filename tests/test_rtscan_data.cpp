@@ -171,6 +171,8 @@ TEST_CASE("rtscan data: predicate files round trip") {
     }
   queries[0][0].value = 0;
   queries[0][1].value = 0xFFFFFFFFu;
+  // A between must stay non-empty (value <= value2), or it cannot be written.
+  if (queries[0][1].op == CompareOp::between) queries[0][1].value2 = 0xFFFFFFFFu;
   std::string path = temp_path("queries.txt");
   REQUIRE(rtscan::write_query_file(path, queries, 3));
   auto back = rtscan::read_query_file(path, 3).value();
