@@ -15,6 +15,8 @@
 // a > b means `bt b a`. Blank lines are skipped and CRLF endings accepted; anything else
 // malformed (unknown operator, missing value, value > 2^32 - 1, trailing text, an incomplete last
 // query, text after `exit`) is Errc::invalid_argument naming the file and line.
+//
+// Thread-safety: the functions share no state; different files may be read or written at once.
 #pragma once
 
 #include <cstdint>

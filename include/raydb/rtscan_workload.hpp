@@ -2,6 +2,8 @@
 // 32-bit values, Zipf-skewed values, a narrow normal, a small range, and the permutation of
 // 0..n-1 of the main sweep; n rows x c columns; and the `lt` constants that select a target share
 // of a column. Every generator is deterministic in its seed (and independent of the thread count).
+// Results are returned by value (the caller owns them); the functions share no state and may run
+// concurrently.
 #pragma once
 
 #include <cstdint>
