@@ -1,12 +1,14 @@
 // raydb gen rtscan: the RTScan paper's data and queries as files in the RTScan artifact's layout
 // (a column file and a predicate file), so the same inputs can run through raydb and the artifact.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <filesystem>
 
 #include "cli/cli.hpp"
 #include "raydb/rtscan_files.hpp"
 #include "raydb/rtscan_workload.hpp"
+#include "raydb/tpch_scans.hpp"
 
 namespace raydb::cli {
 
@@ -56,6 +58,22 @@ void run(const GenRtscanOptions& o) {
              query_path, queries.size());
 }
 
+// One column file and one one-query predicate file per TPC-H scan (Q3's three tables, Q6, Q17).
+void run_tpch(double sf, uint64_t seed, const std::string& out) {
+  bench_progress("gen", fmt::format("TPC-H scan columns at scale factor {}", sf));
+  auto scans = workload::tpch_scans(sf, seed).value();
+  std::filesystem::create_directories(out);
+  for (const auto& s : scans) {
+    std::string base = (std::filesystem::path(out) / (s.query + "-" + s.table)).string();
+    std::vector<std::span<const uint32_t>> spans(s.columns.begin(), s.columns.end());
+    rtscan::write_column_file(base + ".bin", spans).value();
+    std::vector<rtscan::Query> query{s.predicates};
+    rtscan::write_query_file(base + ".txt", query, static_cast<uint32_t>(s.columns.size())).value();
+    fmt::print("{}.bin/.txt: {} {} rows, columns {}\n", base, s.table, s.columns[0].size(),
+               fmt::join(s.column_names, ", "));
+  }
+}
+
 }  // namespace
 
 void register_gen(CLI::App& app) {
@@ -72,6 +90,16 @@ void register_gen(CLI::App& app) {
   cmd->add_option("--seed", o->seed, "seed (column c uses seed + c)");
   cmd->add_option("--out", o->out, "folder for columns.bin and queries.txt");
   cmd->callback([o] { run(*o); });
+
+  auto sf = std::make_shared<double>(0.01);
+  auto tseed = std::make_shared<uint64_t>(1);
+  auto tout = std::make_shared<std::string>("tpch-scans");
+  auto* tpch = gen->add_subcommand(
+      "tpch-scans", "TPC-H Q3, Q6, Q17 predicate columns (spec distributions) and their queries");
+  tpch->add_option("--sf", *sf, "scale factor (fractions allowed)");
+  tpch->add_option("--seed", *tseed, "seed");
+  tpch->add_option("--out", *tout, "folder for <query>-<table>.bin and .txt");
+  tpch->callback([sf, tseed, tout] { run_tpch(*sf, *tseed, *tout); });
 }
 
 }  // namespace raydb::cli
