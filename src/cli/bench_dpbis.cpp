@@ -31,11 +31,7 @@ struct BenchDpBisOptions {
   std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan", "bitmap_ops"};
   uint32_t sieve_bins = 128;
   std::string backend = "auto";
-  int repeats = 5, warmup = 2;
-  bool no_check = false, no_save = false;
-  std::string out = "bench/results";
-  std::string label;
-  uint64_t seed = 0;
+  BenchRunOptions run;
 };
 
 void progress(const std::string& s) {
@@ -59,14 +55,14 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
     progress(fmt::format("bitmap {}: {} rows", op, n));
     std::vector<double> ms;
     std::vector<uint32_t> got;
-    for (int r = 0; r < o.warmup + o.repeats; ++r) {
+    for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
       Bitmap a = full_scan(table, pa).value();
       Status st = std::string_view(op) == "and"  ? a.and_with(b)
                   : std::string_view(op) == "or" ? a.or_with(b)
                                                  : a.invert();
       st.value();
-      if (r >= o.warmup) ms.push_back(a.last_gpu_ms());
-      if (r + 1 == o.warmup + o.repeats) got = a.words().value();
+      if (r >= o.run.warmup) ms.push_back(a.last_gpu_ms());
+      if (r + 1 == o.run.warmup + o.run.repeats) got = a.words().value();
     }
     std::vector<uint32_t> want(wa.size());
     for (size_t i = 0; i < want.size(); ++i) {
@@ -75,17 +71,13 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
                 : std::string_view(op) == "or" ? wa[i] | wb[i]
                                                : ~wa[i] & tail;
     }
-    std::string checked = o.no_check ? "skipped" : got == want ? "ok" : "MISMATCH";
+    std::string checked = o.run.no_check ? "skipped" : got == want ? "ok" : "MISMATCH";
     double t = median(ms);
     double bytes = 4.0 * static_cast<double>(wa.size()) * (std::string_view(op) == "not" ? 2 : 3);
     double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
-    nlohmann::json j = device_fields(ctx);
+    nlohmann::json j = result_fields(ctx, "dpbis", o.run);
     j.update(
-        {{"suite", "dpbis"},
-         {"timestamp", now_utc()},
-         {"raydb_version", RAYDB_VERSION},
-         {"label", o.label},
-         {"index", fmt::format("bitmap_{}", op)},
+        {{"index", fmt::format("bitmap_{}", op)},
          {"backend", to_string(ctx.resolve(Backend::automatic).value())},
          {"timing", "GPU"},
          {"rows", n},
@@ -103,8 +95,6 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
          {"build_time_ms", 0.0},
          {"index_bytes", 0},
          {"bins", 0},
-         {"warmup", o.warmup},
-         {"repeats", o.repeats},
          {"seed", seed},
          {"checked_result", checked}});
     rows.push_back(j);
@@ -133,7 +123,7 @@ void run(BenchDpBisOptions& o) {
       throw Error(Errc::invalid_argument,
                   fmt::format("unknown --size '{}' (auto, paper, small, tiny)", o.size));
   }
-  uint64_t seed = o.seed ? o.seed : std::random_device{}();
+  uint64_t seed = run_seed(o.run);
   uint32_t max_columns = *std::max_element(o.columns.begin(), o.columns.end());
   uint64_t ceiling_bytes = std::min<uint64_t>(1ull << 30, dev.device_local_bytes / 8);
   double ceiling = copy_bandwidth_gbps(ctx, ceiling_bytes);
@@ -198,7 +188,7 @@ void run(BenchDpBisOptions& o) {
             preds.push_back({c, CompareOp::lt,
                              static_cast<uint32_t>(std::min(per * 4294967296.0, 4294967295.0))});
           std::vector<uint32_t> want;
-          if (!o.no_check) {
+          if (!o.run.no_check) {
             if (combine == Combine::all) {
               want = full_scan_reference(cols, preds);
             } else {
@@ -221,7 +211,7 @@ void run(BenchDpBisOptions& o) {
             std::vector<double> ms;
             uint64_t candidates = 0;
             std::vector<uint32_t> got;
-            for (int r = 0; r < o.warmup + o.repeats; ++r) {
+            for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
               if (on_cpu) {  // host wall clock, all threads
                 CpuBinDexQueryStats qs;
                 auto t0 = std::chrono::steady_clock::now();
@@ -229,20 +219,21 @@ void run(BenchDpBisOptions& o) {
                                             : full_scan_reference(cols, preds);
                 std::chrono::duration<double, std::milli> wall =
                     std::chrono::steady_clock::now() - t0;
-                if (r >= o.warmup) ms.push_back(wall.count());
+                if (r >= o.run.warmup) ms.push_back(wall.count());
                 candidates = qs.candidates;
                 continue;
               }
               Bitmap bm =
                   dp ? index->select(preds, combine).value() : full_scan(table_dev, preds).value();
-              if (r >= o.warmup) ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
+              if (r >= o.run.warmup)
+                ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
               candidates = dp ? index->last_query().candidates : 0;
-              if (r + 1 == o.warmup + o.repeats) got = bm.words().value();
+              if (r + 1 == o.run.warmup + o.run.repeats) got = bm.words().value();
             }
             std::string checked = "skipped";
             uint64_t result_rows = 0;
             for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
-            if (!o.no_check) checked = got == want ? "ok" : "MISMATCH";
+            if (!o.run.no_check) checked = got == want ? "ok" : "MISMATCH";
             double t = median(ms);
             // Bytes each one's kernels actually read and write, so that GB/s against the copy
             // ceiling (also read + write) is a like-for-like fraction. DP-BIS and the sieve count
@@ -261,13 +252,9 @@ void run(BenchDpBisOptions& o) {
                                ? scans / 4.0 + 8.0 * static_cast<double>(candidates) + bitmap_bytes
                                : 4.0 * scans + bitmap_bytes;
             double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
-            nlohmann::json j = device_fields(ctx);
+            nlohmann::json j = result_fields(ctx, "dpbis", o.run);
             j.update(
-                {{"suite", "dpbis"},
-                 {"timestamp", now_utc()},
-                 {"raydb_version", RAYDB_VERSION},
-                 {"label", o.label},
-                 {"index", which},
+                {{"index", which},
                  {"backend", on_cpu ? "cpu" : to_string(dp ? index->backend() : Backend::vulkan)},
                  {"timing", on_cpu ? "host wall clock" : "GPU"},
                  {"rows", n},
@@ -293,8 +280,6 @@ void run(BenchDpBisOptions& o) {
                  {"bins", which == "dpbis"                            ? 256u
                           : which == "sieve" || which == "cpu_bindex" ? o.sieve_bins
                                                                       : 0u},
-                 {"warmup", o.warmup},
-                 {"repeats", o.repeats},
                  {"seed", seed},
                  {"checked_result", checked}});
             rows.push_back(j);
@@ -306,20 +291,18 @@ void run(BenchDpBisOptions& o) {
           }
         }
   }
-  fmt::print(
-      "\nraydb bench dpbis on {} ({} {}), median of {} after {} warm-up; copy {:.1f} GB/s\n"
-      "query ms: GPU time of the query's kernels only (Vulkan timestamps; CUDA events around all "
-      "of a\nquery's kernels on its stream, launch gaps included); no allocation, CUDA import or "
-      "host wait.\nGB/s: bytes the kernels read + write (as the copy: read + write).\n",
-      dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup, ceiling);
-  fmt::print("{:<10} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}\n", "index",
-             "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates", "result",
-             "check");
-  for (auto& l : table) fmt::print("{}\n", l);
-  if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, "dpbis", rows));
-  for (auto& r : rows)
-    if (r["checked_result"] == "MISMATCH")
-      throw Error(Errc::internal, "some GPU results differ from the CPU reference (see the table)");
+  finish_bench(
+      ctx, "dpbis", o.run,
+      fmt::format(
+          "raydb bench dpbis on {} ({} {}), median of {} after {} warm-up; copy {:.1f} GB/s\n"
+          "query ms: GPU time of the query's kernels only (Vulkan timestamps; CUDA events around "
+          "all of a\nquery's kernels on its stream, launch gaps included); no allocation, CUDA "
+          "import or host wait.\nGB/s: bytes the kernels read + write (as the copy: read + write).",
+          dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup, ceiling),
+      fmt::format("{:<10} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}", "index",
+                  "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates",
+                  "result", "check"),
+      table, rows);
 }
 
 }  // namespace
@@ -345,13 +328,7 @@ void register_bench_dpbis(CLI::App& bench) {
   cmd->add_option("--backend", o->backend,
                   "auto | vulkan | cuda: who runs DP-BIS's sort, vectors and selections (auto: "
                   "CUDA where available)");
-  cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
-  cmd->add_option("--warmup", o->warmup, "untimed runs first");
-  cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU reference");
-  cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
-  cmd->add_option("--out", o->out, "results folder (a subfolder per device)");
-  cmd->add_option("--label", o->label, "free text stored with each result");
-  cmd->add_option("--seed", o->seed, "random seed (default: fresh)");
+  add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }
 

@@ -26,11 +26,7 @@ struct BenchJoinOptions {
   std::vector<std::string> outputs = {"aggregate", "pairs"};
   std::vector<std::string> indexed = {"build"};
   std::vector<std::string> indexes = {"rx"};
-  int repeats = 5, warmup = 2;
-  bool no_check = false, no_save = false;
-  std::string out = "bench/results";
-  std::string label;
-  uint64_t seed = 0;
+  BenchRunOptions run;
 };
 
 void progress(const std::string& s) {
@@ -66,9 +62,9 @@ std::tuple<double, double, JoinAggregate> baseline_aggregate(const BenchJoinOpti
   auto index = Index::build(ctx, build, values).value();
   std::vector<double> ms;
   JoinAggregate a;
-  for (int r = 0; r < o.warmup + o.repeats; ++r) {
+  for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
     auto per_key = index.lookup(probe).value();
-    if (r >= o.warmup) ms.push_back(index.last_probe().probe_ms);
+    if (r >= o.run.warmup) ms.push_back(index.last_probe().probe_ms);
     a = {};
     for (const RxLookup& l : per_key) {
       a.matches += l.count;
@@ -96,15 +92,11 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
     auto [index_ms, lookup_ms, agg] =
         kind == "hash" ? baseline_aggregate<HashIndex>(o, ctx, build, values, probe)
                        : baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
-    std::string checked = o.no_check                                              ? "skipped"
+    std::string checked = o.run.no_check                                          ? "skipped"
                           : agg == join_aggregate_reference(build, values, probe) ? "ok"
                                                                                   : "MISMATCH";
-    nlohmann::json j = device_fields(ctx);
-    j.update({{"suite", "join"},
-              {"timestamp", now_utc()},
-              {"raydb_version", RAYDB_VERSION},
-              {"label", o.label},
-              {"index", kind},
+    nlohmann::json j = result_fields(ctx, "join", o.run);
+    j.update({{"index", kind},
               {"indexed_side", "build"},
               {"output", "aggregate"},
               {"key_bits", bits},
@@ -117,8 +109,6 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
               {"count_ms", lookup_ms},
               {"collect_ms", 0.0},
               {"join_time_ms", lookup_ms},
-              {"warmup", o.warmup},
-              {"repeats", o.repeats},
               {"seed", seed},
               {"checked_result", checked}});
     rows.push_back(j);
@@ -145,12 +135,12 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
       std::vector<JoinPair> pairs;
       JoinAggregate agg;
       JoinStats st;
-      for (int r = 0; r < o.warmup + o.repeats; ++r) {
+      for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
         if (output == "pairs")
           pairs = rx_join(ctx, build, probe, jo, &st).value();
         else
           agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
-        if (r >= o.warmup) {
+        if (r >= o.run.warmup) {
           index_ms.push_back(st.index_ms);
           count_ms.push_back(st.count_ms);
           collect_ms.push_back(st.collect_ms);
@@ -158,7 +148,7 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
       }
       uint64_t matches = st.matches;
       std::string checked = "skipped";
-      if (!o.no_check) {
+      if (!o.run.no_check) {
         if (output == "pairs") {
           std::sort(pairs.begin(), pairs.end());
           checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
@@ -167,12 +157,8 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
         }
       }
       double total = median(count_ms) + median(collect_ms);
-      nlohmann::json j = device_fields(ctx);
-      j.update({{"suite", "join"},
-                {"timestamp", now_utc()},
-                {"raydb_version", RAYDB_VERSION},
-                {"label", o.label},
-                {"index", "rx"},
+      nlohmann::json j = result_fields(ctx, "join", o.run);
+      j.update({{"index", "rx"},
                 {"indexed_side", to_string(st.indexed)},
                 {"output", output},
                 {"key_bits", bits},
@@ -186,8 +172,6 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
                 {"collect_ms", median(collect_ms)},
                 {"join_time_ms", total},
                 {"count_ms_all", count_ms},
-                {"warmup", o.warmup},
-                {"repeats", o.repeats},
                 {"seed", seed},
                 {"checked_result", checked}});
       rows.push_back(j);
@@ -202,7 +186,7 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
 void run(BenchJoinOptions& o) {
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
-  uint64_t seed = o.seed ? o.seed : std::random_device{}();
+  uint64_t seed = run_seed(o.run);
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
   for (int bits : o.key_bits)
@@ -216,18 +200,15 @@ void run(BenchJoinOptions& o) {
         else
           throw Error(Errc::invalid_argument, "--key-bits takes 32 and/or 64");
       }
-  fmt::print(
-      "\nraydb bench join on {} ({} {}), RX index on one side, median of {} after "
-      "{} warm-up; GPU timestamps\n",
-      dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
-  fmt::print("{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}\n",
-             "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
-             "count ms", "collect ms", "check");
-  for (auto& l : table) fmt::print("{}\n", l);
-  if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, "join", rows));
-  for (auto& r : rows)
-    if (r["checked_result"] == "MISMATCH")
-      throw Error(Errc::internal, "some join results differ from the CPU hash join");
+  finish_bench(
+      ctx, "join", o.run,
+      fmt::format("raydb bench join on {} ({} {}), RX index on one side, median of {} "
+                  "after {} warm-up; GPU timestamps",
+                  dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
+      fmt::format("{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}",
+                  "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
+                  "count ms", "collect ms", "check"),
+      table, rows);
 }
 
 }  // namespace
@@ -253,13 +234,7 @@ void register_bench_join(CLI::App& bench) {
                   "side indexed by RX: build, probe (inverse mapping), automatic (the smaller); "
                   "list")
       ->delimiter(',');
-  cmd->add_option("--repeats", o->repeats, "timed repeats (median reported)");
-  cmd->add_option("--warmup", o->warmup, "untimed runs first");
-  cmd->add_flag("--no-check", o->no_check, "do not compare with the CPU hash join");
-  cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
-  cmd->add_option("--out", o->out, "results folder (a subfolder per device)");
-  cmd->add_option("--label", o->label, "free text stored with each result");
-  cmd->add_option("--seed", o->seed, "random seed (default: fresh)");
+  add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }
 

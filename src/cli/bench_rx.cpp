@@ -48,11 +48,8 @@ struct BenchRxOptions {
   bool no_compact = false;
   std::vector<uint32_t> partitions = {1};  // RxBuildOptions::partitions, swept
   bool compress_duplicates = false;
-  int repeats = 5, warmup = 3, build_repeats = 3;
-  bool no_check = false, no_save = false;
-  std::string out = "bench/results";
-  std::string label;
-  uint64_t seed = 0;
+  int build_repeats = 3;
+  BenchRunOptions run = {.repeats = 5, .warmup = 3};
 };
 
 void progress(const std::string& s) {
@@ -388,8 +385,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
         std::vector<RxLookup> out(w.nlookups), want;
         std::vector<double> up, down, sort;
         auto time_it = [&](auto&& call) {
-          for (int i = 0; i < o.warmup; ++i) call().value();
-          for (int r = 0; r < o.repeats; ++r) {
+          for (int i = 0; i < o.run.warmup; ++i) call().value();
+          for (int r = 0; r < o.run.repeats; ++r) {
             call().value();
             RxProbeStats s = c.last_probe();
             pr.all_ms.push_back(s.probe_ms);
@@ -421,12 +418,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
         pr.upload_ms = median(up);
         pr.download_ms = median(down);
         uint64_t nkeys = w.keys.keys.size();
-        nlohmann::json j = device_fields(ctx);
-        j.update({{"suite", "rx"},
-                  {"timestamp", now_utc()},
-                  {"raydb_version", RAYDB_VERSION},
-                  {"label", o.label},
-                  {"key_bits", w.bits},
+        nlohmann::json j = result_fields(ctx, "rx", o.run);
+        j.update({{"key_bits", w.bits},
                   {"num_keys", nkeys},
                   {"key_dist", o.key_dist},
                   {"key_zipf", o.key_zipf},
@@ -447,8 +440,6 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
                   {"download_ms", pr.download_ms},
                   {"rays", pr.rays},
                   {"hits", pr.hits},
-                  {"warmup", o.warmup},
-                  {"repeats", o.repeats},
                   {"seed", w.seed},
                   {"checked_result", pr.checked}});
         j.update(c.fields);
@@ -481,14 +472,14 @@ void run(BenchRxOptions& o) {
                 fmt::format("unknown --size '{}' (auto, paper, small, tiny)", o.size));
   if (!o.keys.empty()) nkeys = parse_count(o.keys);
   if (!o.lookups.empty()) nlookups = parse_count(o.lookups);
-  if (o.repeats < 1) throw Error(Errc::invalid_argument, "--repeats must be at least 1");
+  if (o.run.repeats < 1) throw Error(Errc::invalid_argument, "--repeats must be at least 1");
   if (o.diagnostic != "none") {
     if (o.diagnostic != "no_trace" && o.diagnostic != "trace_only")
       throw Error(Errc::invalid_argument, "--diagnostic takes none, no_trace or trace_only");
     setenv("RAYDB_RX_DIAGNOSTIC", o.diagnostic.c_str(), 1);  // read by RxIndex's probe
-    o.no_check = true;                                       // the results are not lookups
+    o.run.no_check = true;                                   // the results are not lookups
   }
-  uint64_t seed = o.seed ? o.seed : std::random_device{}();
+  uint64_t seed = run_seed(o.run);
   if (o.traversals.empty()) o.traversals = {o.common.traversal};
   progress(fmt::format("device {} ({}, {} {}), size {}: {} keys, {} lookups, seed {}", dev.name,
                        dev.type, dev.driver_name, dev.driver_info, size, pow2_name(nkeys),
@@ -511,7 +502,7 @@ void run(BenchRxOptions& o) {
     progress(fmt::format("generating {} {}-bit {} keys", pow2_name(nkeys), bits, o.key_dist));
     auto wl = workload::make_keys(ko).value();
     std::unique_ptr<RxReference> ref;
-    if (!o.no_check) {
+    if (!o.run.no_check) {
       progress("building the CPU reference");
       ref = std::make_unique<RxReference>(wl.keys.span(), wl.values);
     }
@@ -551,22 +542,17 @@ void run(BenchRxOptions& o) {
               }
     }
   }
-  fmt::print(
-      "\nraydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps\n",
-      dev.name, dev.driver_name, dev.driver_info, o.repeats, o.warmup);
-  fmt::print(
-      "{:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10} {:>10} {:>9} "
-      "{:>9}  {}\n",
-      "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit", "order",
-      "width", "build ms", "probe ms", "Mlook/s", "index MB", "check");
-  for (auto& l : table) fmt::print("{}\n", l);
-  if (!o.no_save) {
-    auto path = append_results(o.out, ctx, "rx", rows);
-    fmt::print("results appended to {}\n", path);
-  }
-  for (auto& r : rows)
-    if (r["checked_result"] != "ok" && r["checked_result"] != "skipped")
-      throw Error(Errc::internal, "some GPU results differ from the CPU reference (see the table)");
+  finish_bench(
+      ctx, "rx", o.run,
+      fmt::format(
+          "raydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps",
+          dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
+      fmt::format(
+          "{:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10} {:>10} {:>9} "
+          "{:>9}  {}",
+          "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit",
+          "order", "width", "build ms", "probe ms", "Mlook/s", "index MB", "check"),
+      table, rows);
 }
 
 }  // namespace
@@ -620,17 +606,11 @@ void register_bench_rx(CLI::App& bench) {
       ->delimiter(',');
   cmd->add_flag("--compress-duplicates", o->compress_duplicates,
                 "one primitive per distinct key (hit_and_scan only; any_hit runs are skipped)");
-  cmd->add_option("--repeats", o->repeats, "timed repeats per configuration (median reported)");
-  cmd->add_option("--warmup", o->warmup, "untimed runs before the repeats");
   cmd->add_option("--build-repeats", o->build_repeats, "timed rebuilds (median reported)");
   cmd->add_option("--diagnostic", o->diagnostic,
                   "none | no_trace | trace_only: time a part of each point lookup (hit_and_scan "
                   "over opaque triangles, pipeline traversal); implies --no-check");
-  cmd->add_flag("--no-check", o->no_check, "do not compare results with the CPU reference");
-  cmd->add_flag("--no-save", o->no_save, "do not append results under --out");
-  cmd->add_option("--out", o->out, "results folder (a subfolder per device)");
-  cmd->add_option("--label", o->label, "free text stored with each result");
-  cmd->add_option("--seed", o->seed, "random seed (default: fresh)");
+  add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }
 

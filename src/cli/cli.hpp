@@ -45,4 +45,24 @@ nlohmann::json device_fields(const Context& ctx);
 std::string append_results(const std::string& dir, const Context& ctx, const std::string& suite,
                            const std::vector<nlohmann::json>& rows);
 
+// The options every bench suite takes: timing repeats, checking, and where results go.
+struct BenchRunOptions {
+  int repeats = 5, warmup = 2;
+  bool no_check = false, no_save = false;
+  std::string out = "bench/results";
+  std::string label;
+  uint64_t seed = 0;  // 0: a fresh one per run
+};
+void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o);
+// --seed, or a fresh random seed.
+uint64_t run_seed(const BenchRunOptions& o);
+// The fields every result line of a suite starts with: device, suite, time, version, label,
+// warm-up and repeats.
+nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchRunOptions& o);
+// Prints the table under its title and header, appends the rows (unless --no-save), and fails
+// when any row's checked_result says MISMATCH.
+void finish_bench(const Context& ctx, const char* suite, const BenchRunOptions& o,
+                  const std::string& title, const std::string& header,
+                  const std::vector<std::string>& table, const std::vector<nlohmann::json>& rows);
+
 }  // namespace raydb::cli

@@ -8,6 +8,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <random>
 
 #include "cli/cli.hpp"
 
@@ -124,6 +125,44 @@ std::string append_results(const std::string& dir, const Context& ctx, const std
   for (const auto& r : rows) out << r.dump() << '\n';
   if (!out) throw Error(Errc::io, fmt::format("writing {} failed", file.string()));
   return file.string();
+}
+
+void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o) {
+  cmd.add_option("--repeats", o.repeats, "timed repeats per configuration (median reported)");
+  cmd.add_option("--warmup", o.warmup, "untimed runs before the repeats");
+  cmd.add_flag("--no-check", o.no_check, "do not compare results with the CPU reference");
+  cmd.add_flag("--no-save", o.no_save, "do not append results under --out");
+  cmd.add_option("--out", o.out, "results folder (a subfolder per device)");
+  cmd.add_option("--label", o.label, "free text stored with each result");
+  cmd.add_option("--seed", o.seed, "random seed (default: fresh)");
+}
+
+uint64_t run_seed(const BenchRunOptions& o) {
+  return o.seed ? o.seed : std::random_device{}();
+}
+
+nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchRunOptions& o) {
+  nlohmann::json j = device_fields(ctx);
+  j.update({{"suite", suite},
+            {"timestamp", now_utc()},
+            {"raydb_version", RAYDB_VERSION},
+            {"label", o.label},
+            {"warmup", o.warmup},
+            {"repeats", o.repeats}});
+  return j;
+}
+
+void finish_bench(const Context& ctx, const char* suite, const BenchRunOptions& o,
+                  const std::string& title, const std::string& header,
+                  const std::vector<std::string>& table, const std::vector<nlohmann::json>& rows) {
+  fmt::print("\n{}\n{}\n", title, header);
+  for (const auto& line : table) fmt::print("{}\n", line);
+  if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, suite, rows));
+  for (const auto& r : rows)
+    if (r.value("checked_result", std::string()).starts_with("MISMATCH"))
+      throw Error(
+          Errc::internal,
+          fmt::format("some {} results differ from the CPU reference (see the table)", suite));
 }
 
 }  // namespace raydb::cli
