@@ -307,7 +307,6 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
 
 using detail::capture;
 using detail::CgrxIndexImpl;
-using detail::check_output_size;
 using detail::QueryBatch;
 
 CgrxIndex::CgrxIndex(std::unique_ptr<CgrxIndexImpl> impl) : impl_(std::move(impl)) {}

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
 #include "common/capture.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
@@ -76,6 +77,21 @@ class LookupBatch {
   RxProbeStats run(const QueryBatch& q, uint64_t slice,
                    const std::function<void(VkCommandBuffer, uint64_t, uint64_t)>& launch,
                    RxLookup* out);
+  // run() for a kernel of one invocation per lookup whose push constants `p` have the lookup
+  // batch's fields (queries, results, query_offset, num_queries); this fills them per slice.
+  template <class Params>
+  RxProbeStats run_kernel(const QueryBatch& q, ComputePipeline& kernel, Params p, RxLookup* out) {
+    return run(
+        q, kernel.max_items(),
+        [&](VkCommandBuffer cmd, uint64_t first, uint64_t count) {
+          p.queries = queries();
+          p.results = results();
+          p.query_offset = static_cast<uint32_t>(first);
+          p.num_queries = static_cast<uint32_t>(count);
+          kernel.dispatch(cmd, &p, count);
+        },
+        out);
+  }
 
  private:
   VkContext& ctx_;

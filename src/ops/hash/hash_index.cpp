@@ -102,24 +102,13 @@ struct HashIndexImpl {
                        0,
                        0,
                        unique ? RX_FLAG_FIRST_HIT_ONLY : 0u};
-    ComputePipeline& k = *lookup_kernel;
-    probe_stats = batch->run(
-        q, k.max_items(),
-        [&](VkCommandBuffer cmd, uint64_t first, uint64_t count) {
-          p.queries = batch->queries();
-          p.results = batch->results();
-          p.query_offset = static_cast<uint32_t>(first);
-          p.num_queries = static_cast<uint32_t>(count);
-          k.dispatch(cmd, &p, count);
-        },
-        out);
+    probe_stats = batch->run_kernel(q, *lookup_kernel, p, out);
   }
 };
 
 }  // namespace detail
 
 using detail::capture;
-using detail::check_output_size;
 using detail::HashIndexImpl;
 using detail::QueryBatch;
 

@@ -653,7 +653,6 @@ RxCollectResult RxIndexImpl::read_matches(RxRowMatch* matches, uint64_t capacity
 }  // namespace detail
 
 using detail::capture;
-using detail::check_output_size;
 using detail::QueryBatch;
 
 namespace {

@@ -91,24 +91,13 @@ struct SortedIndexImpl {
                          0,
                          flags,
                          0};
-    ComputePipeline& k = *kernel;
-    probe_stats = batch->run(
-        q, k.max_items(),
-        [&](VkCommandBuffer cmd, uint64_t first, uint64_t count) {
-          p.queries = batch->queries();
-          p.results = batch->results();
-          p.query_offset = static_cast<uint32_t>(first);
-          p.num_queries = static_cast<uint32_t>(count);
-          k.dispatch(cmd, &p, count);
-        },
-        out);
+    probe_stats = batch->run_kernel(q, *kernel, p, out);
   }
 };
 
 }  // namespace detail
 
 using detail::capture;
-using detail::check_output_size;
 using detail::QueryBatch;
 using detail::SortedIndexImpl;
 
