@@ -53,4 +53,32 @@ inline void check_lookups(const std::vector<RxLookup>& got, const std::vector<Rx
   CHECK_MESSAGE(bad == 0, what << ": " << bad << " of " << got.size() << " lookups differ");
 }
 
+// Keys at the mapping's magnitude edges (parts of 23 bits, 2^32, 2^46, 2^64): every index is
+// tested on them. `wide` adds the 64-bit ones.
+inline std::vector<uint64_t> edge_keys(bool wide) {
+  std::vector<uint64_t> k = {0,
+                             1,
+                             (1ull << 23) - 1,
+                             1ull << 23,
+                             (1ull << 23) + 1,
+                             1ull << 24,
+                             (1ull << 24) + 1,
+                             (1ull << 31),
+                             (1ull << 32) - 2,
+                             (1ull << 32) - 1};
+  if (wide) {
+    std::vector<uint64_t> w = {1ull << 32,
+                               (1ull << 46) - 1,
+                               1ull << 46,
+                               (1ull << 46) + 1,
+                               (1ull << 46) + (1ull << 23),
+                               (1ull << 63) - 1,
+                               1ull << 63,
+                               ~0ull - 1,
+                               ~0ull};
+    k.insert(k.end(), w.begin(), w.end());
+  }
+  return k;
+}
+
 }  // namespace raydb::test

@@ -31,31 +31,6 @@ const char* name(KeySet s) {
   }
 }
 
-std::vector<uint64_t> magnitude_edges(bool wide) {
-  std::vector<uint64_t> k = {0,
-                             1,
-                             (1ull << 23) - 1,
-                             1ull << 23,
-                             (1ull << 23) + 1,
-                             1ull << 24,
-                             (1ull << 31),
-                             (1ull << 32) - 2,
-                             (1ull << 32) - 1};
-  if (wide) {
-    std::vector<uint64_t> w = {1ull << 32,
-                               (1ull << 46) - 1,
-                               1ull << 46,
-                               (1ull << 46) + 1,
-                               (1ull << 46) + (1ull << 23),
-                               (1ull << 63) - 1,
-                               1ull << 63,
-                               ~0ull - 1,
-                               ~0ull};
-    k.insert(k.end(), w.begin(), w.end());
-  }
-  return k;
-}
-
 template <class Key>
 std::vector<Key> make_keys(KeySet set, std::mt19937_64& rng) {
   constexpr bool wide = sizeof(Key) == 8;
@@ -76,7 +51,7 @@ std::vector<Key> make_keys(KeySet set, std::mt19937_64& rng) {
       for (int i = 0; i < 256; ++i) keys.push_back(static_cast<Key>((line << 23) | x(rng)));
     }
   } else {
-    for (uint64_t k : magnitude_edges(wide))
+    for (uint64_t k : test::edge_keys(wide))
       for (int d = 0; d < 3; ++d) keys.push_back(static_cast<Key>(k));  // runs at the edges
   }
   std::shuffle(keys.begin(), keys.end(), rng);
@@ -96,7 +71,7 @@ std::vector<Key> make_points(const std::vector<Key>& keys, std::mt19937_64& rng)
     p.push_back(static_cast<Key>(k - 1));
     p.push_back(static_cast<Key>(any(rng)));
   }
-  for (uint64_t k : magnitude_edges(wide)) p.push_back(static_cast<Key>(k));
+  for (uint64_t k : test::edge_keys(wide)) p.push_back(static_cast<Key>(k));
   return p;
 }
 

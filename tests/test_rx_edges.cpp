@@ -12,36 +12,10 @@ using namespace raydb;
 
 namespace {
 
-std::vector<uint64_t> edge_keys(bool wide) {
-  std::vector<uint64_t> k = {0,
-                             1,
-                             (1ull << 23) - 1,
-                             1ull << 23,
-                             (1ull << 23) + 1,
-                             1ull << 24,
-                             (1ull << 24) + 1,
-                             (1ull << 31),
-                             (1ull << 32) - 2,
-                             (1ull << 32) - 1};
-  if (wide) {
-    std::vector<uint64_t> w = {1ull << 32,
-                               (1ull << 46) - 1,
-                               1ull << 46,
-                               (1ull << 46) + 1,
-                               (1ull << 46) + (1ull << 23),
-                               (1ull << 63) - 1,
-                               1ull << 63,
-                               ~0ull - 1,
-                               ~0ull};
-    k.insert(k.end(), w.begin(), w.end());
-  }
-  return k;
-}
-
 template <class Key>
 void run_edges(TraversalMode mode, Primitive prim, RxLookupMethod method) {
   constexpr bool wide = sizeof(Key) == 8;
-  auto base = edge_keys(wide);
+  auto base = test::edge_keys(wide);
   std::vector<Key> keys;
   for (uint64_t k : base) {
     keys.push_back(static_cast<Key>(k));
