@@ -547,3 +547,27 @@ TEST_CASE("rx: bad partitioning and compression options are refused clearly") {
   o.allow_update = true;
   expect_invalid(o, "allow_update");
 }
+
+TEST_CASE("rx: diagnostics run part of a lookup and refuse what they cannot time") {
+  test::ValidationGuard guard;
+  if (!test::context().device().ray_tracing_pipeline) {
+    MESSAGE("skipped: device has no ray-tracing pipeline");
+    return;
+  }
+  std::vector<uint32_t> keys(500);
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = static_cast<uint32_t>(i * 7919);
+  RxBuildOptions o;
+  o.traversal = TraversalMode::pipeline;
+  auto index = RxIndex::build(test::context(), keys, {}, o).value();
+  index.set_diagnostic(RxDiagnostic::trace_only);  // every key's ray commits its triangle
+  for (const RxLookup& r : index.lookup(keys).value()) CHECK(r.count == 1);
+  index.set_diagnostic(RxDiagnostic::no_trace);  // no ray: nothing found
+  for (const RxLookup& r : index.lookup(keys).value()) CHECK(r.count == 0);
+  std::vector<Range32> ranges{{0, 100}};
+  auto refused = index.lookup_ranges(ranges);
+  REQUIRE(!refused.ok());
+  CHECK(refused.error().code() == Errc::invalid_argument);
+  index.set_diagnostic(RxDiagnostic::none);
+  RxReference ref(keys);
+  test::check_lookups(index.lookup(keys).value(), ref.lookup(keys), "after diagnostics");
+}

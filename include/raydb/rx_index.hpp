@@ -31,6 +31,9 @@ enum class RxLookupMethod {
 };
 const char* to_string(RxLookupMethod m);
 enum class BuildPreference { none, fast_trace, fast_build };
+// RxIndex::set_diagnostic: no_trace loads each query and stores a result without a ray;
+// trace_only traces and stores the hit primitive without the exact re-check or the scan.
+enum class RxDiagnostic { none, no_trace, trace_only };
 const char* to_string(Primitive p);
 const char* to_string(BuildPreference p);
 
@@ -179,6 +182,10 @@ class RxIndex {
   bool opaque_hits() const;       // RxBuildOptions::opaque_triangles in effect
   // RxBuildOptions::sort_probes for the following lookups; needs no rebuild.
   void set_sort_probes(bool sort);
+  // For measuring, not for answers: the following point lookups run only part of their work and
+  // return no usable results (bench rx --diagnostic). Needs hit_and_scan over opaque triangles in
+  // the ray-tracing pipeline; other lookups then fail with Errc::invalid_argument.
+  void set_diagnostic(RxDiagnostic diagnostic);
   const RxBuildOptions& options() const;
   const RxBuildStats& build_stats() const;
   const RxProbeStats& last_probe() const;  // of the most recent lookup call

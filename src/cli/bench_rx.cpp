@@ -166,6 +166,9 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
     return std::nullopt;
   }
   auto index = std::make_shared<RxIndex>(std::move(built).value());
+  index->set_diagnostic(o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
+                        : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
+                                                       : RxDiagnostic::none);
   std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
     index->rebuild(wl.keys.span(), wl.values).value();
@@ -476,8 +479,7 @@ void run(BenchRxOptions& o) {
   if (o.diagnostic != "none") {
     if (o.diagnostic != "no_trace" && o.diagnostic != "trace_only")
       throw Error(Errc::invalid_argument, "--diagnostic takes none, no_trace or trace_only");
-    setenv("RAYDB_RX_DIAGNOSTIC", o.diagnostic.c_str(), 1);  // read by RxIndex's probe
-    o.run.no_check = true;                                   // the results are not lookups
+    o.run.no_check = true;  // the results are not lookups
   }
   uint64_t seed = run_seed(o.run);
   if (o.traversals.empty()) o.traversals = {o.common.traversal};

@@ -5,9 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
-#include <string_view>
 
 #include "backend/vk/accel.hpp"
 #include "backend/vk/commands.hpp"
@@ -100,19 +98,16 @@ struct RxIndexImpl {
   RxBuildStats build_stats;
   RxProbeStats probe_stats;
 
-  // RAYDB_RX_DIAGNOSTIC=no_trace|trace_only (bench rx --diagnostic): measures parts of a point
-  // lookup (rx_mapping.h); results are then not lookups.
+  RxDiagnostic diagnostic = RxDiagnostic::none;
+
+  // RxIndex::set_diagnostic: the RX_FLAG_DIAG_* bit (rx_mapping.h) of the next probes.
   uint32_t diagnostic_flags(bool ranges) const {
-    const char* d = std::getenv("RAYDB_RX_DIAGNOSTIC");
-    if (d == nullptr || std::string_view(d).empty() || std::string_view(d) == "none") return 0;
+    if (diagnostic == RxDiagnostic::none) return 0;
     if (ranges || mode != TraversalMode::pipeline || !opaque_hits())
       throw Error(Errc::invalid_argument,
-                  "RAYDB_RX_DIAGNOSTIC needs point lookups with hit_and_scan over opaque "
-                  "triangles in the ray-tracing pipeline");
-    if (std::string_view(d) == "no_trace") return RX_FLAG_DIAG_NO_TRACE;
-    if (std::string_view(d) == "trace_only") return RX_FLAG_DIAG_TRACE_ONLY;
-    throw Error(Errc::invalid_argument,
-                fmt::format("RAYDB_RX_DIAGNOSTIC='{}': none, no_trace or trace_only", d));
+                  "RX diagnostics need point lookups with hit_and_scan over opaque triangles in "
+                  "the ray-tracing pipeline");
+    return diagnostic == RxDiagnostic::no_trace ? RX_FLAG_DIAG_NO_TRACE : RX_FLAG_DIAG_TRACE_ONLY;
   }
 
   bool opaque_hits() const {
@@ -750,6 +745,9 @@ RxLookupMethod RxIndex::method() const {
 }
 void RxIndex::set_sort_probes(bool sort) {
   impl_->options.sort_probes = sort;
+}
+void RxIndex::set_diagnostic(RxDiagnostic diagnostic) {
+  impl_->diagnostic = diagnostic;
 }
 bool RxIndex::opaque_hits() const {
   return impl_->opaque_hits();
