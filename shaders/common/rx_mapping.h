@@ -45,7 +45,7 @@ RDB_FN RDB_U32 rx_line_z(RDB_U64 line) {
 // Hit-and-scan over triangles: rays are opaque, so traversal commits the first triangle crossed
 // without any-hit calls and a closest-hit shader reports it as the entry.
 #define RX_FLAG_OPAQUE 64u
-// Diagnostics (RAYDB_RX_DIAGNOSTIC, point lookups over opaque triangles only): where probe time
+// Diagnostics (RxIndex::set_diagnostic, point lookups over opaque triangles only): where probe time
 // goes. NO_TRACE loads each query and stores a result without tracing; TRACE_ONLY traces and
 // stores the committed primitive without the exact re-check. Neither result is a lookup's.
 #define RX_FLAG_DIAG_NO_TRACE 128u
