@@ -115,3 +115,70 @@ TEST_CASE("join: mismatched key widths get a clear error") {
   REQUIRE(!bad_values.ok());
   CHECK(bad_values.error().code() == Errc::invalid_argument);
 }
+
+namespace {
+
+template <class K>
+void check_sort_join(SortJoinKind kind, const std::vector<K>& build,
+                     const std::vector<uint32_t>& values, const std::vector<K>& probe,
+                     const char* what) {
+  CAPTURE(what);
+  CAPTURE(to_string(kind));
+  JoinStats stats;
+  auto pairs = sort_join(test::context(), kind, build, probe, &stats);
+  REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
+  std::sort(pairs->begin(), pairs->end());
+  test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
+  CHECK(stats.matches == pairs->size());
+  auto agg = sort_join_aggregate(test::context(), kind, build, values, probe);
+  REQUIRE_MESSAGE(agg.ok(), (agg.ok() ? "" : agg.error().what()));
+  CHECK(*agg == join_aggregate_reference(build, values, probe));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("join: sort-merge and sorted-array joins equal the CPU hash join", K, uint32_t,
+                   uint64_t) {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t top = std::numeric_limits<K>::max();
+  auto build = keys_from<K>(rng, 3000, 1200, top);
+  auto probe = keys_from<K>(rng, 2500, 1500, top);  // duplicates on both sides, misses
+  // The magnitude edges on both sides, twice on the build side.
+  for (uint64_t e : test::edge_keys(sizeof(K) == 8)) {
+    build.push_back(static_cast<K>(e));
+    build.push_back(static_cast<K>(e));
+    probe.push_back(static_cast<K>(e));
+  }
+  std::shuffle(build.begin(), build.end(), rng);
+  std::vector<uint32_t> values(build.size());
+  for (auto& v : values) v = static_cast<uint32_t>(rng());
+  std::vector<K> same(400, static_cast<K>(top - 1)), probe_same(200, static_cast<K>(top - 1));
+  std::vector<uint32_t> ones(same.size(), 0xFFFFFFFFu);
+  std::vector<K> none;
+  for (SortJoinKind kind : {SortJoinKind::sort_merge, SortJoinKind::sorted_array}) {
+    check_sort_join(kind, build, values, probe, "random keys");
+    // All-match: 80,000 pairs from 400 x 200 rows, the output sized by the counting pass alone.
+    check_sort_join(kind, same, ones, probe_same, "all-match");
+    check_sort_join(kind, build, values, none, "empty probe side");
+    check_sort_join(kind, none, {}, probe, "empty build side");
+  }
+}
+
+TEST_CASE("join: the sort joins refuse mismatched key widths and value counts") {
+  std::vector<uint32_t> build{1, 2, 3};
+  std::vector<uint64_t> probe{1, 2};
+  for (SortJoinKind kind : {SortJoinKind::sort_merge, SortJoinKind::sorted_array}) {
+    auto p = sort_join(test::context(), kind, build, probe);
+    REQUIRE(!p.ok());
+    CHECK(p.error().code() == Errc::invalid_argument);
+    CHECK(std::string(p.error().what()).find("width") != std::string::npos);
+    auto a = sort_join_aggregate(test::context(), kind, build, {}, probe);
+    REQUIRE(!a.ok());
+    CHECK(a.error().code() == Errc::invalid_argument);
+    std::vector<uint32_t> too_few{7};
+    auto bad_values = sort_join_aggregate(test::context(), kind, build, too_few, build);
+    REQUIRE(!bad_values.ok());
+    CHECK(bad_values.error().code() == Errc::invalid_argument);
+  }
+}

@@ -117,6 +117,9 @@ const uint32_t kRadixScatter[] = {
 const uint32_t kScanBlocks[] = {
 #include "scan_blocks.comp.inc"
 };
+const uint32_t kSortJoin[] = {
+#include "sort_join.comp.inc"
+};
 const uint32_t kScanAdd[] = {
 #include "scan_add.comp.inc"
 };
@@ -160,6 +163,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kCopyWords;
     case ShaderId::key_records:
       return kKeyRecords;
+    case ShaderId::sort_join:
+      return kSortJoin;
     case ShaderId::sorted_lookup32:
       return kSortedLookup32;
     case ShaderId::sorted_lookup64:

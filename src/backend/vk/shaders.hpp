@@ -24,6 +24,7 @@ enum class ShaderId {
   cgrx_probe_rmiss,
   cgrx_probe_query,
   key_records,
+  sort_join,
   copy_words,
   sorted_lookup32,
   sorted_lookup64,
