@@ -447,6 +447,11 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
                   {"sorted_probes", pr.sorted},
                   {"probe_order", order},
                   {"probe_sort_ms", median(sort)},
+                  // gpu_sorted: CUB where the context runs CUDA, else the Vulkan radix sort.
+                  {"probe_sort_backend", order != "gpu_sorted" ? "none"
+                                         : ctx.resolve(Backend::automatic).value() == Backend::cuda
+                                             ? "cub"
+                                             : "vulkan"},
                   {"range_width", rw},
                   {"probe_time_ms", pr.probe_ms},
                   {"probe_time_ms_all", pr.all_ms},
