@@ -550,7 +550,7 @@ def thesis_rows(rx, join):
     jn = [r for r in join if r.get("label") == "thesis-join"]
     for output in ("aggregate", "pairs"):
         rj = _newest(jn, index="rx", output=output, multiplicity=1)
-        for other in ("sort_merge", "hash" if output == "aggregate" else "sorted_array"):
+        for other in ("sort_merge", "hash"):
             o = _newest(jn, index=other, output=output, multiplicity=1)
             total = lambda r: _sum(_val(r, "index_time_ms"), _val(r, "join_time_ms"))
             add(f"Join ({output}, multiplicity 1): RX vs {other}",

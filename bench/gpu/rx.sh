@@ -156,6 +156,6 @@ if part thesis; then
     --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash \
     --output aggregate --repeats 3 --warmup 1
   $R bench join --out $OUT/results --label thesis-join --build 2^$((TK - 2)) --probe 2^$((TL - 2)) \
-    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array --output pairs \
+    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash --output pairs \
     --repeats 3 --warmup 1
 fi

@@ -89,24 +89,28 @@ Result<JoinAggregate> rx_join_aggregate(const Context& ctx, KeySpan build_keys,
                                         JoinStats* stats = nullptr);
 const char* to_string(JoinSide side);
 
-// The sort-based baseline joins that RxJoin is compared with, with the same pairs and aggregates:
-// the build side sorted on the GPU (CUB where CUDA is available, the Vulkan radix sort otherwise),
-// then a counting pass finds each probe key's run of equal build keys (a binary search of the
-// sorted build keys) and, for pairs, the runs are written into an output of exactly the counted
-// size. JoinStats: index_ms is the build side's sort, probe_sort_ms the probe side's (sort_merge),
-// count_ms and collect_ms the two passes.
-enum class SortJoinKind {
+// The baseline joins that RxJoin is compared with, with the same pairs and aggregates. The build
+// side is sorted on the GPU (CUB where CUDA is available, the Vulkan radix sort otherwise) or put
+// in a HashIndex; a counting pass finds each probe key's run of matching build rows (a binary
+// search of the sorted build keys, or a probe of the hash table) and, for pairs, the runs are
+// written into an output of exactly the counted size. JoinStats: index_ms is the build side's sort
+// (hash: sort + insert), probe_sort_ms the probe side's (sort_merge), count_ms and collect_ms
+// the two passes.
+enum class BaselineJoin {
   sort_merge,    // both sides sorted: neighbouring probe keys search neighbouring build keys
   sorted_array,  // the probe side in row order: an index nested-loop join on a sorted array
+  hash,          // the probe side in row order against the HashIndex table on the build side
 };
-const char* to_string(SortJoinKind kind);
-// Errc::invalid_argument for mismatched key widths, Errc::limit_exceeded for more than 2^32 - 2
-// keys a side or (pairs) more than 2^32 - 2 pairs.
-Result<std::vector<JoinPair>> sort_join(const Context& ctx, SortJoinKind kind, KeySpan build_keys,
-                                        KeySpan probe_keys, JoinStats* stats = nullptr);
-Result<JoinAggregate> sort_join_aggregate(const Context& ctx, SortJoinKind kind, KeySpan build_keys,
-                                          std::span<const uint32_t> build_values,
-                                          KeySpan probe_keys, JoinStats* stats = nullptr);
+const char* to_string(BaselineJoin kind);
+// Errc::invalid_argument for mismatched key widths or a value column of the wrong length,
+// Errc::limit_exceeded for more than 2^32 - 2 keys a side or (pairs) more than 2^32 - 2 pairs.
+Result<std::vector<JoinPair>> baseline_join(const Context& ctx, BaselineJoin kind,
+                                            KeySpan build_keys, KeySpan probe_keys,
+                                            JoinStats* stats = nullptr);
+Result<JoinAggregate> baseline_join_aggregate(const Context& ctx, BaselineJoin kind,
+                                              KeySpan build_keys,
+                                              std::span<const uint32_t> build_values,
+                                              KeySpan probe_keys, JoinStats* stats = nullptr);
 
 // CPU references (a hash join): the pairs sorted, and the aggregate.
 std::vector<JoinPair> join_pairs_reference(KeySpan build_keys, KeySpan probe_keys);

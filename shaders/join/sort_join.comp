@@ -8,8 +8,8 @@
 // threads search neighbouring keys, so the searches share their paths through the build keys) or
 // in row order (the sorted-array index join). One invocation per probe key.
 //   SORT_JOIN_COUNT:  the run of equal build keys (lower bound + length) of each probe key, and
-//                     the totals (pairs, and with SORT_JOIN_SUM the value sum over the pairs),
-//                     reduced per workgroup and added to 64-bit totals.
+//                     the totals (pairs, and with SORT_JOIN_SUM the value sum over the pairs;
+//                     join/join_totals.glsl).
 //   SORT_JOIN_EXPAND: after an exclusive scan of the run lengths, each probe key writes its pairs
 //                     (build row, probe row) at its offset.
 #include "common/records.glsl"
@@ -18,12 +18,19 @@ layout(local_size_x = 64) in;
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Array { uint v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer PairArray { uvec2 p[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 4) buffer JoinTotals { uint v[]; };
+#include "join/join_totals.glsl"
 
 #define SORT_JOIN_COUNT 0u
 #define SORT_JOIN_EXPAND 1u
 #define SORT_JOIN_KEY64 1u        // flags: 64-bit keys
 #define SORT_JOIN_PROBE_SORTED 2u  // probe keys come sorted, with their rows in probe_records
 #define SORT_JOIN_SUM 4u           // count pass: also sum the build values over the pairs
+// EXPAND over a hash table's runs (join/hash_join_count.glsl wrote starts and counts): with
+// unique keys the start is the build row itself; with duplicates the run's first record holds
+// its first row in .x (the table's payload), the others their own rows.
+#define SORT_JOIN_ROW_IS_START 8u
+#define SORT_JOIN_RUN_PAYLOAD 16u
 
 // Mirrors raydb::detail::SortJoinParams.
 layout(push_constant, scalar) uniform SortJoinParams {
@@ -63,19 +70,6 @@ uint build_bound(uint64_t q, bool strict) {
   return lo;
 }
 
-// 64-bit totals from 32-bit atomics: each adder sees whether its low word wrapped and carries
-// that into the high word, so the pair of words ends as the exact sum mod 2^64.
-void add_total(uint word, uint64_t x) {
-  U32Array t = U32Array(pc.totals);
-  uint lo = uint(x), hi = uint(x >> 32);
-  uint before = atomicAdd(t.v[word], lo);
-  if (before + lo < before) hi += 1u;
-  if (hi != 0u) atomicAdd(t.v[word + 1u], hi);
-}
-
-shared uint64_t group_pairs[64];
-shared uint64_t group_sum[64];
-
 void main() {
   uint local = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   uint i = local + pc.probe_offset;
@@ -89,7 +83,10 @@ void main() {
                          ? load_record(pc.probe_records, i, flag(SORT_JOIN_KEY64)).row
                          : i;
     for (uint j = 0u; first + j < end; ++j) {
-      uint build_row = load_record(pc.build_records, start + j, flag(SORT_JOIN_KEY64)).row;
+      uint build_row = flag(SORT_JOIN_ROW_IS_START) ? start
+                       : flag(SORT_JOIN_RUN_PAYLOAD) && j == 0u
+                           ? RecordArray(pc.build_records).r[start].x
+                           : load_record(pc.build_records, start + j, flag(SORT_JOIN_KEY64)).row;
       PairArray(pc.pairs).p[first + j] = uvec2(build_row, probe_row);
     }
     return;
@@ -107,19 +104,5 @@ void main() {
       for (uint j = start; j < end; ++j)
         sum += uint64_t(load_record(pc.build_records, j, flag(SORT_JOIN_KEY64)).value);
   }
-  uint t = gl_LocalInvocationID.x;
-  group_pairs[t] = pairs;
-  group_sum[t] = sum;
-  barrier();
-  for (uint s = 32u; s > 0u; s >>= 1) {
-    if (t < s) {
-      group_pairs[t] += group_pairs[t + s];
-      group_sum[t] += group_sum[t + s];
-    }
-    barrier();
-  }
-  if (t == 0u) {
-    if (group_pairs[0] != 0ul) add_total(0u, group_pairs[0]);
-    if (group_sum[0] != 0ul) add_total(2u, group_sum[0]);
-  }
+  join_add_totals(pc.totals, pairs, sum);
 }

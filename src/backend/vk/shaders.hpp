@@ -25,6 +25,8 @@ enum class ShaderId {
   cgrx_probe_query,
   key_records,
   sort_join,
+  hash_join_count32,
+  hash_join_count64,
   copy_words,
   sorted_lookup32,
   sorted_lookup64,
