@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [thesis] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [thesis = thesis-rx thesis-join] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -105,12 +105,15 @@ if part variants; then
     $B --label prefer-$p --prefer $p --hit-rate 1 --order unsorted,sorted --build-repeats 3
   done
 fi
-if part thesis; then
+if part thesis || part thesis-rx || part thesis-join; then
   # The thesis's sweeps (seed 002, Ch. 5) at its default sizes: 2^23 32-bit keys, 2^25 lookups
   # (TK / TL: log2 of keys and lookups, smaller for a smoke test). Labels thesis-* feed
-  # tools/report.py's "Where each optimization helps". About 8 minutes on an H100.
+  # tools/report.py's "Where each optimization helps". About 7 minutes on an H100 (estimated, not
+  # yet run); should one call not suffice, run 'thesis-rx' and 'thesis-join' apart.
   TK=${TK:-23} TL=${TL:-25}
   T="$B --keys 2^$TK --build-repeats 1 --repeats 3 --warmup 1"
+fi
+if part thesis || part thesis-rx; then
   echo "== thesis: range lookups, original (any_hit) vs revised (hit_and_scan), 2^2..2^10 hits (Fig 5.5)"
   $T --label thesis-range-hits --key-dist dense --lookups 2^$((TL - 7)) \
     --range-width 4,16,64,256,1024 --method any_hit,hit_and_scan --order unsorted
@@ -147,6 +150,8 @@ if part thesis; then
   echo "== thesis: cgRX bucket size 2^5 / 2^8, windowed vs whole-line first ray"
   $T --label thesis-bucket-size --lookups 2^$TL --index cgrx --bucket-size 32,256 \
     --cgrx-rays window,full --order unsorted,sorted
+fi
+if part thesis || part thesis-join; then
   echo "== thesis: inverse mapping (Fig 5.14): build 2^21 x probe 2^23, and the reverse"
   J="$R bench join --out $OUT/results --label thesis-inverse --output aggregate --repeats 3 --warmup 1"
   $J --build 2^$((TK - 2)) --probe 2^$TK --indexed build
