@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [thesis = thesis-rx thesis-join] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [cgrx] [thesis = thesis-rx thesis-join] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -103,6 +103,16 @@ if part variants; then
   for p in fast_trace fast_build; do
     echo "== build preference $p"
     $B --label prefer-$p --prefer $p --hit-rate 1 --order unsorted,sorted --build-repeats 3
+  done
+fi
+if part cgrx; then
+  echo "== cgRX at the paper's size: windowed vs whole-line first ray, and where the time goes"
+  $B --label cgrx-ray --index cgrx --bucket-size 32,256 --cgrx-rays window,full --hit-rate 1 \
+    --order unsorted,sorted --build-repeats 1 --repeats 3 --warmup 1
+  for d in trace_only no_trace; do
+    $B --label cgrx-diagnostic-$d --diagnostic $d --index cgrx --bucket-size 32 \
+      --cgrx-rays window,full --hit-rate 1 --order unsorted,sorted --build-repeats 1 --repeats 3 \
+      --warmup 1
   done
 fi
 if part thesis || part thesis-rx || part thesis-join; then
