@@ -128,7 +128,7 @@ void run_config(TraversalMode mode, uint32_t bucket, KeySet set) {
                       ref.lookup(std::span<const Key>(points)), "points");
   CHECK(index.last_fallbacks() == 0);
   CHECK(index.last_probe().rays >= points.size());
-  CHECK(index.last_probe().rays <= 3 * points.size());
+  CHECK(index.last_probe().rays <= 4 * points.size());
 
   auto ranges = make_ranges(keys, rng);
   test::check_lookups(index.lookup_ranges(std::span<const KeyRange<Key>>(ranges)).value(),
@@ -159,7 +159,7 @@ TEST_CASE("cgrx: exact against the reference in every configuration") {
       }
 }
 
-TEST_CASE("cgrx: sparse keys need marker rays and still take at most three") {
+TEST_CASE("cgrx: sparse keys need marker rays and still take at most four") {
   test::ValidationGuard guard;
   // One key per plane, far apart: a lookup between them misses its line and its plane's rows.
   std::vector<uint64_t> keys = {5, 1ull << 50, (1ull << 60) + 7, ~0ull};
@@ -178,7 +178,7 @@ TEST_CASE("cgrx: sparse keys need marker rays and still take at most three") {
     auto got = index.lookup(points).value();
     test::check_lookups(got, RxReference(keys).lookup(points), "sparse points");
     CHECK(index.last_probe().rays > points.size());
-    CHECK(index.last_probe().rays <= 3 * points.size());
+    CHECK(index.last_probe().rays <= 4 * points.size());
     CHECK(index.last_fallbacks() == 0);
     // Above the last key: every ray misses, and the miss is confirmed against the largest key.
     std::vector<uint64_t> low = {5, 1ull << 50};
@@ -258,4 +258,77 @@ TEST_CASE("cgrx: layout maps each distinct bucket maximum once and marks lines a
   for (size_t p = 4; p < 9; ++p)
     for (int v = 0; v < 3; ++v) CHECK(s.triangles[p * 9 + v * 3] <= -0.5f);
   CHECK(detail::cgrx_scene({}).primitives() == 0);
+  // First-ray lengths: 3 + 1 (first on its line), 9 - 3, (2^23 + 1) -> 1 + 1, 2^46 -> 0 + 1; the
+  // window is the 0.999 quantile of {1, 2, 4, 6}, the element at floor(0.999 * 3) = 2.
+  CHECK(s.ray_window == 4);
+  CHECK(detail::cgrx_scene({{(1ull << 23) - 1}}).ray_window == 0);  // a whole line: no window
+}
+
+TEST_CASE("cgrx: a windowed first ray extends along its line only on a miss") {
+  test::ValidationGuard guard;
+  // One line: keys 0 .. 1999 (gaps of 2 between the maxima of buckets of 2), then one bucket
+  // whose maximum lies 2^22 further on: lookups in that gap miss the window and cast the rest.
+  std::vector<uint32_t> keys(2000);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = i;
+  keys.push_back(1u << 22);
+  keys.push_back((1u << 22) + 1);
+  std::vector<uint32_t> points = {0,
+                                  5,
+                                  1999,
+                                  2000,
+                                  123456,
+                                  1u << 22,
+                                  (1u << 22) + 1,
+                                  (1u << 22) + 2,
+                                  (1u << 23) - 1,
+                                  1u << 23,
+                                  0xFFFFFFFFu};
+  RxReference ref{std::span<const uint32_t>(keys)};
+  for (TraversalMode m : device_modes())
+    for (bool window : {true, false}) {
+      CAPTURE(to_string(m));
+      CAPTURE(window);
+      CgrxBuildOptions o;
+      o.bucket_size = 2;
+      o.traversal = m;
+      o.window_first_ray = window;
+      auto index = CgrxIndex::build(test::context(), keys, {}, o).value();
+      CHECK(index.build_stats().ray_window == (window ? 2u : 0u));
+      test::check_lookups(index.lookup(points).value(), ref.lookup(points), "points");
+      CHECK(index.last_fallbacks() == 0);
+      // Rays per point. Whole-line rays: one, plus the row ray for the four past the last key
+      // (2^22 + 2, 2^23 - 1, 2^23 on the empty line 1, 2^32 - 1): 15. Windowed: 2000, 123456
+      // and 2^22 + 2 and 2^23 (an empty line) need the rest of their line too; 2^23 - 1 and
+      // 2^32 - 1 sit one key before the line's end, inside the window: 19.
+      CHECK(index.last_probe().rays == (window ? 19u : 15u));
+    }
+}
+
+TEST_CASE("cgrx: the diagnostics find the bucket without rays or trace alone") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  std::vector<uint32_t> keys(3000);
+  for (uint32_t i = 0; i < keys.size(); ++i) keys[i] = 3 * i + 1;  // in order: bucket = i / 32
+  std::vector<uint32_t> points(500);
+  for (auto& p : points) p = keys[rng() % keys.size()];
+  for (TraversalMode m : device_modes()) {
+    CAPTURE(to_string(m));
+    CgrxBuildOptions o;
+    o.traversal = m;
+    auto index = CgrxIndex::build(test::context(), keys, {}, o).value();
+    // no_trace: a binary search over the representatives instead of rays, still exact.
+    index.set_diagnostic(RxDiagnostic::no_trace);
+    test::check_lookups(index.lookup(points).value(),
+                        RxReference(std::span<const uint32_t>(keys)).lookup(points), "no_trace");
+    // trace_only: the bucket the rays name, and one ray per present key (all on line 0).
+    index.set_diagnostic(RxDiagnostic::trace_only);
+    auto traced = index.lookup(points).value();
+    for (size_t i = 0; i < points.size(); ++i) {
+      CHECK(traced[i].first_row == (points[i] - 1) / 3 / 32);
+      CHECK(traced[i].count == 1);
+    }
+    index.set_diagnostic(RxDiagnostic::none);
+    test::check_lookups(index.lookup(points).value(),
+                        RxReference(std::span<const uint32_t>(keys)).lookup(points), "none");
+  }
 }

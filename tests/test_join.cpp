@@ -115,3 +115,80 @@ TEST_CASE("join: mismatched key widths get a clear error") {
   REQUIRE(!bad_values.ok());
   CHECK(bad_values.error().code() == Errc::invalid_argument);
 }
+
+namespace {
+
+template <class K>
+void check_baseline_join(BaselineJoin kind, const std::vector<K>& build,
+                         const std::vector<uint32_t>& values, const std::vector<K>& probe,
+                         const char* what) {
+  CAPTURE(what);
+  CAPTURE(to_string(kind));
+  JoinStats stats;
+  auto pairs = baseline_join(test::context(), kind, build, probe, &stats);
+  REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
+  std::sort(pairs->begin(), pairs->end());
+  test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
+  CHECK(stats.matches == pairs->size());
+  auto agg = baseline_join_aggregate(test::context(), kind, build, values, probe);
+  REQUIRE_MESSAGE(agg.ok(), (agg.ok() ? "" : agg.error().what()));
+  CHECK(*agg == join_aggregate_reference(build, values, probe));
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("join: the sort-merge and sorted-array and hash joins equal the CPU hash join",
+                   K, uint32_t, uint64_t) {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const uint64_t top = std::numeric_limits<K>::max();
+  auto build = keys_from<K>(rng, 3000, 1200, top);
+  auto probe = keys_from<K>(rng, 2500, 1500, top);  // duplicates on both sides, misses
+  // The magnitude edges on both sides, twice on the build side.
+  for (uint64_t e : test::edge_keys(sizeof(K) == 8)) {
+    build.push_back(static_cast<K>(e));
+    build.push_back(static_cast<K>(e));
+    probe.push_back(static_cast<K>(e));
+  }
+  std::shuffle(build.begin(), build.end(), rng);
+  std::vector<uint32_t> values(build.size());
+  for (auto& v : values) v = static_cast<uint32_t>(rng());
+  std::vector<K> same(400, static_cast<K>(top - 1)), probe_same(200, static_cast<K>(top - 1));
+  std::vector<uint32_t> ones(same.size(), 0xFFFFFFFFu);
+  std::vector<K> none;
+  // Unique build keys (the hash table then holds rows inline, not runs).
+  std::vector<K> unique_build = build;
+  std::sort(unique_build.begin(), unique_build.end());
+  unique_build.erase(std::unique(unique_build.begin(), unique_build.end()), unique_build.end());
+  std::shuffle(unique_build.begin(), unique_build.end(), rng);
+  std::vector<uint32_t> unique_values(unique_build.size());
+  for (auto& v : unique_values) v = static_cast<uint32_t>(rng());
+  for (BaselineJoin kind :
+       {BaselineJoin::sort_merge, BaselineJoin::sorted_array, BaselineJoin::hash}) {
+    check_baseline_join(kind, build, values, probe, "random keys");
+    check_baseline_join(kind, unique_build, unique_values, probe, "unique build keys");
+    // All-match: 80,000 pairs from 400 x 200 rows, the output sized by the counting pass alone.
+    check_baseline_join(kind, same, ones, probe_same, "all-match");
+    check_baseline_join(kind, build, values, none, "empty probe side");
+    check_baseline_join(kind, none, {}, probe, "empty build side");
+  }
+}
+
+TEST_CASE("join: the baseline joins refuse mismatched key widths and value counts") {
+  std::vector<uint32_t> build{1, 2, 3};
+  std::vector<uint64_t> probe{1, 2};
+  for (BaselineJoin kind :
+       {BaselineJoin::sort_merge, BaselineJoin::sorted_array, BaselineJoin::hash}) {
+    auto p = baseline_join(test::context(), kind, build, probe);
+    REQUIRE(!p.ok());
+    CHECK(p.error().code() == Errc::invalid_argument);
+    CHECK(std::string(p.error().what()).find("width") != std::string::npos);
+    auto a = baseline_join_aggregate(test::context(), kind, build, {}, probe);
+    REQUIRE(!a.ok());
+    CHECK(a.error().code() == Errc::invalid_argument);
+    std::vector<uint32_t> too_few{7};
+    auto bad_values = baseline_join_aggregate(test::context(), kind, build, too_few, build);
+    REQUIRE(!bad_values.ok());
+    CHECK(bad_values.error().code() == Errc::invalid_argument);
+  }
+}

@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [cgrx] [thesis = thesis-rx thesis-join] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source .gl/enter.sh
@@ -104,4 +104,73 @@ if part variants; then
     echo "== build preference $p"
     $B --label prefer-$p --prefer $p --hit-rate 1 --order unsorted,sorted --build-repeats 3
   done
+fi
+if part cgrx; then
+  echo "== cgRX at the paper's size: windowed vs whole-line first ray, and where the time goes"
+  $B --label cgrx-ray --index cgrx --bucket-size 32,256 --cgrx-rays window,full --hit-rate 1 \
+    --order unsorted,sorted --build-repeats 1 --repeats 3 --warmup 1
+  for d in trace_only no_trace; do
+    $B --label cgrx-diagnostic-$d --diagnostic $d --index cgrx --bucket-size 32 \
+      --cgrx-rays window,full --hit-rate 1 --order unsorted,sorted --build-repeats 1 --repeats 3 \
+      --warmup 1
+  done
+fi
+if part thesis || part thesis-rx || part thesis-join; then
+  # The thesis's sweeps (seed 002, Ch. 5) at its default sizes: 2^23 32-bit keys, 2^25 lookups
+  # (TK / TL: log2 of keys and lookups, smaller for a smoke test). Labels thesis-* feed
+  # tools/report.py's "Where each optimization helps". About 7 minutes on an H100 (estimated, not
+  # yet run); should one call not suffice, run 'thesis-rx' and 'thesis-join' apart.
+  TK=${TK:-23} TL=${TL:-25}
+  T="$B --keys 2^$TK --build-repeats 1 --repeats 3 --warmup 1"
+fi
+if part thesis || part thesis-rx; then
+  echo "== thesis: range lookups, original (any_hit) vs revised (hit_and_scan), 2^2..2^10 hits (Fig 5.5)"
+  $T --label thesis-range-hits --key-dist dense --lookups 2^$((TL - 7)) \
+    --range-width 4,16,64,256,1024 --method any_hit,hit_and_scan --order unsorted
+  echo "== thesis: duplicates, original vs revised vs compressed; baselines (Figs 5.6, 5.10, 5.20)"
+  for m in 1 16 256 1024; do
+    $T --label thesis-multiplicity --multiplicity $m --lookups 2^$((TL - 7)) --method any_hit \
+      --order unsorted
+    $T --label thesis-multiplicity --multiplicity $m --lookups 2^$((TL - 7)) --method hit_and_scan \
+      --index rx,cgrx,sorted,hash --order unsorted
+    $T --label thesis-multiplicity --multiplicity $m --lookups 2^$((TL - 7)) --method hit_and_scan \
+      --compress-duplicates --order unsorted
+  done
+  echo "== thesis: sub-BVHs 1..256 (Figs 5.7-5.9)"
+  $T --label thesis-partitions --lookups 2^$TL --partitions 1,4,16,64,256 --order unsorted
+  echo "== thesis: sorted probes, sort time apart, points and 16-key ranges (Figs 5.12-5.13)"
+  for l in $((TL - 4)) $((TL - 2)) $TL; do
+    $T --label thesis-sorted-probes --key-dist dense --lookups 2^$l --range-width 0,16 \
+      --order unsorted,gpu_sorted
+  done
+  echo "== thesis: build size 2^15..2^23, every index (Figs 5.17-5.18)"
+  for k in 15 17 19 21 23; do
+    [ $k -gt $TK ] && continue
+    $B --label thesis-build-size --keys 2^$k --lookups 2^$((TL - 5)) --index rx,cgrx,sorted,hash \
+      --order sorted --build-repeats 2 --repeats 3 --warmup 1
+  done
+  echo "== thesis: probe size 2^17..2^25, probes sorted, every index (Fig 5.19)"
+  for l in 17 19 21 23 25; do
+    [ $l -gt $TL ] && continue
+    $T --label thesis-probe-size --lookups 2^$l --index rx,cgrx,sorted,hash --order sorted
+  done
+  echo "== thesis: misses (hit rates 1, 0.5, 0; Fig 5.22)"
+  $T --label thesis-hit-rate --lookups 2^$TL --index rx,cgrx,sorted,hash --hit-rate 1,0.5,0 \
+    --order sorted
+  echo "== thesis: cgRX bucket size 2^5 / 2^8, windowed vs whole-line first ray"
+  $T --label thesis-bucket-size --lookups 2^$TL --index cgrx --bucket-size 32,256 \
+    --cgrx-rays window,full --order unsorted,sorted
+fi
+if part thesis || part thesis-join; then
+  echo "== thesis: inverse mapping (Fig 5.14): build 2^21 x probe 2^23, and the reverse"
+  J="$R bench join --out $OUT/results --label thesis-inverse --output aggregate --repeats 3 --warmup 1"
+  $J --build 2^$((TK - 2)) --probe 2^$TK --indexed build
+  $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe
+  echo "== thesis: the join against the sort-merge, sorted-array and hash joins"
+  $R bench join --out $OUT/results --label thesis-join --build 2^$TK --probe 2^$TL \
+    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash \
+    --output aggregate --repeats 3 --warmup 1
+  $R bench join --out $OUT/results --label thesis-join --build 2^$((TK - 2)) --probe 2^$((TL - 2)) \
+    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash --output pairs \
+    --repeats 3 --warmup 1
 fi

@@ -2,7 +2,7 @@
 // with their row ids and cut into buckets of `bucket_size` consecutive keys; only each bucket's
 // largest key (its representative) becomes a triangle, at the RX coordinates, plus one marker per
 // non-empty line and plane so that a ray can always reach "the next representative". A lookup
-// finds its bucket with at most three rays, confirms it against the exact keys, binary-searches
+// finds its bucket with at most four rays, confirms it against the exact keys, binary-searches
 // the bucket and scans forward. Results are exact at any magnitude (docs/cgrx.md).
 //
 // Units: times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
@@ -31,6 +31,10 @@ struct CgrxBuildOptions {
   bool compact = true;
   // automatic = the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
+  // Cast the first ray of a lookup only as far as nearly every gap between representatives on a
+  // line (CgrxBuildStats::ray_window) and the rest of the line only on a miss, instead of one
+  // closest-hit ray to the end of the line (up to 2^23 keys). Results are the same either way.
+  bool window_first_ray = true;
 };
 
 struct CgrxBuildStats {
@@ -50,6 +54,7 @@ struct CgrxBuildStats {
   uint64_t representatives = 0;        // representative triangles (one per distinct bucket max)
   uint64_t row_markers = 0;            // one per non-empty line of 2^23 keys
   uint64_t plane_markers = 0;          // one per non-empty plane of 2^46 keys
+  uint32_t ray_window = 0;             // the first ray's length in keys; 0: to the end of the line
   bool unique_keys = false;
 };
 
@@ -78,6 +83,10 @@ class CgrxIndex {
   KeyWidth key_width() const;
   TraversalMode traversal() const;  // never automatic
   uint32_t bucket_size() const;
+  // Times a part of each lookup (RxDiagnostic): no_trace finds the bucket by a binary search over
+  // the representatives instead of rays (results stay exact); trace_only casts the rays and stores
+  // the bucket they name as first_row and the rays cast as count (not lookup results).
+  void set_diagnostic(RxDiagnostic diagnostic);
   const CgrxBuildOptions& options() const;
   const CgrxBuildStats& build_stats() const;
   // Of the most recent lookup call. rays counts every ray cast (1 to 3 per lookup).

@@ -31,9 +31,12 @@ struct HashBuildStats {
   bool unique_keys = false;
 };
 
+class HashIndex;
 namespace detail {
 struct HashIndexImpl;
-}
+struct HashTableView;
+HashTableView hash_table_view(const HashIndex& index);  // for the hash join (src/ops/join/)
+}  // namespace detail
 
 class HashIndex {
  public:
@@ -55,6 +58,7 @@ class HashIndex {
 
  private:
   explicit HashIndex(std::unique_ptr<detail::HashIndexImpl> impl);
+  friend detail::HashTableView detail::hash_table_view(const HashIndex& index);
   std::unique_ptr<detail::HashIndexImpl> impl_;
 };
 

@@ -42,9 +42,11 @@ enum class JoinSide {
 };
 
 struct JoinStats {
-  double index_ms = 0;    // one-shot joins: building the index (layout sort + BVH), GPU time
-  double count_ms = 0;    // the counting pass (a lookup per key of the side cast as rays)
-  double collect_ms = 0;  // the pass that writes the pairs (pairs only)
+  double index_ms = 0;       // one-shot joins: building the index (layout sort + BVH), GPU time;
+                             // the sort joins: sorting the build side
+  double probe_sort_ms = 0;  // the sort-merge join: sorting the probe side
+  double count_ms = 0;       // the counting pass (a lookup per key of the side cast as rays)
+  double collect_ms = 0;     // the pass that writes the pairs (pairs only)
   uint64_t matches = 0;
   JoinSide indexed = JoinSide::build;  // the side that was indexed (never automatic)
 };
@@ -86,6 +88,29 @@ Result<JoinAggregate> rx_join_aggregate(const Context& ctx, KeySpan build_keys,
                                         const JoinOptions& options = {},
                                         JoinStats* stats = nullptr);
 const char* to_string(JoinSide side);
+
+// The baseline joins that RxJoin is compared with, with the same pairs and aggregates. The build
+// side is sorted on the GPU (CUB where CUDA is available, the Vulkan radix sort otherwise) or put
+// in a HashIndex; a counting pass finds each probe key's run of matching build rows (a binary
+// search of the sorted build keys, or a probe of the hash table) and, for pairs, the runs are
+// written into an output of exactly the counted size. JoinStats: index_ms is the build side's sort
+// (hash: sort + insert), probe_sort_ms the probe side's (sort_merge), count_ms and collect_ms
+// the two passes.
+enum class BaselineJoin {
+  sort_merge,    // both sides sorted: neighbouring probe keys search neighbouring build keys
+  sorted_array,  // the probe side in row order: an index nested-loop join on a sorted array
+  hash,          // the probe side in row order against the HashIndex table on the build side
+};
+const char* to_string(BaselineJoin kind);
+// Errc::invalid_argument for mismatched key widths or a value column of the wrong length,
+// Errc::limit_exceeded for more than 2^32 - 2 keys a side or (pairs) more than 2^32 - 2 pairs.
+Result<std::vector<JoinPair>> baseline_join(const Context& ctx, BaselineJoin kind,
+                                            KeySpan build_keys, KeySpan probe_keys,
+                                            JoinStats* stats = nullptr);
+Result<JoinAggregate> baseline_join_aggregate(const Context& ctx, BaselineJoin kind,
+                                              KeySpan build_keys,
+                                              std::span<const uint32_t> build_values,
+                                              KeySpan probe_keys, JoinStats* stats = nullptr);
 
 // CPU references (a hash join): the pairs sorted, and the aggregate.
 std::vector<JoinPair> join_pairs_reference(KeySpan build_keys, KeySpan probe_keys);

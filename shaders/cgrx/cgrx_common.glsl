@@ -34,6 +34,8 @@ layout(push_constant, scalar) uniform CgrxProbeParams {
   uint bucket_shift;  // log2(bucket size)
   uint num_records;   // keys in the index (> 0: empty indexes never launch)
   uint num_buckets;
+  uint ray_window;    // length of the first part of ray 1; 0: one ray to the line's end
+  uint pad0;
 }
 pc;
 
@@ -71,8 +73,16 @@ uint cgrx_trace(vec3 origin, vec3 dir, float tmax);
 uint cgrx_ray_bucket(uint64_t q, out uint rays) {
   uint x = rx_part_x(q), y = rx_part_y(q), z = rx_part_z(q);
   rays = 1u;
-  uint p = cgrx_trace(vec3(float(x) - 0.5, float(y), float(z)), vec3(1.0, 0.0, 0.0),
-                      float(RX_LINE_LENGTH - x));
+  // A closest-hit ray to the line's end spans the whole line (up to 2^23) however near its hit;
+  // the window keeps the first ray as short as the gaps between representatives.
+  uint reach = RX_LINE_LENGTH - x;
+  uint first = pc.ray_window == 0u ? reach : min(reach, pc.ray_window);
+  uint p = cgrx_trace(vec3(float(x) - 0.5, float(y), float(z)), vec3(1.0, 0.0, 0.0), float(first));
+  if (p == CGRX_NO_BUCKET && first < reach) {
+    rays += 1u;  // the rest of the line: x + first - 1/2 is a half-integer below 2^23, exact
+    p = cgrx_trace(vec3(float(x + first) - 0.5, float(y), float(z)), vec3(1.0, 0.0, 0.0),
+                   float(reach - first));
+  }
   if (p == CGRX_NO_BUCKET && y + 1u < RX_LINE_LENGTH) {
     rays += 1u;
     p = cgrx_trace(vec3(CGRX_MARKER_COORD, float(y) + 0.5, float(z)), vec3(0.0, 1.0, 0.0),
@@ -107,10 +117,10 @@ uint cgrx_search_buckets(uint64_t q) {
 // < q (their representatives are < q), and b's representative is >= q, so the answer lies in b:
 // a binary search over its at most bucket-size records.
 uint cgrx_lower_bound(uint64_t q) {
-  uint rays;
-  uint b = cgrx_ray_bucket(q, rays);
+  uint rays = 0u;
+  uint b = cgrx_flag(CGRX_FLAG_DIAG_NO_TRACE) ? cgrx_search_buckets(q) : cgrx_ray_bucket(q, rays);
   if (rays > 1u) atomicAdd(Counters(pc.counters).rays, rays - 1u);
-  if (!cgrx_bucket_exact(q, b)) {
+  if (!cgrx_flag(CGRX_FLAG_DIAG_NO_TRACE) && !cgrx_bucket_exact(q, b)) {
     atomicAdd(Counters(pc.counters).fallbacks, 1u);
     b = cgrx_search_buckets(q);
   }
@@ -129,6 +139,13 @@ void cgrx_lookup(uint q, uint qid) {
   uint64_t lo, hi;
   cgrx_load_query(q, lo, hi);
   CgrxResult res = CgrxResult(RX_MISS_ROW, 0u, 0ul);
+  if (cgrx_flag(CGRX_FLAG_DIAG_TRACE_ONLY)) {
+    uint rays;
+    res.first_row = cgrx_ray_bucket(lo, rays);
+    res.count = rays;
+    ResultArray(pc.results).r[qid] = res;
+    return;
+  }
   bool key64 = cgrx_flag(CGRX_FLAG_KEY64);
   for (uint i = cgrx_lower_bound(lo); i < pc.num_records; ++i) {
     KeyRecord rec = load_record(pc.records, i, key64);

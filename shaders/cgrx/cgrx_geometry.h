@@ -3,7 +3,10 @@
 // mapping and triangle (common/rx_mapping.h); markers live at x = -1, left of every key (x >= 0).
 //
 //   ray 1: +x along the query's own line (y_q, z_q), from x_q - 1/2 to 2^23 - 1/2:
-//          crosses only representatives of that line (they sit at x >= 0).
+//          crosses only representatives of that line (they sit at x >= 0). With a ray window W
+//          (CgrxScene::ray_window) it is cast in two parts: first W long, which reaches the next
+//          representative of the line whenever the gap before it is at most W (the build picks W
+//          so that nearly all gaps are), and only on a miss the rest of the line.
 //   ray 2: +y along the marker column (x = -1, z = z_q), from y_q + 1/2 to 2^23 - 1/2:
 //          crosses only row markers (-1, y, z_q), one per non-empty line, y > y_q.
 //   ray 3: +z along the plane column (x = y = -1), from z_q + 1/2 to 2^18 - 1/2 (64-bit keys
@@ -23,5 +26,10 @@
 // Probe flags (CgrxProbeParams.flags); the values match RX_FLAG_KEY64 / RX_FLAG_RANGES.
 #define CGRX_FLAG_KEY64 1u
 #define CGRX_FLAG_RANGES 2u
+// Diagnostics (CgrxIndex::set_diagnostic): NO_TRACE finds the bucket by a binary search over the
+// representatives instead of rays (still exact); TRACE_ONLY casts the rays and stores the bucket
+// they name (first_row) and the rays cast (count), without the bucket search.
+#define CGRX_FLAG_DIAG_NO_TRACE 4u
+#define CGRX_FLAG_DIAG_TRACE_ONLY 8u
 
 #endif

@@ -9,7 +9,6 @@
 
 #include "cli/cli.hpp"
 #include "common/parallel.hpp"
-#include "raydb/hash_index.hpp"
 #include "raydb/join.hpp"
 #include "raydb/sorted_index.hpp"
 
@@ -74,6 +73,69 @@ std::tuple<double, double, JoinAggregate> baseline_aggregate(const BenchJoinOpti
   return {index.build_stats().sort_ms, median(ms), a};
 }
 
+// The baseline joins (both sides sorted, the build side sorted, or hashed): pairs and/or the
+// aggregate, the build (and probe) side's preparation timed apart from the join's passes.
+template <class K>
+void run_baseline_join(const BenchJoinOptions& o, const Context& ctx, BaselineJoin kind,
+                       const std::vector<K>& build, const std::vector<uint32_t>& values,
+                       const std::vector<K>& probe, uint32_t mult, double hit, int bits,
+                       uint64_t seed, std::vector<nlohmann::json>& rows,
+                       std::vector<std::string>& table) {
+  for (const std::string& output : o.outputs) {
+    if (output != "pairs" && output != "aggregate")
+      throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
+    progress(fmt::format("joining: {} through the {} join", output, to_string(kind)));
+    std::vector<double> index_ms, probe_sort_ms, count_ms, collect_ms;
+    std::vector<JoinPair> pairs;
+    JoinAggregate agg;
+    JoinStats st;
+    for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+      if (output == "pairs")
+        pairs = baseline_join(ctx, kind, build, probe, &st).value();
+      else
+        agg = baseline_join_aggregate(ctx, kind, build, values, probe, &st).value();
+      if (r >= o.run.warmup) {
+        index_ms.push_back(st.index_ms);
+        probe_sort_ms.push_back(st.probe_sort_ms);
+        count_ms.push_back(st.count_ms);
+        collect_ms.push_back(st.collect_ms);
+      }
+    }
+    std::string checked = "skipped";
+    if (!o.run.no_check) {
+      if (output == "pairs") {
+        std::sort(pairs.begin(), pairs.end());
+        checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
+      } else {
+        checked = agg == join_aggregate_reference(build, values, probe) ? "ok" : "MISMATCH";
+      }
+    }
+    uint64_t nb = build.size(), np = probe.size();
+    nlohmann::json j = result_fields(ctx, "join", o.run);
+    j.update({{"index", to_string(kind)},
+              {"indexed_side", "build"},
+              {"output", output},
+              {"key_bits", bits},
+              {"build_rows", nb},
+              {"probe_rows", np},
+              {"multiplicity", mult},
+              {"hit_rate", hit},
+              {"matches", st.matches},
+              {"index_time_ms", median(index_ms)},
+              {"probe_sort_ms", median(probe_sort_ms)},
+              {"count_ms", median(count_ms)},
+              {"collect_ms", median(collect_ms)},
+              {"join_time_ms", median(probe_sort_ms) + median(count_ms) + median(collect_ms)},
+              {"seed", seed},
+              {"checked_result", checked}});
+    rows.push_back(j);
+    table.push_back(fmt::format(
+        "{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}",
+        output, to_string(kind), bits, pow2_name(nb), pow2_name(np), mult, hit, st.matches,
+        median(index_ms) + median(probe_sort_ms), median(count_ms), median(collect_ms), checked));
+  }
+}
+
 template <class K>
 void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, double hit, int bits,
                uint64_t seed, std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
@@ -86,12 +148,19 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
   for (const std::string& kind : o.indexes) {
     if (kind == "rx") continue;
-    if (kind != "hash" && kind != "sorted")
-      throw Error(Errc::invalid_argument, "--index takes rx, hash, sorted");
-    progress(fmt::format("joining: aggregate through the {} baseline", kind));
-    auto [index_ms, lookup_ms, agg] =
-        kind == "hash" ? baseline_aggregate<HashIndex>(o, ctx, build, values, probe)
-                       : baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
+    if (kind == "sort_merge" || kind == "sorted_array" || kind == "hash") {
+      run_baseline_join<K>(o, ctx,
+                           kind == "sort_merge"     ? BaselineJoin::sort_merge
+                           : kind == "sorted_array" ? BaselineJoin::sorted_array
+                                                    : BaselineJoin::hash,
+                           build, values, probe, mult, hit, bits, seed, rows, table);
+      continue;
+    }
+    if (kind != "sorted")
+      throw Error(Errc::invalid_argument,
+                  "--index takes rx, sort_merge, sorted_array, hash, sorted");
+    progress(fmt::format("joining: aggregate through the {} index", kind));
+    auto [index_ms, lookup_ms, agg] = baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
     std::string checked = o.run.no_check                                          ? "skipped"
                           : agg == join_aggregate_reference(build, values, probe) ? "ok"
                                                                                   : "MISMATCH";
@@ -113,7 +182,7 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
               {"checked_result", checked}});
     rows.push_back(j);
     table.push_back(
-        fmt::format("{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
+        fmt::format("{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
                     "{:>10.3f} {:>10.3f}  {}",
                     "aggregate", kind, bits, pow2_name(nb), pow2_name(np), mult, hit, agg.matches,
                     index_ms, lookup_ms, 0.0, checked));
@@ -176,7 +245,7 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
                 {"checked_result", checked}});
       rows.push_back(j);
       table.push_back(fmt::format(
-          "{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
+          "{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
           "{:>10.3f} {:>10.3f}  {}",
           output, fmt::format("rx/{}", to_string(st.indexed)), bits, pow2_name(nb), pow2_name(np),
           mult, hit, matches, median(index_ms), median(count_ms), median(collect_ms), checked));
@@ -205,7 +274,7 @@ void run(BenchJoinOptions& o) {
       fmt::format("raydb bench join on {} ({} {}), RX index on one side, median of {} "
                   "after {} warm-up; GPU timestamps",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:<9} {:<8} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}",
+      fmt::format("{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}",
                   "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
                   "count ms", "collect ms", "check"),
       table, rows);
@@ -227,8 +296,10 @@ void register_bench_join(CLI::App& bench) {
       ->delimiter(',');
   cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
   cmd->add_option("--index", o->indexes,
-                  "rx (pairs and aggregate), hash, sorted (baselines on the build side: "
-                  "aggregate); list")
+                  "rx, sort_merge (both sides sorted on the GPU), sorted_array (build side "
+                  "sorted, probes in row order), hash (a hash table on the build side): pairs "
+                  "and aggregate; sorted (SortedIndex, one lookup per probe key: aggregate "
+                  "only); list")
       ->delimiter(',');
   cmd->add_option("--indexed", o->indexed,
                   "side indexed by RX: build, probe (inverse mapping), automatic (the smaller); "

@@ -40,7 +40,8 @@ struct BenchRxOptions {
   std::vector<std::string> opaque = {"on"};
   std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
-  std::vector<uint32_t> bucket_sizes = {32};  // --index cgrx
+  std::vector<uint32_t> bucket_sizes = {32};        // --index cgrx
+  std::vector<std::string> cgrx_rays = {"window"};  // CgrxBuildOptions::window_first_ray, swept
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
@@ -231,12 +232,15 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
 // (host) + BVH + compaction; the sort comes on top, as for RX.
 std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
                                     const workload::KeyWorkload& wl, const std::string& tname,
-                                    uint32_t bucket) {
+                                    uint32_t bucket, const std::string& rays) {
   CgrxBuildOptions bo;
   bo.bucket_size = bucket;
   bo.traversal = parse_traversal_mode(tname).value();
   bo.compact = !o.no_compact;
-  progress(fmt::format("building cgrx: {} bucket={}", tname, bucket));
+  if (rays != "window" && rays != "full")
+    throw Error(Errc::invalid_argument, "--cgrx-rays takes window and/or full");
+  bo.window_first_ray = rays == "window";
+  progress(fmt::format("building cgrx: {} bucket={} rays={}", tname, bucket, rays));
   std::shared_ptr<CgrxIndex> index;
   std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
@@ -255,15 +259,22 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
     sort_ms.push_back(s.sort_ms);
     upload_ms.push_back(s.upload_ms);
   }
+  index->set_diagnostic(o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
+                        : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
+                                                       : RxDiagnostic::none);
   const CgrxBuildStats& bs = index->build_stats();
-  progress(fmt::format("built in {:.2f} ms, BVH {:.1f} MB, {} representatives", median(build_ms),
-                       bs.bvh_bytes / 1e6, bs.representatives));
+  progress(fmt::format("built in {:.2f} ms, BVH {:.1f} MB, {} representatives, first ray {}",
+                       median(build_ms), bs.bvh_bytes / 1e6, bs.representatives,
+                       bs.ray_window ? fmt::format("{} keys", bs.ray_window) : "to the line end"));
   Candidate c;
   c.fields = {{"index", "cgrx"},
               {"traversal", to_string(index->traversal())},
               {"primitive", "triangles"},
               {"method", "bucket_search"},
               {"bucket_size", bucket},
+              {"cgrx_rays", rays},
+              {"ray_window", bs.ray_window},
+              {"diagnostic", o.diagnostic},
               {"compaction", bo.compact},
               {"unique_keys", bs.unique_keys},
               {"build_time_ms", median(build_ms)},
@@ -280,8 +291,9 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"representatives", bs.representatives},
               {"row_markers", bs.row_markers},
               {"plane_markers", bs.plane_markers}};
-  c.columns =
-      columns("cgrx", to_string(index->traversal()), "triangles", fmt::format("bucket {}", bucket));
+  std::string method_column = fmt::format("bucket {}{}", bucket, rays == "full" ? "/full" : "");
+  if (o.diagnostic != "none") method_column += "/" + o.diagnostic;
+  c.columns = columns("cgrx", to_string(index->traversal()), "triangles", method_column);
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
   attach(c, index);
@@ -435,6 +447,11 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
                   {"sorted_probes", pr.sorted},
                   {"probe_order", order},
                   {"probe_sort_ms", median(sort)},
+                  // gpu_sorted: CUB where the context runs CUDA, else the Vulkan radix sort.
+                  {"probe_sort_backend", order != "gpu_sorted" ? "none"
+                                         : ctx.resolve(Backend::automatic).value() == Backend::cuda
+                                             ? "cub"
+                                             : "vulkan"},
                   {"range_width", rw},
                   {"probe_time_ms", pr.probe_ms},
                   {"probe_time_ms_all", pr.all_ms},
@@ -518,8 +535,9 @@ void run(BenchRxOptions& o) {
       if (kind == "cgrx") {
         for (const auto& tname : o.traversals)
           for (uint32_t bucket : o.bucket_sizes)
-            if (auto c = build_cgrx(o, ctx, wl, tname, bucket))
-              probe_all(o, ctx, w, *c, rows, table);
+            for (const auto& rays : o.cgrx_rays)
+              if (auto c = build_cgrx(o, ctx, wl, tname, bucket, rays))
+                probe_all(o, ctx, w, *c, rows, table);
         continue;
       }
       if (kind != "rx")
@@ -587,6 +605,11 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--bucket-size", o->bucket_sizes,
                   "cgrx: keys per bucket, powers of two >= 2 (thesis: 32, 256); list")
       ->delimiter(',');
+  cmd->add_option("--cgrx-rays", o->cgrx_rays,
+                  "cgrx: window (a first ray as long as nearly every gap between representatives, "
+                  "the rest of the line only on a miss) and/or full (one ray to the end of the "
+                  "line); list")
+      ->delimiter(',');
   cmd->add_option("--method", o->methods, "lookup method(s): automatic, any_hit, hit_and_scan")
       ->delimiter(',');
   cmd->add_option("--opaque", o->opaque,
@@ -610,8 +633,10 @@ void register_bench_rx(CLI::App& bench) {
                 "one primitive per distinct key (hit_and_scan only; any_hit runs are skipped)");
   cmd->add_option("--build-repeats", o->build_repeats, "timed rebuilds (median reported)");
   cmd->add_option("--diagnostic", o->diagnostic,
-                  "none | no_trace | trace_only: time a part of each point lookup (hit_and_scan "
-                  "over opaque triangles, pipeline traversal); implies --no-check");
+                  "none | no_trace | trace_only: time a part of each point lookup (rx: "
+                  "hit_and_scan over opaque triangles, pipeline traversal; cgrx: no_trace finds "
+                  "the bucket by binary search instead of rays, trace_only casts the rays "
+                  "alone); implies --no-check");
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

@@ -117,6 +117,15 @@ const uint32_t kRadixScatter[] = {
 const uint32_t kScanBlocks[] = {
 #include "scan_blocks.comp.inc"
 };
+const uint32_t kSortJoin[] = {
+#include "sort_join.comp.inc"
+};
+const uint32_t kHashJoinCount32[] = {
+#include "hash_join_count32.comp.inc"
+};
+const uint32_t kHashJoinCount64[] = {
+#include "hash_join_count64.comp.inc"
+};
 const uint32_t kScanAdd[] = {
 #include "scan_add.comp.inc"
 };
@@ -160,6 +169,12 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kCopyWords;
     case ShaderId::key_records:
       return kKeyRecords;
+    case ShaderId::sort_join:
+      return kSortJoin;
+    case ShaderId::hash_join_count32:
+      return kHashJoinCount32;
+    case ShaderId::hash_join_count64:
+      return kHashJoinCount64;
     case ShaderId::sorted_lookup32:
       return kSortedLookup32;
     case ShaderId::sorted_lookup64:

@@ -46,6 +46,7 @@ struct CgrxIndexImpl {
   CgrxBuildStats build_stats;
   RxProbeStats probe_stats;
   uint64_t fallbacks = 0;
+  RxDiagnostic diagnostic = RxDiagnostic::none;
 
   void build(KeySpan k, std::span<const uint32_t> v);
   std::vector<uint64_t> read_representatives();
@@ -213,6 +214,7 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
     build_stats.representatives = scene.representatives;
     build_stats.row_markers = scene.row_markers;
     build_stats.plane_markers = scene.plane_markers;
+    build_stats.ray_window = options.window_first_ray ? scene.ray_window : 0u;
     build_bvh(scene);  // adds its upload to host_layout_ms
   }
   // An empty index still gets a (empty) TLAS, so the descriptor set always names a live one.
@@ -265,6 +267,9 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   p.bucket_shift = bucket_shift;
   p.num_records = static_cast<uint32_t>(n);
   p.num_buckets = static_cast<uint32_t>(num_buckets);
+  p.ray_window = build_stats.ray_window;
+  if (diagnostic == RxDiagnostic::no_trace) p.flags |= CGRX_FLAG_DIAG_NO_TRACE;
+  if (diagnostic == RxDiagnostic::trace_only) p.flags |= CGRX_FLAG_DIAG_TRACE_ONLY;
 
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
@@ -351,6 +356,9 @@ KeyWidth CgrxIndex::key_width() const {
 }
 TraversalMode CgrxIndex::traversal() const {
   return impl_->mode;
+}
+void CgrxIndex::set_diagnostic(RxDiagnostic diagnostic) {
+  impl_->diagnostic = diagnostic;
 }
 uint32_t CgrxIndex::bucket_size() const {
   return impl_->options.bucket_size;

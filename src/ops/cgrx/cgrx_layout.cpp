@@ -1,6 +1,8 @@
 // cgRX triangles and markers from the bucket representatives (see cgrx_layout.hpp).
 #include "ops/cgrx/cgrx_layout.hpp"
 
+#include <algorithm>
+
 #include "cgrx/cgrx_geometry.h"
 
 namespace raydb::detail {
@@ -48,6 +50,7 @@ CgrxScene cgrx_scene(std::span<const uint64_t> reps) {
   // keep input order (lavapipe) then get spatially coherent nodes.
   std::vector<float> rows, planes;
   std::vector<uint32_t> row_buckets, plane_buckets;
+  std::vector<uint32_t> gaps;  // per representative: the distance a first ray may need to reach it
   for (uint64_t b = 0; b < reps.size(); ++b) {
     uint64_t key = reps[b];
     bool first_of_key = b == 0 || reps[b - 1] != key;
@@ -56,6 +59,7 @@ CgrxScene cgrx_scene(std::span<const uint64_t> reps) {
     s.bucket.push_back(static_cast<uint32_t>(b));
     bool new_line = b == 0 || rx_line(reps[b - 1]) != rx_line(key);
     bool new_plane = b == 0 || rx_part_z(reps[b - 1]) != rx_part_z(key);
+    gaps.push_back(new_line ? rx_part_x(key) + 1 : rx_part_x(key) - rx_part_x(reps[b - 1]));
     if (new_line) {
       row_marker(rows, float(rx_part_y(key)), float(rx_part_z(key)));
       row_buckets.push_back(static_cast<uint32_t>(b));
@@ -64,6 +68,13 @@ CgrxScene cgrx_scene(std::span<const uint64_t> reps) {
       plane_marker(planes, float(rx_part_z(key)));
       plane_buckets.push_back(static_cast<uint32_t>(b));
     }
+  }
+  if (!gaps.empty()) {
+    // A lookup in (previous representative, this one] of a line starts its ray at most
+    // gap - 1/2 before this one, so a window of `gap` reaches it.
+    auto q = gaps.begin() + static_cast<ptrdiff_t>(kRayWindowQuantile * (gaps.size() - 1));
+    std::nth_element(gaps.begin(), q, gaps.end());
+    s.ray_window = *q >= RX_LINE_LENGTH ? 0u : *q;
   }
   s.representatives = s.bucket.size();
   s.row_markers = row_buckets.size();

@@ -12,8 +12,9 @@ namespace raydb::detail {
 struct CgrxProbeParams {
   uint64_t records, queries, results, buckets, counters;
   uint32_t query_offset, num_queries, flags, bucket_shift, num_records, num_buckets;
+  uint32_t ray_window, pad0;
 };
-static_assert(sizeof(CgrxProbeParams) == 64 && offsetof(CgrxProbeParams, query_offset) == 40);
+static_assert(sizeof(CgrxProbeParams) == 72 && offsetof(CgrxProbeParams, query_offset) == 40);
 
 struct CgrxRepParams {
   uint64_t records, reps;

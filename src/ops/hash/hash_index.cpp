@@ -8,6 +8,7 @@
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/hash/hash_table.hpp"
 #include "ops/rx/rx_params.hpp"
 
 namespace raydb {
@@ -105,6 +106,12 @@ struct HashIndexImpl {
     probe_stats = batch->run_kernel(q, *lookup_kernel, p, out);
   }
 };
+
+HashTableView hash_table_view(const HashIndex& index) {
+  const HashIndexImpl& i = *index.impl_;
+  return {i.slots.address(), i.payloads ? i.payloads.address() : 0,
+          static_cast<uint32_t>(i.capacity - 1), i.unique, i.n};
+}
 
 }  // namespace detail
 

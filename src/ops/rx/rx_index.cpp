@@ -6,7 +6,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 
+#include "backend/cuda/cuda.hpp"
 #include "backend/vk/accel.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
@@ -549,13 +551,16 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   p.match_count = collect ? counter_dev.address() : 0;
   bool sorting = options.sort_probes && q.count > 1;
   uint64_t key_bytes = width == KeyWidth::bits64 ? 8 : 4;
+  // With CUDA, CUB sorts the probe keys in memory shared with the Vulkan passes around it, as for
+  // the index builds (KeyRecordBuilder); the Vulkan radix sort otherwise.
+  const bool cuda_sort = sorting && cuda::use_cuda(c, Backend::automatic);
   if (sorting) {
-    if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
-    if (!order_dev || order_dev.size() < q.count * 4)
-      order_dev = Buffer(c, q.count * 4, kStorageUsage, MemoryUse::device, "rx probe order");
-    if (!sort_keys_dev || sort_keys_dev.size() < q.count * key_bytes)
-      sort_keys_dev =
-          Buffer(c, q.count * key_bytes, kStorageUsage, MemoryUse::device, "rx probe sort keys");
+    if (!cuda_sort && !probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+    if (!order_dev || order_dev.size() < q.count * 4 || order_dev.is_exportable() != cuda_sort)
+      order_dev = cuda::kernel_buffer(c, cuda_sort, q.count * 4, "rx probe order");
+    if (!sort_keys_dev || sort_keys_dev.size() < q.count * key_bytes ||
+        sort_keys_dev.is_exportable() != cuda_sort)
+      sort_keys_dev = cuda::kernel_buffer(c, cuda_sort, q.count * key_bytes, "rx probe sort keys");
     p.order = order_dev.address();
   }
   p.instance_first = instance_first ? instance_first.address() : 0;
@@ -577,6 +582,10 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   uint32_t t0, t1;
   batch->record_upload(cmd, timer, t0, t1, trace_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
   uint32_t ts = timer.mark(cmd);
+  // CUDA sorts: the Vulkan work up to the sort keys is one batch, the trace a second one.
+  std::optional<CommandBatch> trace_batch;
+  std::optional<cuda::Timer> cuda_timer;
+  uint32_t tk = 0, tt = 0, c0 = 0, c1 = 0;
   if (sorting) {  // sort each lookup's key (a range's lo) with its index into order_dev
     RxSortKeysParams sk{batch->queries(),
                         sort_keys_dev.address(),
@@ -585,9 +594,23 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
                         width == KeyWidth::bits64 ? 1u : 0u,
                         0};
     kernel(c, ShaderId::rx_sort_keys, sizeof(sk)).dispatch(cmd, &sk, q.count);
-    compute_barrier(c, cmd);
-    probe_sort->record(cmd, sort_keys_dev, order_dev, q.count, width == KeyWidth::bits64,
-                       probe_sort_temps);
+    if (cuda_sort) {
+      tk = timer.mark(cmd);
+      cuda::cuda_after(c, cb);
+      cb.submit();
+      cuda_timer.emplace(c, 2);
+      c0 = cuda_timer->mark();
+      cuda::sort_pairs(c, sort_keys_dev, order_dev, q.count, width == KeyWidth::bits64);
+      c1 = cuda_timer->mark();
+      trace_batch.emplace(c);
+      cmd = trace_batch->cmd();
+      cuda::vulkan_after(c, *trace_batch);
+      tt = timer.mark(cmd);
+    } else {
+      compute_barrier(c, cmd);
+      probe_sort->record(cmd, sort_keys_dev, order_dev, q.count, width == KeyWidth::bits64,
+                         probe_sort_temps);
+    }
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    trace_stage, VK_ACCESS_SHADER_READ_BIT, c);
   }
@@ -604,9 +627,17 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   uint32_t t3 = timer.mark(cmd);
   batch->record_download(cmd, trace_stage);
   uint32_t t4 = timer.mark(cmd);
-  cb.submit_and_wait();
+  if (trace_batch) {
+    trace_batch->submit_and_wait();
+    cb.wait();
+  } else {
+    cb.submit_and_wait();
+  }
   probe_stats.upload_ms = timer.ms(t0, t1);
-  probe_stats.sort_ms = sorting ? timer.ms(ts, t2) : 0.0;
+  // The key extraction (Vulkan) and the sort; with CUDA, the CUB sort between CUDA events.
+  probe_stats.sort_ms = !sorting    ? 0.0
+                        : cuda_sort ? timer.ms(ts, tk) + cuda_timer->ms(c0, c1) + timer.ms(tt, t2)
+                                    : timer.ms(ts, t2);
   probe_stats.probe_ms = timer.ms(t2, t3);
   probe_stats.download_ms = timer.ms(t3, t4);
   batch->read_results(out);
