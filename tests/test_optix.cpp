@@ -109,7 +109,8 @@ TEST_CASE("optix: availability is an answer with a reason and never a crash") {
   const OptixSupport& s = optix_support(test::context());
   MESSAGE("OptiX " << (s.available ? "available (headers " + s.version + ")"
                                    : "unavailable: " + s.reason)
-                   << " (backend compiled in: " << (detail::optix::built() ? "yes" : "no") << ")");
+                   << " (backend compiled in: "
+                   << std::string(detail::optix::built() ? "yes" : "no") << ")");
   CHECK(&s == &optix_support(test::context()));  // probed once
   if (!detail::optix::built()) {
     CHECK(!s.available);
