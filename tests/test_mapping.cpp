@@ -83,3 +83,53 @@ TEST_CASE("rx probe flags: each lookup method and case sets its bits") {
   CHECK((rx_probe_flags(KeyWidth::bits32, false, false, false, RxLookupMethod::any_hit) &
          RX_FLAG_FIRST_HIT_ONLY) == 0);
 }
+
+namespace {
+
+// The shared geometry (rx_mapping.h: what the Vulkan shaders and the OptiX programs both use) for
+// one key: primitives at exact part +- 1/2, the point ray crossing the key point at t = 1/2
+// inside its extent, and each range ray of [k, k + w] naming its own line.
+void check_geometry(uint64_t k) {
+  const double x = rx_part_x(k), y = rx_part_y(k), z = rx_part_z(k);
+  RxTriangle t = rx_key_triangle(k);
+  CHECK(double(t.a.x) == x - 0.5);
+  CHECK(double(t.a.y) == y + 0.5);
+  CHECK(double(t.a.z) == z - 0.5);
+  CHECK(double(t.b.x) == x - 0.5);
+  CHECK(double(t.b.y) == y - 0.5);
+  CHECK(double(t.b.z) == z - 0.5);
+  CHECK(double(t.c.x) == x + 0.5);
+  CHECK(double(t.c.y) == y);
+  CHECK(double(t.c.z) == z + 0.5);
+  RxBox b = rx_key_box(k);
+  CHECK(double(b.lo.x) == x - 0.5);
+  CHECK(double(b.lo.y) == y - 0.5);
+  CHECK(double(b.lo.z) == z - 0.5);
+  CHECK(double(b.hi.x) == x + 0.5);
+  CHECK(double(b.hi.y) == y + 0.5);
+  CHECK(double(b.hi.z) == z + 0.5);
+  RxRay p = rx_point_ray(k);
+  CHECK(p.tmax == 1.0f);
+  CHECK(rx_key_t(k, p.origin, p.dir) == 0.5f);
+  CHECK(double(p.origin.x) == x);
+  CHECK(double(p.origin.y) == y);
+  // A range starting at k: its first ray starts half a key before k and reaches k at t = 1/2.
+  uint64_t hi = k > ~0ull - (3ull << 23) ? ~0ull : k + (3ull << 23);
+  for (uint64_t line = rx_line(k); line <= rx_line(hi); ++line) {
+    RxRay r = rx_range_ray(k, hi, line);
+    CHECK(rx_key_on_line(line << 23, r.origin));
+    CHECK(!rx_key_on_line((line + 1) << 23, r.origin));
+    CHECK(r.tmax > 0.0f);
+    if (line == rx_line(k)) CHECK(rx_key_t(k, r.origin, r.dir) == 0.5f);
+    if (line == rx_line(hi)) CHECK(rx_key_t(hi, r.origin, r.dir) == r.tmax - 0.5f);
+    if (line == ~0ull >> 23) break;
+  }
+}
+
+}  // namespace
+
+TEST_CASE("rx mapping: primitives and rays are exact at the magnitude edges") {
+  for (uint64_t k : raydb::test::edge_keys(true)) check_geometry(k);
+  std::mt19937_64 rng(raydb::test::fresh_seed());
+  for (int i = 0; i < 20000; ++i) check_geometry(rng() >> (rng() % 64));
+}

@@ -145,9 +145,13 @@ struct RxProbeStats {
   uint64_t rays = 0;
 };
 
+class RxIndex;
 namespace detail {
 struct RxIndexImpl;
-}
+struct RxIndexView;
+// What another backend of the same index reads (src/ops/rx/rx_view.hpp): the records and options.
+RxIndexView rx_view(const RxIndex& index);
+}  // namespace detail
 
 class RxIndex {
  public:
@@ -195,6 +199,7 @@ class RxIndex {
   ~RxIndex();
 
  private:
+  friend detail::RxIndexView detail::rx_view(const RxIndex& index);
   explicit RxIndex(std::unique_ptr<detail::RxIndexImpl> impl);
   std::unique_ptr<detail::RxIndexImpl> impl_;
 };

@@ -5,11 +5,9 @@
 #include "common/records.glsl"
 #include "common/rx_mapping.h"
 
-// Turns a key column into BLAS build input on the GPU: per key either the tilted triangle
-//   (x-1/2, y+1/2, z-1/2), (x-1/2, y-1/2, z-1/2), (x+1/2, y, z+1/2)
-// which contains the key point (x, y, z) in its interior and reaches +-1/2 on every axis (so a
-// +z point ray and a +x range ray both cross it at the key point, away from any edge), or the box
-// (x, y, z) +- 1/2. All coordinates are exact float32 values (rx_mapping.h).
+// Turns a key column into BLAS build input on the GPU: per key its triangle (rx_key_triangle) or
+// box (rx_key_box) from common/rx_mapping.h, which the OptiX build uses too. All coordinates are
+// exact float32 values.
 layout(local_size_x = 64) in;
 layout(buffer_reference, scalar, buffer_reference_align = 4) writeonly buffer FloatArray { float v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
@@ -33,16 +31,17 @@ void main() {
   uint p = pc.first + i;
   if (pc.primitive_records != 0ul) p = U32Array(pc.primitive_records).v[p];
   uint64_t k = load_record(pc.records, p, (pc.flags & RX_FLAG_KEY64) != 0u).key;
-  float x = float(rx_part_x(k)), y = float(rx_part_y(k)), z = float(rx_part_z(k));
   FloatArray out_ = FloatArray(pc.primitives);
   if ((pc.flags & RX_FLAG_AABBS) != 0u) {
+    RxBox b = rx_key_box(k);
     uint o = i * 6u;
-    out_.v[o + 0u] = x - 0.5; out_.v[o + 1u] = y - 0.5; out_.v[o + 2u] = z - 0.5;
-    out_.v[o + 3u] = x + 0.5; out_.v[o + 4u] = y + 0.5; out_.v[o + 5u] = z + 0.5;
+    out_.v[o + 0u] = b.lo.x; out_.v[o + 1u] = b.lo.y; out_.v[o + 2u] = b.lo.z;
+    out_.v[o + 3u] = b.hi.x; out_.v[o + 4u] = b.hi.y; out_.v[o + 5u] = b.hi.z;
   } else {
+    RxTriangle t = rx_key_triangle(k);
     uint o = i * 9u;
-    out_.v[o + 0u] = x - 0.5; out_.v[o + 1u] = y + 0.5; out_.v[o + 2u] = z - 0.5;
-    out_.v[o + 3u] = x - 0.5; out_.v[o + 4u] = y - 0.5; out_.v[o + 5u] = z - 0.5;
-    out_.v[o + 6u] = x + 0.5; out_.v[o + 7u] = y;       out_.v[o + 8u] = z + 0.5;
+    out_.v[o + 0u] = t.a.x; out_.v[o + 1u] = t.a.y; out_.v[o + 2u] = t.a.z;
+    out_.v[o + 3u] = t.b.x; out_.v[o + 4u] = t.b.y; out_.v[o + 5u] = t.b.z;
+    out_.v[o + 6u] = t.c.x; out_.v[o + 7u] = t.c.y; out_.v[o + 8u] = t.c.z;
   }
 }

@@ -47,15 +47,13 @@ void main() {
   RxHitState s = rx_begin(lo, hi);
 
   uint flags = rx_ray_flags();
-  vec3 origin, dir;
-  float tmax;
   if (!rx_flag(RX_FLAG_RANGES)) {
-    rx_point_ray(lo, origin, dir, tmax);
-    trace(s, q, flags, origin, dir, tmax);
+    RxRay r = rx_point_ray(lo);
+    trace(s, q, flags, r.origin, r.dir, r.tmax);
   } else {
     for (uint64_t line = rx_line(lo); line <= rx_line(hi) && !rx_done(s); ++line) {
-      rx_range_ray(lo, hi, line, origin, dir, tmax);
-      trace(s, q, flags, origin, dir, tmax);
+      RxRay r = rx_range_ray(lo, hi, line);
+      trace(s, q, flags, r.origin, r.dir, r.tmax);
     }
   }
   rx_finish(s, q);

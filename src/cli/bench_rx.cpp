@@ -17,6 +17,7 @@
 #include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/rx_index.hpp"
+#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
 #include "raydb/workload.hpp"
@@ -40,6 +41,7 @@ struct BenchRxOptions {
   std::vector<std::string> opaque = {"on"};
   std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
+  std::vector<std::string> apis = {"vulkan"};       // --api: vulkan and/or optix (RX only)
   std::vector<uint32_t> bucket_sizes = {32};        // --index cgrx
   std::vector<std::string> cgrx_rays = {"window"};  // CgrxBuildOptions::window_first_ray, swept
   std::string key_dist = "uniform", probe_dist = "uniform";
@@ -101,19 +103,22 @@ struct Workload {
 
 // One index configuration under test: how to run its lookups and what to record about it.
 struct Candidate {
-  nlohmann::json fields;  // index, traversal, primitive, method, build times and bytes
-  std::string columns;    // its leading table columns
+  std::string api = "vulkan";  // which API traces (vulkan, optix)
+  nlohmann::json fields;       // api, index, traversal, primitive, method, build times and bytes
+  std::string columns;         // its leading table columns
   double build_ms = 0;
   uint64_t index_bytes = 0;
   std::function<Status(const workload::KeyColumn&, std::span<RxLookup>)> points;
   std::function<Status(const workload::RangeColumn&, std::span<RxLookup>)> ranges;
   std::function<RxProbeStats()> last_probe;
   std::function<void(bool)> sort_probes;  // null where the index cannot sort lookups itself
+  std::shared_ptr<RxIndex> rx;            // the RX index itself (an OptiX twin builds over it)
 };
 
 std::string columns(const std::string& index, const std::string& traversal,
-                    const std::string& primitive, const std::string& method) {
-  return fmt::format("{:<6} {:<9} {:<9} {:<15}", index, traversal, primitive, method);
+                    const std::string& primitive, const std::string& method,
+                    const std::string& api = "vulkan") {
+  return fmt::format("{:<6} {:<6} {:<9} {:<9} {:<15}", api, index, traversal, primitive, method);
 }
 
 // Points the candidate's lookups at `index` (RxIndex, SortedIndex, HashIndex); range lookups only
@@ -221,6 +226,51 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   if (bo.compress_duplicates) method_column += "/dc";
   if (o.diagnostic != "none") method_column = o.diagnostic;
   c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive), method_column);
+  c.build_ms = median(build_ms);
+  c.index_bytes = bs.bvh_bytes;
+  attach(c, index);
+  c.rx = index;
+  return c;
+}
+
+// The OptiX twin of an RX candidate (--api optix): a GAS over the very records of the Vulkan
+// index, the same primitives, build flags and lookups (docs/optix.md). One warm-up build, then
+// the median of --build-repeats rebuilds. Fails with the reason where OptiX cannot run: the run
+// asked for it.
+Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan) {
+  progress("building the OptiX twin over the same records");
+  auto index = std::make_shared<RxOptixIndex>(RxOptixIndex::build(*vulkan.rx).value());
+  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms;
+  for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
+    index->rebuild().value();
+    const auto& s = index->build_stats();
+    build_ms.push_back(s.build_ms());
+    convert_ms.push_back(s.convert_ms);
+    bvh_ms.push_back(s.bvh_build_ms);
+    compact_ms.push_back(s.compact_ms);
+  }
+  const RxBuildStats& bs = index->build_stats();
+  progress(fmt::format("OptiX built in {:.2f} ms (GPU), GAS {:.1f} MB", median(build_ms),
+                       bs.bvh_bytes / 1e6));
+  Candidate c;
+  c.api = "optix";
+  c.fields = vulkan.fields;
+  c.fields.update({{"api", "optix"},
+                   {"traversal", "optix"},
+                   {"build_time_ms", median(build_ms)},
+                   {"build_time_ms_all", build_ms},
+                   {"build_convert_ms", median(convert_ms)},
+                   {"build_bvh_ms", median(bvh_ms)},
+                   {"build_compact_ms", median(compact_ms)},
+                   {"build_bytes", bs.bvh_bytes},
+                   {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+                   {"build_peak_bytes", bs.build_peak_bytes},
+                   {"gpu_resident_bytes", bs.resident_bytes},
+                   {"blas_count", bs.blas_count},
+                   {"optix_version", optix_support(ctx).version}});
+  c.columns = vulkan.columns;  // api (6), index (6), traversal (9), ...
+  c.columns.replace(0, 6, fmt::format("{:<6}", "optix"));
+  c.columns.replace(14, 9, fmt::format("{:<9}", "optix"));
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
   attach(c, index);
@@ -363,11 +413,14 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
   return c;
 }
 
-// Times every probe configuration on one index: warm-up, then the median of --repeats, each
-// result compared whole with the CPU reference. Probes depend only on the seed and the probe
-// configuration, so every index of one run answers the same lookups.
-void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, Candidate& c,
-               std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
+// Times every probe configuration on one index, or on the twins of one index in several APIs
+// (the first is the one the others are checked against): warm-up, then the median of --repeats,
+// each result compared whole with the CPU reference, and every twin's results compared whole
+// with the first's. Probes depend only on the seed and the probe configuration, so every index
+// of one run answers the same lookups.
+void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
+               std::vector<Candidate*> twins, std::vector<nlohmann::json>& rows,
+               std::vector<std::string>& table) {
   uint64_t config = 0;
   for (const auto& rw_text : o.range_widths)
     for (double h : o.hit_rates)
@@ -377,15 +430,6 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
           throw Error(Errc::invalid_argument, "--order takes unsorted, sorted, gpu_sorted");
         uint64_t rw = parse_count(rw_text);
         bool gpu_sort = order == "gpu_sorted";
-        if (gpu_sort && !c.sort_probes) {
-          progress("skipped: gpu_sorted applies to RX lookups");
-          continue;
-        }
-        if (rw > 0 && !c.ranges) {
-          progress(fmt::format("skipped: {} answers point lookups only",
-                               c.fields["index"].get<std::string>()));
-          continue;
-        }
         workload::ProbeOptions po;
         po.count = w.nlookups;
         po.hit_rate = h;
@@ -394,84 +438,131 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w, C
         po.sorted = order == "sorted";
         po.range_width = rw;
         po.seed = w.seed + 1000003 * config;
-        ProbeRow pr{rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
-        progress(fmt::format("probing: {} {} lookups, hit rate {}, {}{}", pow2_name(w.nlookups),
-                             pr.kind, h, order, rw ? fmt::format(", width {}", rw) : ""));
-        std::vector<RxLookup> out(w.nlookups), want;
-        std::vector<double> up, down, sort;
-        auto time_it = [&](auto&& call) {
-          for (int i = 0; i < o.run.warmup; ++i) call().value();
-          for (int r = 0; r < o.run.repeats; ++r) {
-            call().value();
-            RxProbeStats s = c.last_probe();
-            pr.all_ms.push_back(s.probe_ms);
-            up.push_back(s.upload_ms);
-            sort.push_back(s.sort_ms);
-            down.push_back(s.download_ms);
+        std::optional<workload::KeyColumn> points;
+        std::optional<workload::RangeColumn> ranges;
+        std::vector<RxLookup> want, first_out;
+        std::string first_api;
+        for (Candidate* cp : twins) {
+          Candidate& c = *cp;
+          if (gpu_sort && c.api != "vulkan") {
+            progress(fmt::format("skipped: gpu_sorted is not done in {}", c.api));
+            continue;
           }
-          pr.rays = c.last_probe().rays;
-        };
-        if (gpu_sort) c.sort_probes(true);
-        if (rw == 0) {
-          auto probes = workload::make_point_probes(w.keys.universe, po).value();
-          time_it([&] { return c.points(probes, out); });
-          if (w.ref) want = w.ref->lookup(probes.span());
-        } else {
-          auto probes = workload::make_range_probes(w.keys.universe, po).value();
-          time_it([&] { return c.ranges(probes, out); });
-          if (w.ref) want = w.ref->lookup_ranges(probes.span());
+          if (gpu_sort && !c.sort_probes) {
+            progress("skipped: gpu_sorted applies to RX lookups");
+            continue;
+          }
+          if (rw > 0 && !c.ranges) {
+            progress(fmt::format("skipped: {} answers point lookups only",
+                                 c.fields["index"].get<std::string>()));
+            continue;
+          }
+          ProbeRow pr{rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
+          progress(fmt::format("probing ({}): {} {} lookups, hit rate {}, {}{}", c.api,
+                               pow2_name(w.nlookups), pr.kind, h, order,
+                               rw ? fmt::format(", width {}", rw) : ""));
+          std::vector<RxLookup> out(w.nlookups);
+          std::vector<double> up, down, sort;
+          auto time_it = [&](auto&& call) {
+            for (int i = 0; i < o.run.warmup; ++i) call().value();
+            for (int r = 0; r < o.run.repeats; ++r) {
+              call().value();
+              RxProbeStats s = c.last_probe();
+              pr.all_ms.push_back(s.probe_ms);
+              up.push_back(s.upload_ms);
+              sort.push_back(s.sort_ms);
+              down.push_back(s.download_ms);
+            }
+            pr.rays = c.last_probe().rays;
+          };
+          if (gpu_sort) c.sort_probes(true);
+          if (rw == 0) {
+            if (!points) {
+              points = workload::make_point_probes(w.keys.universe, po).value();
+              if (w.ref) want = w.ref->lookup(points->span());
+            }
+            time_it([&] { return c.points(*points, out); });
+          } else {
+            if (!ranges) {
+              ranges = workload::make_range_probes(w.keys.universe, po).value();
+              if (w.ref) want = w.ref->lookup_ranges(ranges->span());
+            }
+            time_it([&] { return c.ranges(*ranges, out); });
+          }
+          if (gpu_sort) c.sort_probes(false);
+          for (auto& r : out) pr.hits += r.count;
+          if (w.ref) {
+            size_t bad = 0;
+            for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
+            pr.checked = bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
+            if (bad) progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
+          }
+          // The cross-API check: every twin's results equal the first's, whole (also with
+          // --no-check, where there is no CPU reference).
+          std::string api_check = "-";
+          if (first_api.empty()) {
+            first_api = c.api;
+            if (twins.size() > 1) first_out = out;
+          } else {
+            size_t differ = 0;
+            for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == first_out[i]);
+            api_check = differ == 0 ? "identical to " + first_api
+                                    : fmt::format("DIFFER from {} ({} of {})", first_api, differ,
+                                                  out.size());
+            if (differ) {
+              progress(
+                  fmt::format("ERROR: {} {} results differ from {}'s", differ, c.api, first_api));
+              pr.checked =
+                  fmt::format("MISMATCH ({} of {} differ from {})", differ, out.size(), first_api);
+            }
+          }
+          pr.probe_ms = median(pr.all_ms);
+          pr.upload_ms = median(up);
+          pr.download_ms = median(down);
+          uint64_t nkeys = w.keys.keys.size();
+          nlohmann::json j = result_fields(ctx, "rx", o.run);
+          j.update({{"key_bits", w.bits},
+                    {"num_keys", nkeys},
+                    {"key_dist", o.key_dist},
+                    {"key_zipf", o.key_zipf},
+                    {"multiplicity", o.multiplicity},
+                    {"lookup_kind", pr.kind},
+                    {"num_lookups", w.nlookups},
+                    {"hit_rate", h},
+                    {"probe_dist", o.probe_dist},
+                    {"probe_zipf", o.probe_zipf},
+                    {"sorted_probes", pr.sorted},
+                    {"probe_order", order},
+                    {"probe_sort_ms", median(sort)},
+                    // gpu_sorted: CUB where the context runs CUDA, else the Vulkan radix sort.
+                    {"probe_sort_backend",
+                     order != "gpu_sorted"                                      ? "none"
+                     : ctx.resolve(Backend::automatic).value() == Backend::cuda ? "cub"
+                                                                                : "vulkan"},
+                    {"range_width", rw},
+                    {"probe_time_ms", pr.probe_ms},
+                    {"probe_time_ms_all", pr.all_ms},
+                    {"lookups_per_s", pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e-3) : 0.0},
+                    {"upload_ms", pr.upload_ms},
+                    {"download_ms", pr.download_ms},
+                    {"rays", pr.rays},
+                    {"hits", pr.hits},
+                    {"seed", w.seed},
+                    {"checked_result", pr.checked},
+                    {"api", c.api},
+                    {"api_check", api_check}});
+          j.update(c.fields);
+          rows.push_back(j);
+          table.push_back(fmt::format(
+              "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
+              "{:>9.1f}  {}",
+              c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
+              c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
+              c.index_bytes / 1e6,
+              gpu_sort ? fmt::format("{} (+ {:.3f} ms GPU sort)", pr.checked, median(sort))
+              : api_check != "-" ? fmt::format("{}, {}", pr.checked, api_check)
+                                 : pr.checked));
         }
-        if (gpu_sort) c.sort_probes(false);
-        for (auto& r : out) pr.hits += r.count;
-        if (w.ref) {
-          size_t bad = 0;
-          for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
-          pr.checked = bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
-          if (bad) progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
-        }
-        pr.probe_ms = median(pr.all_ms);
-        pr.upload_ms = median(up);
-        pr.download_ms = median(down);
-        uint64_t nkeys = w.keys.keys.size();
-        nlohmann::json j = result_fields(ctx, "rx", o.run);
-        j.update({{"key_bits", w.bits},
-                  {"num_keys", nkeys},
-                  {"key_dist", o.key_dist},
-                  {"key_zipf", o.key_zipf},
-                  {"multiplicity", o.multiplicity},
-                  {"lookup_kind", pr.kind},
-                  {"num_lookups", w.nlookups},
-                  {"hit_rate", h},
-                  {"probe_dist", o.probe_dist},
-                  {"probe_zipf", o.probe_zipf},
-                  {"sorted_probes", pr.sorted},
-                  {"probe_order", order},
-                  {"probe_sort_ms", median(sort)},
-                  // gpu_sorted: CUB where the context runs CUDA, else the Vulkan radix sort.
-                  {"probe_sort_backend", order != "gpu_sorted" ? "none"
-                                         : ctx.resolve(Backend::automatic).value() == Backend::cuda
-                                             ? "cub"
-                                             : "vulkan"},
-                  {"range_width", rw},
-                  {"probe_time_ms", pr.probe_ms},
-                  {"probe_time_ms_all", pr.all_ms},
-                  {"lookups_per_s", pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e-3) : 0.0},
-                  {"upload_ms", pr.upload_ms},
-                  {"download_ms", pr.download_ms},
-                  {"rays", pr.rays},
-                  {"hits", pr.hits},
-                  {"seed", w.seed},
-                  {"checked_result", pr.checked}});
-        j.update(c.fields);
-        rows.push_back(j);
-        table.push_back(fmt::format(
-            "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
-            "{:>9.1f}  {}",
-            c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
-            c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
-            c.index_bytes / 1e6,
-            gpu_sort ? fmt::format("{} (+ {:.3f} ms GPU sort)", pr.checked, median(sort))
-                     : pr.checked));
       }
 }
 
@@ -504,6 +595,29 @@ void run(BenchRxOptions& o) {
                        dev.type, dev.driver_name, dev.driver_info, size, pow2_name(nkeys),
                        pow2_name(nlookups), seed));
 
+  bool use_vulkan = false, use_optix = false;
+  for (const auto& api : o.apis) {
+    if (api == "vulkan")
+      use_vulkan = true;
+    else if (api == "optix")
+      use_optix = true;
+    else
+      throw Error(Errc::invalid_argument, fmt::format("unknown --api '{}' (vulkan, optix)", api));
+  }
+  if (use_optix) {
+    const OptixSupport& os = optix_support(ctx);
+    if (!os.available)
+      throw Error(Errc::unsupported, "--api optix: the OptiX backend is unavailable: " + os.reason);
+    progress(fmt::format("OptiX {} available: RX lookups run in Vulkan and OptiX", os.version));
+    if (o.diagnostic != "none")
+      throw Error(Errc::invalid_argument,
+                  "--diagnostic is a Vulkan measurement; not with --api optix");
+    for (const auto& kind : o.indexes)
+      if (kind != "rx")
+        throw Error(Errc::invalid_argument,
+                    fmt::format("--api optix runs the RX index only (not --index {})", kind));
+  }
+
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
   auto kd = workload::parse_distribution(o.key_dist).value();
@@ -529,7 +643,7 @@ void run(BenchRxOptions& o) {
     for (const auto& kind : o.indexes) {
       if (kind == "sorted" || kind == "hash") {
         Candidate c = kind == "sorted" ? build_sorted(o, ctx, wl) : build_hash(o, ctx, wl);
-        probe_all(o, ctx, w, c, rows, table);
+        probe_all(o, ctx, w, {&c}, rows, table);
         continue;
       }
       if (kind == "cgrx") {
@@ -537,7 +651,7 @@ void run(BenchRxOptions& o) {
           for (uint32_t bucket : o.bucket_sizes)
             for (const auto& rays : o.cgrx_rays)
               if (auto c = build_cgrx(o, ctx, wl, tname, bucket, rays))
-                probe_all(o, ctx, w, *c, rows, table);
+                probe_all(o, ctx, w, {&*c}, rows, table);
         continue;
       }
       if (kind != "rx")
@@ -557,7 +671,16 @@ void run(BenchRxOptions& o) {
                 for (uint32_t parts : o.partitions) {
                   auto c = build_rx(o, ctx, wl, tname, pname, layout, method, o.opaque[i] == "on",
                                     parts);
-                  if (c) probe_all(o, ctx, w, *c, rows, table);
+                  if (!c) continue;
+                  std::vector<Candidate*> twins;
+                  std::optional<Candidate> optix;
+                  if (use_vulkan) twins.push_back(&*c);
+                  if (use_optix) {
+                    optix = build_rx_optix(o, ctx, *c);
+                    twins.push_back(&*optix);
+                  }
+                  // With --api optix alone, the Vulkan index only holds the records.
+                  probe_all(o, ctx, w, twins, rows, table);
                 }
               }
     }
@@ -568,9 +691,9 @@ void run(BenchRxOptions& o) {
           "raydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps",
           dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
       fmt::format(
-          "{:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10} {:>10} {:>9} "
-          "{:>9}  {}",
-          "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit",
+          "{:<6} {:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10} {:>10} "
+          "{:>9} {:>9}  {}",
+          "api", "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit",
           "order", "width", "build ms", "probe ms", "Mlook/s", "index MB", "check"),
       table, rows);
 }
@@ -601,6 +724,10 @@ void register_bench_rx(CLI::App& bench) {
       ->delimiter(',');
   cmd->add_option("--index", o->indexes,
                   "index(es) to compare on the same keys and lookups: rx, cgrx, sorted, hash")
+      ->delimiter(',');
+  cmd->add_option("--api", o->apis,
+                  "vulkan and/or optix: RX lookups through each API on the same records and "
+                  "lookups, results checked identical (optix needs a build with OptiX_ROOT)")
       ->delimiter(',');
   cmd->add_option("--bucket-size", o->bucket_sizes,
                   "cgrx: keys per bucket, powers of two >= 2 (thesis: 32, 256); list")

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
+#include "raydb/rx_optix.hpp"
 
 namespace raydb::cli {
 
@@ -21,8 +22,8 @@ void register_info(CLI::App& app) {
     auto devices = Context::list_devices().value();
     nlohmann::json all = nlohmann::json::array();
     std::string chosen;
-    nlohmann::json cuda = {{"available", false}};
-    std::string cuda_line;
+    nlohmann::json cuda = {{"available", false}}, optix = {{"available", false}};
+    std::string cuda_line, optix_line = "no Vulkan device";
     {
       auto ctx = Context::create();
       chosen = ctx ? fmt::format("device {} ({}), traversal: {}", ctx->device().index,
@@ -34,6 +35,10 @@ void register_info(CLI::App& app) {
         cuda_line = s.available ? fmt::format("yes, CUDA device {} ({}): the CUDA kernels run",
                                               s.ordinal, s.name)
                                 : "no (" + s.reason + "): the Vulkan compute twins run";
+        const OptixSupport& os = optix_support(*ctx);
+        optix = {{"available", os.available}, {"reason", os.reason}, {"version", os.version}};
+        optix_line = os.available ? fmt::format("yes, OptiX {} (bench rx --api optix)", os.version)
+                                  : "no (" + os.reason + ")";
       } else {
         cuda_line = "no Vulkan device";
       }
@@ -90,9 +95,12 @@ void register_info(CLI::App& app) {
     if (*json)
       fmt::print(
           "{}\n",
-          nlohmann::json{{"devices", all}, {"raydb_would_use", chosen}, {"cuda", cuda}}.dump(2));
+          nlohmann::json{
+              {"devices", all}, {"raydb_would_use", chosen}, {"cuda", cuda}, {"optix", optix}}
+              .dump(2));
     else
-      fmt::print("raydb would use: {}\nCUDA fast path: {}\n", chosen, cuda_line);
+      fmt::print("raydb would use: {}\nCUDA fast path: {}\nOptiX backend: {}\n", chosen, cuda_line,
+                 optix_line);
   });
 }
 

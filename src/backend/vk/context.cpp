@@ -474,6 +474,7 @@ TraversalMode VkContext::resolve(TraversalMode mode) const {
 
 VkContext::~VkContext() {
   if (device) vk.vkDeviceWaitIdle(device);
+  optix.reset();
   cuda.reset();
   kernel_cache.clear();
   if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);

@@ -56,6 +56,8 @@ struct VkContext {
   std::optional<CudaSupport> cuda_support;
   Backend backend = Backend::automatic;  // ContextOptions::backend or RAYDB_BACKEND
   std::shared_ptr<cuda::Runtime> cuda;
+  // backend/optix: OptiX support and device context, probed on first use; released before `cuda`.
+  std::shared_ptr<void> optix;
 
   std::atomic<uint64_t> validation_messages{0};
   std::function<void(std::string_view)> on_validation_message;

@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/optix/optix.hpp"
 #include "backend/vk/commands.hpp"
 
 namespace raydb::detail {
@@ -43,8 +44,9 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "duplicate counter");
   Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                       "duplicate readback");
-  out.records = Buffer(c, n * kKeyRecordBytes, kStorageUsage, MemoryUse::device,
-                       fmt::format("{} records", name));
+  // Shared with CUDA where the OptiX backend is built: an RxOptixIndex builds over these records.
+  out.records = cuda::kernel_buffer(c, cuda && optix::built(), n * kKeyRecordBytes,
+                                    fmt::format("{} records", name));
 
   CommandBatch batch(c);
   VkCommandBuffer cmd = batch.cmd();

@@ -17,6 +17,7 @@
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/rx/rx_params.hpp"
+#include "ops/rx/rx_view.hpp"
 
 namespace raydb {
 
@@ -516,20 +517,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   VkContext& c = *ctx;
   probe_stats = {};
   validate_queries(q, width);
-  uint64_t rays = q.count;
-  if (q.ranges) {
-    rays = 0;
-    for (uint64_t i = 0; i < q.count; ++i) {
-      uint64_t lines = rx_line(q.hi(i)) - rx_line(q.lo(i)) + 1;
-      if (lines > options.max_rays_per_range)
-        throw Error(Errc::limit_exceeded,
-                    fmt::format("range query {} [{}, {}] spans {} lines of 2^23 keys, more rays "
-                                "than max_rays_per_range ({})",
-                                i, q.lo(i), q.hi(i), lines, options.max_rays_per_range));
-      rays += lines;
-    }
-  }
-  probe_stats.rays = rays;
+  probe_stats.rays = rx_ray_count(q, options.max_rays_per_range);
   RxCollectResult collected;
   if (q.count == 0) return collected;
   ensure_probe_kernels();
@@ -674,6 +662,36 @@ RxCollectResult RxIndexImpl::read_matches(RxRowMatch* matches, uint64_t capacity
   matches_host.invalidate();
   std::memcpy(matches, matches_host.mapped(), bytes);
   return r;
+}
+
+uint64_t rx_ray_count(const QueryBatch& q, uint64_t max_rays_per_range) {
+  if (!q.ranges) return q.count;
+  uint64_t rays = 0;
+  for (uint64_t i = 0; i < q.count; ++i) {
+    uint64_t lines = rx_line(q.hi(i)) - rx_line(q.lo(i)) + 1;
+    if (lines > max_rays_per_range)
+      throw Error(Errc::limit_exceeded,
+                  fmt::format("range query {} [{}, {}] spans {} lines of 2^23 keys, more rays "
+                              "than max_rays_per_range ({})",
+                              i, q.lo(i), q.hi(i), lines, max_rays_per_range));
+    rays += lines;
+  }
+  return rays;
+}
+
+RxIndexView rx_view(const RxIndex& index) {
+  const RxIndexImpl& i = *index.impl_;
+  RxIndexView v;
+  v.ctx = i.ctx;
+  v.records = &i.records;
+  v.keys = i.n;
+  v.width = i.width;
+  v.unique = i.unique;
+  v.method = i.method;
+  v.opaque_hits = i.opaque_hits();
+  v.options = &i.options;
+  v.build_stats = &i.build_stats;
+  return v;
 }
 
 }  // namespace detail

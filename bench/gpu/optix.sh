@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see bench/gpu/README.md): the Vulkan-vs-OptiX cross-API test, then
+# `raydb bench rx --api vulkan,optix` at the paper's sizes, each lookup result compared whole with
+# the CPU reference and between the two APIs (docs/optix.md). Binaries are built on the developer
+# machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
+# $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt and rx.jsonl.
+# Usage: bench/gpu/optix.sh [tests] [points] [key64] [ranges] [boxes] | all   (default all: about
+# 7 minutes on an H100; if a call runs short of time, run 'tests points' and 'key64 ranges boxes')
+set -uo pipefail
+source .gl/enter.sh
+OUT=${OUT:-/tmp/raydb-out}
+BUILD=${RAYDB_BUILD:-build}
+R=$BUILD/src/raydb
+T=$BUILD/tests/raydb_tests
+name=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+device=$(echo "$name" | tr '[:upper:]' '[:lower:]' | sed -E 's/[^a-z0-9]+/-/g; s/^-+|-+$//g')
+device=${device:-unknown-device}
+mkdir -p "$OUT/results/$device"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv | tee "$OUT/gpu.txt"
+$R info | tee -a "$OUT/gpu.txt" | grep -E "raydb would use|CUDA|OptiX"
+if ! $R info | grep -q "^OptiX backend: yes"; then
+  echo "FAIL: the OptiX backend is not available to this binary (see 'OptiX backend:' above;" \
+       "was it built with -DOptiX_ROOT?)" >&2
+  exit 2
+fi
+
+what=" ${*:-all} "
+part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
+status=0
+
+if part tests; then
+  log="$OUT/results/$device/tests-optix.txt"
+  echo "== cross-API tests on $name: every OptiX lookup against Vulkan and the CPU reference"
+  RAYDB_TEST_NO_VALIDATION=1 $T -tc="optix*" -s > "$log" 2>&1
+  rc=$?
+  grep -E "ERROR|FATAL" -A14 "$log" | head -120
+  grep -E "test cases|assertions" "$log"
+  if grep -q "skipped: no OptiX device" "$log"; then
+    echo "FAIL: the OptiX cases were skipped on the GPU machine:" >&2
+    grep -m1 "skipped: no OptiX device" "$log" >&2
+    status=3
+  elif [[ $rc -ne 0 ]]; then
+    echo "FAIL: the OptiX tests failed (exit $rc); see $log" >&2
+    status=$rc
+  else
+    echo "OK: OptiX lookups equal Vulkan's and the CPU reference ($log)"
+  fi
+fi
+
+# Same build flags in both APIs: prefer fast trace, allow compaction, compacted.
+B="$R bench rx --out $OUT/results --api vulkan,optix --prefer fast_trace"
+if part points; then
+  echo "== 2^26 32-bit keys, 2^27 point lookups: hit_and_scan (opaque rays) and any_hit"
+  $B --label optix-points --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted \
+    --build-repeats 2 --warmup 2 || status=5
+fi
+if part key64; then
+  echo "== 64-bit keys, hit_and_scan"
+  $B --label optix-key64 --key-bits 64 --method hit_and_scan --hit-rate 1 \
+    --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
+fi
+if part ranges; then
+  echo "== range lookups on dense keys (hits per lookup = width), 2^24 lookups"
+  $B --label optix-ranges --key-dist dense --lookups 2^24 --range-width 1,16,256 \
+    --method hit_and_scan,any_hit --hit-rate 1 --order unsorted --build-repeats 1 --warmup 2 \
+    || status=5
+fi
+if part boxes; then
+  echo "== boxes (intersection programs): points and 16-key ranges, 2^24 lookups"
+  $B --label optix-boxes --key-dist dense --lookups 2^24 --range-width 0,16 --primitive aabbs \
+    --method hit_and_scan,any_hit --order unsorted --build-repeats 1 --warmup 2 || status=5
+fi
+[[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
+exit $status

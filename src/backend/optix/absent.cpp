@@ -1,0 +1,69 @@
+// The OptiX backend of a build without OptiX headers: never available, and every RxOptixIndex
+// build fails with that reason.
+#include "backend/optix/optix.hpp"
+#include "common/capture.hpp"
+#include "ops/rx/rx_view.hpp"
+
+namespace raydb {
+
+namespace detail {
+struct RxOptixImpl {};
+}  // namespace detail
+
+namespace detail::optix {
+
+bool built() {
+  return false;
+}
+
+const OptixSupport& support(VkContext&) {
+  static const OptixSupport s{
+      false,
+      "raydb was built without OptiX (CMake found no OptiX headers: set OptiX_ROOT or OPTIX_ROOT)",
+      ""};
+  return s;
+}
+
+void require(VkContext& ctx) {
+  throw Error(Errc::unsupported, "the OptiX backend is unavailable: " + support(ctx).reason);
+}
+
+}  // namespace detail::optix
+
+const OptixSupport& optix_support(const Context& ctx) {
+  return detail::optix::support(ctx.vk());
+}
+
+Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index) {
+  return detail::capture([&]() -> RxOptixIndex {
+    detail::VkContext& c = *detail::rx_view(index).ctx;
+    detail::optix::require(c);
+    throw Error(Errc::internal, "unreachable");
+  });
+}
+
+RxOptixIndex::RxOptixIndex(std::unique_ptr<detail::RxOptixImpl> impl) : impl_(std::move(impl)) {}
+RxOptixIndex::RxOptixIndex(RxOptixIndex&&) noexcept = default;
+RxOptixIndex& RxOptixIndex::operator=(RxOptixIndex&&) noexcept = default;
+RxOptixIndex::~RxOptixIndex() = default;
+
+Status RxOptixIndex::rebuild() {
+  return Error(Errc::unsupported,
+               "the OptiX backend is unavailable: raydb was built without OptiX");
+}
+Status RxOptixIndex::lookup(KeySpan, std::span<RxLookup>) {
+  return rebuild();
+}
+Status RxOptixIndex::lookup_ranges(RangeSpan, std::span<RxLookup>) {
+  return rebuild();
+}
+const RxBuildStats& RxOptixIndex::build_stats() const {
+  static const RxBuildStats none;
+  return none;
+}
+const RxProbeStats& RxOptixIndex::last_probe() const {
+  static const RxProbeStats none;
+  return none;
+}
+
+}  // namespace raydb

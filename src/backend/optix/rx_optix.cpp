@@ -1,0 +1,421 @@
+// RxOptixIndex: the RX mapping through OptiX. Builds one GAS over the Vulkan index's records
+// (imported into CUDA), with primitives from common/rx_mapping.h, makes a pipeline of the embedded
+// rx_programs.cu, and launches one ray-generation thread per lookup, the twin of rx_probe.rgen.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <optix.h>
+#include <optix_stubs.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backend/cuda/runtime.hpp"
+#include "backend/optix/kernels.hpp"
+#include "backend/optix/optix_internal.hpp"
+#include "backend/optix/rx_launch.h"
+#include "common/capture.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
+#include "ops/rx/rx_params.hpp"
+#include "ops/rx/rx_view.hpp"
+#include "raydb/rx_optix.hpp"
+
+extern const unsigned char raydb_optix_rx_programs[];
+extern const unsigned long long raydb_optix_rx_programs_size;
+
+namespace raydb::detail {
+
+namespace {
+
+// Device bytes this index holds now and at most since the last reset (build_peak_bytes).
+struct MemoryTally {
+  uint64_t now = 0, peak = 0;
+  void add(int64_t delta) {
+    now = static_cast<uint64_t>(static_cast<int64_t>(now) + delta);
+    peak = std::max(peak, now);
+  }
+};
+
+// One cudaMalloc, freed with its owner, counted in a MemoryTally.
+class DeviceMemory {
+ public:
+  DeviceMemory() = default;
+  DeviceMemory(MemoryTally& tally, uint64_t bytes, const char* what) : tally_(&tally) {
+    bytes_ = bytes;
+    cuda::check(cudaMalloc(&ptr_, std::max<uint64_t>(bytes, 16)),
+                fmt::format("cudaMalloc of {} bytes ({})", bytes, what).c_str());
+    tally_->add(static_cast<int64_t>(bytes_));
+  }
+  DeviceMemory(DeviceMemory&& o) noexcept { *this = std::move(o); }
+  DeviceMemory& operator=(DeviceMemory&& o) noexcept {
+    if (this != &o) {
+      reset();
+      std::swap(ptr_, o.ptr_);
+      std::swap(bytes_, o.bytes_);
+      std::swap(tally_, o.tally_);
+    }
+    return *this;
+  }
+  ~DeviceMemory() { reset(); }
+  void reset() {
+    if (ptr_) {
+      cudaFree(ptr_);  // nothing to do about a failing free; the result is not affected
+      tally_->add(-static_cast<int64_t>(bytes_));
+    }
+    ptr_ = nullptr;
+    bytes_ = 0;
+  }
+  CUdeviceptr address() const { return reinterpret_cast<CUdeviceptr>(ptr_); }
+  void* get() const { return ptr_; }
+  uint64_t bytes() const { return bytes_; }
+  explicit operator bool() const { return ptr_ != nullptr; }
+
+ private:
+  void* ptr_ = nullptr;
+  uint64_t bytes_ = 0;
+  MemoryTally* tally_ = nullptr;
+};
+
+// OptiX's launch limit: width * height * depth <= 2^30.
+constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
+
+struct SbtRecord {
+  alignas(OPTIX_SBT_RECORD_ALIGNMENT) char header[OPTIX_SBT_RECORD_HEADER_SIZE];
+};
+
+}  // namespace
+
+struct RxOptixImpl {
+  RxIndexView view;
+  optix::State* st = nullptr;
+  cudaStream_t stream = nullptr;
+  bool boxes = false;
+  MemoryTally memory;
+  DeviceMemory gas;
+  OptixTraversableHandle handle = 0;
+
+  OptixModule module = nullptr;
+  OptixProgramGroup groups[3] = {nullptr, nullptr, nullptr};  // raygen, miss, hit group
+  OptixPipeline pipeline = nullptr;
+  DeviceMemory sbt_records;
+  OptixShaderBindingTable sbt{};
+
+  DeviceMemory params_dev, queries_dev, results_dev;
+  RxBuildStats build_stats;
+  RxProbeStats probe_stats;
+
+  RxOptixImpl() = default;
+  RxOptixImpl(const RxOptixImpl&) = delete;
+  RxOptixImpl& operator=(const RxOptixImpl&) = delete;
+  ~RxOptixImpl() {
+    if (stream) cudaStreamSynchronize(stream);
+    if (pipeline) optixPipelineDestroy(pipeline);
+    for (OptixProgramGroup g : groups)
+      if (g) optixProgramGroupDestroy(g);
+    if (module) optixModuleDestroy(module);
+  }
+
+  unsigned build_flags() const {
+    const RxBuildOptions& o = *view.options;
+    unsigned f = OPTIX_BUILD_FLAG_NONE;
+    if (o.compact) f |= OPTIX_BUILD_FLAG_ALLOW_COMPACTION;
+    if (o.preference == BuildPreference::fast_trace) f |= OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
+    if (o.preference == BuildPreference::fast_build) f |= OPTIX_BUILD_FLAG_PREFER_FAST_BUILD;
+    return f;
+  }
+
+  void build_gas();
+  void make_pipeline();
+  void probe(const QueryBatch& q, RxLookup* out);
+};
+
+void RxOptixImpl::build_gas() {
+  VkContext& c = *view.ctx;
+  cuda::runtime(c);  // makes the context's device current on this thread
+  handle = 0;
+  gas.reset();
+  memory.peak = memory.now;
+  const uint64_t baseline = memory.now;
+  const uint64_t n = view.keys;
+  const uint64_t records_bytes = n * kKeyRecordBytes;
+  build_stats = {};
+  build_stats.upload_ms = view.build_stats->upload_ms;  // the records are the Vulkan index's
+  build_stats.sort_ms = view.build_stats->sort_ms;
+  build_stats.unique_keys = view.unique;
+  build_stats.primitives = n;
+  build_stats.partitions = 1;
+  if (n == 0) return;  // no GAS: the ray-generation program traces nothing (handle 0)
+
+  if (!view.records->is_exportable())
+    throw Error(Errc::unsupported,
+                "the RX index's records are not shared with CUDA (was the Vulkan backend forced, "
+                "ContextOptions::backend or RAYDB_BACKEND=vulkan?); OptiX builds over them");
+  unsigned max_prims = 0;
+  optix::check(
+      optixDeviceContextGetProperty(st->context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
+                                    &max_prims, sizeof max_prims),
+      "optixDeviceContextGetProperty (max primitives per GAS)");
+  if (n > max_prims)
+    throw Error(Errc::unsupported,
+                fmt::format("{} keys are more primitives than one OptiX GAS holds ({}); raydb's "
+                            "OptiX path builds one GAS",
+                            n, max_prims));
+  void* records = cuda::device_ptr(c, *view.records);
+
+  DeviceMemory prims(memory, n * (boxes ? sizeof(OptixAabb) : 9 * sizeof(float)),
+                     "OptiX primitives");
+  CUdeviceptr prim_address = prims.address();
+  // VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR, as the Vulkan build sets it.
+  unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
+  OptixBuildInput input{};
+  if (boxes) {
+    input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
+    input.customPrimitiveArray.aabbBuffers = &prim_address;
+    input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(n);
+    input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
+    input.customPrimitiveArray.flags = &geometry_flags;
+    input.customPrimitiveArray.numSbtRecords = 1;
+  } else {
+    input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
+    input.triangleArray.vertexBuffers = &prim_address;
+    input.triangleArray.numVertices = static_cast<unsigned>(3 * n);
+    input.triangleArray.vertexFormat = OPTIX_VERTEX_FORMAT_FLOAT3;
+    input.triangleArray.vertexStrideInBytes = 3 * sizeof(float);
+    input.triangleArray.flags = &geometry_flags;
+    input.triangleArray.numSbtRecords = 1;
+  }
+  OptixAccelBuildOptions options{};
+  options.buildFlags = build_flags();
+  options.operation = OPTIX_BUILD_OPERATION_BUILD;
+  OptixAccelBufferSizes sizes{};
+  optix::check(optixAccelComputeMemoryUsage(st->context, &options, &input, 1, &sizes),
+               "optixAccelComputeMemoryUsage");
+  const bool compact = view.options->compact;
+  DeviceMemory compacted_size(memory, sizeof(uint64_t), "OptiX compacted size");
+  DeviceMemory output(memory, sizes.outputSizeInBytes, "OptiX GAS");
+  cuda::Timer timer(c, 6);
+  {
+    DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
+    OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
+    uint32_t t0 = timer.mark();
+    optix::launch_rx_primitives(records, prims.get(), n, view.width == KeyWidth::bits64, boxes,
+                                stream);
+    cuda::check(cudaGetLastError(), "rx_primitives kernel launch");
+    uint32_t t1 = timer.mark();
+    optix::check(optixAccelBuild(st->context, stream, &options, &input, 1, temp.address(),
+                                 temp.bytes(), output.address(), output.bytes(), &handle,
+                                 compact ? &emit : nullptr, compact ? 1u : 0u),
+                 "optixAccelBuild");
+    uint32_t t2 = timer.mark();
+    build_stats.convert_ms = timer.ms(t0, t1);
+    build_stats.bvh_build_ms = timer.ms(t1, t2);
+  }  // scratch and primitives freed before compaction, as the Vulkan build frees them
+  prims.reset();
+  build_stats.bvh_uncompacted_bytes = sizes.outputSizeInBytes;
+  if (compact) {
+    uint64_t bytes = 0;
+    cuda::check(cudaMemcpy(&bytes, compacted_size.get(), sizeof bytes, cudaMemcpyDeviceToHost),
+                "cudaMemcpy (compacted size)");
+    DeviceMemory small(memory, bytes, "OptiX compacted GAS");
+    uint32_t t3 = timer.mark();
+    optix::check(optixAccelCompact(st->context, stream, handle, small.address(), bytes, &handle),
+                 "optixAccelCompact");
+    uint32_t t4 = timer.mark();
+    build_stats.compact_ms = timer.ms(t3, t4);
+    gas = std::move(small);  // the uncompacted GAS goes with `output`
+  } else {
+    gas = std::move(output);
+  }
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS build)");
+  build_stats.blas_count = 1;
+  build_stats.bvh_bytes = gas.bytes();
+  build_stats.build_peak_bytes = records_bytes + (memory.peak - baseline);
+  build_stats.resident_bytes = records_bytes + gas.bytes();
+}
+
+void RxOptixImpl::make_pipeline() {
+  char log[4096];
+  size_t log_size = sizeof log;
+  OptixModuleCompileOptions module_options{};
+  module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
+  module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
+  module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+  OptixPipelineCompileOptions pipeline_options{};
+  pipeline_options.usesMotionBlur = 0;
+  pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
+  pipeline_options.numPayloadValues = 2;    // a pointer to the lookup's state, or the entry
+  pipeline_options.numAttributeValues = 2;  // triangles' barycentrics (unused); boxes report none
+  pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
+  pipeline_options.pipelineLaunchParamsVariableName = "params";
+  pipeline_options.usesPrimitiveTypeFlags =
+      boxes ? OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM : OPTIX_PRIMITIVE_TYPE_FLAGS_TRIANGLE;
+  optix::check(optixModuleCreate(st->context, &module_options, &pipeline_options,
+                                 reinterpret_cast<const char*>(raydb_optix_rx_programs),
+                                 raydb_optix_rx_programs_size, log, &log_size, &module),
+               "optixModuleCreate (rx_programs)", log);
+
+  OptixProgramGroupDesc desc[3] = {};
+  desc[0].kind = OPTIX_PROGRAM_GROUP_KIND_RAYGEN;
+  desc[0].raygen.module = module;
+  desc[0].raygen.entryFunctionName = "__raygen__rx";
+  desc[1].kind = OPTIX_PROGRAM_GROUP_KIND_MISS;
+  desc[1].miss.module = module;
+  desc[1].miss.entryFunctionName = "__miss__rx";
+  desc[2].kind = OPTIX_PROGRAM_GROUP_KIND_HITGROUP;
+  desc[2].hitgroup.moduleCH = module;
+  desc[2].hitgroup.entryFunctionNameCH = "__closesthit__rx";
+  desc[2].hitgroup.moduleAH = module;
+  desc[2].hitgroup.entryFunctionNameAH = "__anyhit__rx";
+  if (boxes) {
+    desc[2].hitgroup.moduleIS = module;
+    desc[2].hitgroup.entryFunctionNameIS = "__intersection__rx_box";
+  }
+  OptixProgramGroupOptions group_options{};
+  log_size = sizeof log;
+  optix::check(
+      optixProgramGroupCreate(st->context, desc, 3, &group_options, log, &log_size, groups),
+      "optixProgramGroupCreate", log);
+  OptixPipelineLinkOptions link{};
+  link.maxTraceDepth = 1;
+  log_size = sizeof log;
+  // Stack sizes: OptiX's default, which is correct for a trace depth of 1 and no callables.
+  optix::check(optixPipelineCreate(st->context, &pipeline_options, &link, groups, 3, log, &log_size,
+                                   &pipeline),
+               "optixPipelineCreate", log);
+
+  SbtRecord records[3];
+  for (int i = 0; i < 3; ++i)
+    optix::check(optixSbtRecordPackHeader(groups[i], &records[i]), "optixSbtRecordPackHeader");
+  sbt_records = DeviceMemory(memory, sizeof records, "OptiX shader binding table");
+  cuda::check(cudaMemcpy(sbt_records.get(), records, sizeof records, cudaMemcpyHostToDevice),
+              "cudaMemcpy (shader binding table)");
+  sbt = {};
+  sbt.raygenRecord = sbt_records.address();
+  sbt.missRecordBase = sbt_records.address() + sizeof(SbtRecord);
+  sbt.missRecordStrideInBytes = sizeof(SbtRecord);
+  sbt.missRecordCount = 1;
+  sbt.hitgroupRecordBase = sbt_records.address() + 2 * sizeof(SbtRecord);
+  sbt.hitgroupRecordStrideInBytes = sizeof(SbtRecord);
+  sbt.hitgroupRecordCount = 1;
+}
+
+void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
+  VkContext& c = *view.ctx;
+  cuda::runtime(c);
+  probe_stats = {};
+  validate_queries(q, view.width);
+  probe_stats.rays = rx_ray_count(q, view.options->max_rays_per_range);
+  if (q.count == 0) return;
+  if (!queries_dev || queries_dev.bytes() < q.bytes())
+    queries_dev = DeviceMemory(memory, q.bytes(), "OptiX queries");
+  uint64_t result_bytes = q.count * sizeof(RxLookup);
+  if (!results_dev || results_dev.bytes() < result_bytes)
+    results_dev = DeviceMemory(memory, result_bytes, "OptiX results");
+
+  // One parameter block per launch, uploaded before the timed part.
+  std::vector<optix::RxLaunchParams> launches;
+  optix::RxLaunchParams p{};
+  p.handle = handle;
+  p.records = view.records->is_exportable()
+                  ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *view.records))
+                  : 0;
+  p.queries = queries_dev.address();
+  p.results = results_dev.address();
+  p.flags = rx_probe_flags(view.width, q.ranges, view.unique, false, view.method, view.opaque_hits);
+  p.num_primitives = static_cast<uint32_t>(view.keys);
+  for (uint64_t first = 0; first < q.count; first += kMaxLaunchWidth) {
+    p.query_offset = static_cast<uint32_t>(first);
+    p.num_queries = static_cast<uint32_t>(std::min(kMaxLaunchWidth, q.count - first));
+    launches.push_back(p);
+  }
+  uint64_t params_bytes = launches.size() * sizeof(optix::RxLaunchParams);
+  if (!params_dev || params_dev.bytes() < params_bytes)
+    params_dev = DeviceMemory(memory, params_bytes, "OptiX launch parameters");
+  cuda::check(cudaMemcpyAsync(params_dev.get(), launches.data(), params_bytes,
+                              cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (launch parameters)");
+  // Poisoned, as the Vulkan batch poisons its results: a lookup that wrote nothing shows.
+  cuda::check(cudaMemsetAsync(results_dev.get(), 0xAB, result_bytes, stream), "cudaMemsetAsync");
+
+  cuda::Timer timer(c, 4);
+  uint32_t t0 = timer.mark();
+  cuda::check(cudaMemcpyAsync(queries_dev.get(), q.data, q.bytes(), cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (queries)");
+  uint32_t t1 = timer.mark();
+  for (size_t i = 0; i < launches.size(); ++i)
+    optix::check(optixLaunch(pipeline, stream, params_dev.address() + i * sizeof launches[i],
+                             sizeof launches[i], &sbt, launches[i].num_queries, 1, 1),
+                 "optixLaunch");
+  uint32_t t2 = timer.mark();
+  cuda::check(cudaMemcpyAsync(out, results_dev.get(), result_bytes, cudaMemcpyDeviceToHost, stream),
+              "cudaMemcpyAsync (results)");
+  uint32_t t3 = timer.mark();
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (lookups)");
+  probe_stats.upload_ms = timer.ms(t0, t1);
+  probe_stats.probe_ms = timer.ms(t1, t2);
+  probe_stats.download_ms = timer.ms(t2, t3);
+}
+
+}  // namespace raydb::detail
+
+namespace raydb {
+
+using detail::RxOptixImpl;
+
+namespace {
+
+void check_supported(const RxBuildOptions& o) {
+  auto refuse = [](const std::string& what) {
+    throw Error(Errc::unsupported, "the OptiX RX path does not build " + what);
+  };
+  if (o.partitions != 1)
+    refuse(fmt::format("partitioned BVHs (partitions = {}); it builds one GAS", o.partitions));
+  if (o.compress_duplicates) refuse("with compress_duplicates");
+  if (o.allow_update) refuse("updatable BVHs (allow_update)");
+  if (o.sort_probes) refuse("with sort_probes (lookups sorted on the GPU)");
+}
+
+}  // namespace
+
+Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index) {
+  return detail::capture([&]() -> RxOptixIndex {
+    auto impl = std::make_unique<RxOptixImpl>();
+    impl->view = detail::rx_view(index);
+    detail::VkContext& c = *impl->view.ctx;
+    detail::optix::require(c);
+    check_supported(*impl->view.options);
+    impl->st = &detail::optix::state(c);
+    impl->stream = detail::cuda::runtime(c).stream;
+    impl->boxes = impl->view.options->primitive == Primitive::aabbs;
+    impl->make_pipeline();
+    impl->build_gas();
+    return RxOptixIndex(std::move(impl));
+  });
+}
+
+Status RxOptixIndex::rebuild() {
+  return detail::capture([&] { impl_->build_gas(); });
+}
+
+Status RxOptixIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  return detail::lookup_into(*impl_, detail::QueryBatch::points(points), out);
+}
+
+Status RxOptixIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
+  return detail::lookup_into(*impl_, detail::QueryBatch::of(ranges), out);
+}
+
+const RxBuildStats& RxOptixIndex::build_stats() const {
+  return impl_->build_stats;
+}
+const RxProbeStats& RxOptixIndex::last_probe() const {
+  return impl_->probe_stats;
+}
+
+RxOptixIndex::RxOptixIndex(std::unique_ptr<RxOptixImpl> impl) : impl_(std::move(impl)) {}
+RxOptixIndex::RxOptixIndex(RxOptixIndex&&) noexcept = default;
+RxOptixIndex& RxOptixIndex::operator=(RxOptixIndex&&) noexcept = default;
+RxOptixIndex::~RxOptixIndex() = default;
+
+}  // namespace raydb

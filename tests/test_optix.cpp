@@ -1,0 +1,261 @@
+// The OptiX backend: its absence is an answer with a reason on every machine, and where OptiX runs
+// (an NVIDIA GPU with the driver's libnvoptix, a build with OptiX_ROOT) every RX lookup through
+// OptiX equals the Vulkan index's result and the CPU reference, whole, on fresh random data with
+// the magnitude edges. bench/gpu/optix.sh runs these on the GPU machine.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+
+#include "backend/optix/optix.hpp"
+#include "raydb/rx_index.hpp"
+#include "raydb/rx_optix.hpp"
+#include "raydb/rx_reference.hpp"
+#include "raydb/workload.hpp"
+#include "support.hpp"
+
+using namespace raydb;
+
+namespace {
+
+// Whether the OptiX path can be exercised; otherwise says why, in the words bench/gpu/optix.sh
+// looks for. Never a pass: the caller returns without checking anything.
+bool optix_or_skip() {
+  const OptixSupport& s = optix_support(test::context());
+  if (!s.available) MESSAGE("skipped: no OptiX device (" << s.reason << ")");
+  return s.available;
+}
+
+struct Config {
+  Primitive primitive;
+  KeyWidth width;
+  RxLookupMethod method;
+  bool opaque;
+  bool key_order;
+};
+
+std::vector<Config> configs() {
+  std::vector<Config> out;
+  for (Primitive p : {Primitive::triangles, Primitive::aabbs})
+    for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+      out.push_back({p, w, RxLookupMethod::hit_and_scan, true, true});
+      if (p == Primitive::triangles)
+        out.push_back({p, w, RxLookupMethod::hit_and_scan, false, true});
+      out.push_back({p, w, RxLookupMethod::any_hit, true, true});
+      out.push_back({p, w, RxLookupMethod::any_hit, true, false});  // row-order primitives
+    }
+  return out;
+}
+
+std::string name(const Config& c) {
+  return std::string(to_string(c.primitive)) + "/" + to_string(c.width) + "-bit/" +
+         to_string(c.method) + (c.opaque ? "" : "/any-hit-calls") +
+         (c.key_order ? "" : "/row-order");
+}
+
+// Random keys with duplicates (1-3 copies) and the magnitude edges, in random row order.
+workload::KeyColumn make_keys(KeyWidth w, size_t distinct, uint64_t max_key, std::mt19937_64& rng) {
+  std::vector<uint64_t> ks;
+  for (size_t i = 0; i < distinct; ++i) {
+    uint64_t k = rng() % max_key;
+    for (uint64_t r = 0, reps = 1 + rng() % 3; r < reps; ++r) ks.push_back(k);
+  }
+  for (uint64_t e : test::edge_keys(w == KeyWidth::bits64)) ks.push_back(e);
+  std::shuffle(ks.begin(), ks.end(), rng);
+  workload::KeyColumn c;
+  c.width = w;
+  for (uint64_t k : ks) c.push_back(k);
+  return c;
+}
+
+// Half present keys (edges included), half random ones.
+workload::KeyColumn make_points(const workload::KeyColumn& keys, size_t n, uint64_t max_key,
+                                std::mt19937_64& rng) {
+  workload::KeyColumn p;
+  p.width = keys.width;
+  for (uint64_t e : test::edge_keys(keys.width == KeyWidth::bits64)) p.push_back(e);
+  for (size_t i = 0; i < n; ++i)
+    p.push_back(i % 2 == 0 && keys.size() ? keys[rng() % keys.size()] : rng() % max_key);
+  return p;
+}
+
+// Ranges of 1 to 2^26 keys (up to 9 lines of 2^23), from present and random keys, and ranges at
+// the top of the key space.
+workload::RangeColumn make_ranges(const workload::KeyColumn& keys, size_t n, uint64_t max_key,
+                                  std::mt19937_64& rng) {
+  workload::RangeColumn r;
+  r.width = keys.width;
+  auto add = [&](uint64_t lo, uint64_t hi) {
+    if (r.width == KeyWidth::bits64)
+      r.r64.push_back({lo, hi});
+    else
+      r.r32.push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
+  };
+  uint64_t top = r.width == KeyWidth::bits64 ? ~uint64_t{0} : 0xFFFFFFFFull;
+  add(top - 5, top);
+  add(0, 0);
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t lo = i % 2 == 0 && keys.size() ? keys[rng() % keys.size()] : rng() % max_key;
+    uint64_t width = 1 + rng() % (uint64_t{1} << (rng() % 27));
+    add(lo, lo > top - width ? top : lo + width - 1);
+  }
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("optix: availability is an answer with a reason and never a crash") {
+  test::ValidationGuard guard;
+  const OptixSupport& s = optix_support(test::context());
+  MESSAGE("OptiX " << (s.available ? "available (headers " + s.version + ")"
+                                   : "unavailable: " + s.reason)
+                   << " (backend compiled in: "
+                   << std::string(detail::optix::built() ? "yes" : "no") << ")");
+  CHECK(&s == &optix_support(test::context()));  // probed once
+  if (!detail::optix::built()) {
+    CHECK(!s.available);
+    CHECK(s.reason.find("built without OptiX") != std::string::npos);
+    CHECK(s.version.empty());
+  } else {
+    CHECK(!s.version.empty());
+  }
+  if (s.available) return;
+  CHECK(!s.reason.empty());
+  // Every build refuses cleanly, naming the reason.
+  workload::KeyColumn keys;
+  keys.width = KeyWidth::bits32;
+  for (uint64_t k : {5, 1, 9}) keys.push_back(k);
+  auto index = RxIndex::build(test::context(), keys.span()).value();
+  auto twin = RxOptixIndex::build(index);
+  REQUIRE(!twin.ok());
+  CHECK(twin.error().code() == Errc::unsupported);
+  CHECK(std::string(twin.error().what()).find(s.reason) != std::string::npos);
+}
+
+TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
+  test::ValidationGuard guard;
+  if (!optix_or_skip()) return;
+  const uint64_t seed = test::fresh_seed();
+  for (const Config& c : configs()) {
+    std::string config = name(c);
+    CAPTURE(config);
+    std::mt19937_64 rng(seed);
+    // Small enough that random ranges hold keys, large enough to span several lines.
+    uint64_t max_key = c.width == KeyWidth::bits64 ? (uint64_t{1} << 36) : 0xFFFFFFFFull;
+    auto keys = make_keys(c.width, 20000, max_key, rng);
+    std::vector<uint32_t> values(keys.size());
+    for (auto& v : values) v = static_cast<uint32_t>(rng());
+    RxBuildOptions o;
+    o.primitive = c.primitive;
+    o.method = c.method;
+    o.opaque_triangles = c.opaque;
+    o.key_order = c.key_order;
+    o.preference = BuildPreference::fast_trace;
+    auto vulkan = RxIndex::build(test::context(), keys.span(), values, o);
+    REQUIRE_MESSAGE(vulkan.ok(), (vulkan.ok() ? "" : vulkan.error().what()));
+    auto optix = RxOptixIndex::build(*vulkan);
+    REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+    const RxBuildStats& bs = optix->build_stats();
+    CHECK(bs.primitives == keys.size());
+    CHECK(bs.bvh_bytes > 0);
+    CHECK(bs.bvh_bytes <= bs.bvh_uncompacted_bytes);
+    CHECK(bs.build_peak_bytes >= bs.resident_bytes);
+    RxReference ref(keys.span(), values);
+
+    auto points = make_points(keys, 20000, max_key, rng);
+    std::vector<RxLookup> got(points.size()), twin(points.size());
+    REQUIRE(optix->lookup(points.span(), got).ok());
+    REQUIRE(vulkan->lookup(points.span(), twin).ok());
+    auto want = ref.lookup(points.span());
+    test::check_lookups(got, want, "OptiX points vs the CPU reference");
+    test::check_lookups(got, twin, "OptiX points vs Vulkan");
+    CHECK(optix->last_probe().rays == points.size());
+
+    auto ranges = make_ranges(keys, 5000, max_key, rng);
+    std::vector<RxLookup> got_r(ranges.size()), twin_r(ranges.size());
+    auto st = optix->lookup_ranges(ranges.span(), got_r);
+    REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().what()));
+    REQUIRE(vulkan->lookup_ranges(ranges.span(), twin_r).ok());
+    test::check_lookups(got_r, ref.lookup_ranges(ranges.span()),
+                        "OptiX ranges vs the CPU reference");
+    test::check_lookups(got_r, twin_r, "OptiX ranges vs Vulkan");
+    CHECK(optix->last_probe().rays == vulkan->last_probe().rays);
+
+    // A rebuild over the same records answers the same.
+    REQUIRE(optix->rebuild().ok());
+    std::vector<RxLookup> again(points.size());
+    REQUIRE(optix->lookup(points.span(), again).ok());
+    test::check_lookups(again, want, "OptiX points after a rebuild");
+  }
+}
+
+TEST_CASE("optix: unique keys all-hit and all-miss and an empty index") {
+  test::ValidationGuard guard;
+  if (!optix_or_skip()) return;
+  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64})
+    for (Primitive p : {Primitive::triangles, Primitive::aabbs}) {
+      CAPTURE(to_string(w));
+      CAPTURE(to_string(p));
+      workload::KeyOptions ko;
+      ko.count = 50000;
+      ko.width = w;
+      ko.seed = test::fresh_seed();
+      auto wl = workload::make_keys(ko).value();
+      RxBuildOptions o;
+      o.primitive = p;
+      auto vulkan = RxIndex::build(test::context(), wl.keys.span(), wl.values, o).value();
+      auto optix = RxOptixIndex::build(vulkan).value();
+      RxReference ref(wl.keys.span(), wl.values);
+      for (double h : {1.0, 0.0}) {
+        workload::ProbeOptions po;
+        po.count = 40000;
+        po.hit_rate = h;
+        po.seed = ko.seed + 7;
+        auto probes = workload::make_point_probes(wl.universe, po).value();
+        std::vector<RxLookup> got(probes.size()), twin(probes.size());
+        REQUIRE(optix.lookup(probes.span(), got).ok());
+        REQUIRE(vulkan.lookup(probes.span(), twin).ok());
+        test::check_lookups(got, ref.lookup(probes.span()), "OptiX unique points");
+        test::check_lookups(got, twin, "OptiX unique points vs Vulkan");
+        auto hits =
+            std::count_if(got.begin(), got.end(), [](const RxLookup& r) { return r.hit(); });
+        CHECK(static_cast<size_t>(hits) == (h == 1.0 ? probes.size() : 0u));
+      }
+      // An empty index: every lookup misses, none fails.
+      workload::KeyColumn none;
+      none.width = w;
+      auto empty = RxIndex::build(test::context(), none.span(), {}, o).value();
+      auto empty_optix = RxOptixIndex::build(empty).value();
+      workload::KeyColumn some;
+      some.width = w;
+      for (uint64_t k : test::edge_keys(w == KeyWidth::bits64)) some.push_back(k);
+      std::vector<RxLookup> got(some.size());
+      REQUIRE(empty_optix.lookup(some.span(), got).ok());
+      for (const RxLookup& r : got) CHECK(r == RxLookup{});
+    }
+}
+
+TEST_CASE("optix: refused configurations name their cause") {
+  test::ValidationGuard guard;
+  if (!optix_or_skip()) return;
+  workload::KeyColumn keys;
+  keys.width = KeyWidth::bits32;
+  for (uint64_t k : {5, 1, 9, 1}) keys.push_back(k);
+  RxBuildOptions o;
+  o.partitions = 2;
+  auto parted = RxIndex::build(test::context(), keys.span(), {}, o).value();
+  auto r = RxOptixIndex::build(parted);
+  REQUIRE(!r.ok());
+  CHECK(r.error().code() == Errc::unsupported);
+  CHECK(std::string(r.error().what()).find("partition") != std::string::npos);
+  // Bad queries fail as they do in Vulkan.
+  auto index = RxIndex::build(test::context(), keys.span()).value();
+  auto optix = RxOptixIndex::build(index).value();
+  workload::KeyColumn wide;
+  wide.width = KeyWidth::bits64;
+  wide.push_back(1);
+  std::vector<RxLookup> out(1);
+  auto st = optix.lookup(wide.span(), out);
+  REQUIRE(!st.ok());
+  CHECK(st.error().code() == Errc::invalid_argument);
+}
