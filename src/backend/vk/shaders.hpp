@@ -25,6 +25,7 @@ enum class ShaderId {
   cgrx_probe_query,
   key_records,
   copy_words,
+  stream_words,
   sorted_lookup32,
   sorted_lookup64,
   sorted_fences32,
