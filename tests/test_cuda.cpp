@@ -79,8 +79,8 @@ TEST_CASE("cuda: exportable Vulkan buffers hold data and export an fd") {
       // A Vulkan kernel on the shared buffer (NOT, twice) leaves the data as it was.
       uint32_t rows = static_cast<uint32_t>(words * 32);
       test::BitmapOpParams p{b.address(), 0, static_cast<uint32_t>(words), rows, 2, 0};
-      test::run_vulkan(ShaderId::bitmap_ops, p, words);
-      test::run_vulkan(ShaderId::bitmap_ops, p, words);
+      test::run_vulkan(ShaderId::bitmap_ops, p, bitmap_op_items(words));
+      test::run_vulkan(ShaderId::bitmap_ops, p, bitmap_op_items(words));
       test::check_equal_whole(test::download<uint32_t>(b, words), data, "words");
       int fd = b.export_fd();
       CHECK(fd >= 0);

@@ -109,7 +109,7 @@ TEST_CASE("cuda kernels: bitmap and or not popcount and count") {
                                static_cast<uint32_t>(rows),
                                op,
                                0};
-        test::run_vulkan(ShaderId::bitmap_ops, p, words);
+        test::run_vulkan(ShaderId::bitmap_ops, p, bitmap_op_items(words));
         test::check_equal_whole(test::download<uint32_t>(va, words),
                                 test::download<uint32_t>(ca, words), "Vulkan twin a");
         test::check_equal_whole(test::download<uint32_t>(vb, words),
@@ -201,10 +201,12 @@ TEST_CASE("cuda kernels: sieving vectors and selections from vectors and codes")
       uint32_t words = static_cast<uint32_t>((rows + 31) / 32);
       std::vector<uint32_t> code_of_row;
       auto codes = random_codes(rng, rows, bins, code_of_row);
-      std::vector<uint32_t> want_vectors(uint64_t{bins - 1} * words, 0);
+      // Vectors lie `stride` words apart; the padding words between them are 0.
+      uint32_t stride = static_cast<uint32_t>(sieve_vector_stride(words));
+      std::vector<uint32_t> want_vectors(uint64_t{bins - 1} * stride, 0);
       for (uint32_t k = 1; k < bins; ++k)
         for (uint64_t r = 0; r < rows; ++r)
-          if (code_of_row[r] < k) want_vectors[uint64_t{k - 1} * words + r / 32] |= 1u << (r % 32);
+          if (code_of_row[r] < k) want_vectors[uint64_t{k - 1} * stride + r / 32] |= 1u << (r % 32);
       Buffer cb = test::shared_upload(codes);
       Buffer vectors = test::shared_upload(std::vector<uint32_t>(want_vectors.size(), ~0u));
       cuda::sieve_vectors(c, cb, vectors, rows, bins);
@@ -212,7 +214,7 @@ TEST_CASE("cuda kernels: sieving vectors and selections from vectors and codes")
                               "CUDA sieve vectors");
       Buffer vk_vectors = test::shared_upload(std::vector<uint32_t>(want_vectors.size(), ~0u));
       test::VectorsParams vp{
-          cb.address(), vk_vectors.address(), static_cast<uint32_t>(rows), words, bins, 0};
+          cb.address(), vk_vectors.address(), static_cast<uint32_t>(rows), words, bins, stride};
       test::run_vulkan(ShaderId::dpbis_vectors, vp, want_vectors.size());
       test::check_equal_whole(test::download<uint32_t>(vk_vectors, want_vectors.size()),
                               test::download<uint32_t>(vectors, want_vectors.size()),
@@ -247,8 +249,8 @@ TEST_CASE("cuda kernels: sieving vectors and selections from vectors and codes")
                              b_lo,
                              b_hi,
                              bins,
-                             0};
-        test::run_vulkan(ShaderId::dpbis_sieve_select, sp, words);
+                             stride};
+        test::run_vulkan(ShaderId::dpbis_sieve_select, sp, (words + 3) / 4);
         test::check_equal_whole(test::download<uint32_t>(vk_sieve, words), want,
                                 "Vulkan twin sieve select");
         Buffer vk_codes = test::shared_upload(std::vector<uint32_t>(words, ~0u));
@@ -276,27 +278,42 @@ TEST_CASE("cuda kernels: linear-scan refinement of candidate ranges") {
     std::iota(row_ids.begin(), row_ids.end(), 0u);
     std::shuffle(row_ids.begin(), row_ids.end(), rng);
     size_t words = (rows + 31) / 32;
-    Buffer sb = test::shared_upload(sorted), rb = test::shared_upload(row_ids);
-    for (int t = 0; t < 8; ++t) {
-      uint32_t begin = rows ? static_cast<uint32_t>(rng() % rows) : 0;
-      uint32_t end = rows ? begin + static_cast<uint32_t>(rng() % (rows - begin + 1)) : 0;
-      if (t == 0) begin = 0, end = static_cast<uint32_t>(rows);  // the whole range
+    // Padded to whole 16-byte chunks, as DpBisTable allocates them (the kernels load 4 at once).
+    Buffer sb = test::shared_upload(sorted, dpbis_sorted_bytes(rows));
+    Buffer rb = test::shared_upload(row_ids, dpbis_sorted_bytes(rows));
+    auto random_range = [&](uint32_t& begin, uint32_t& end) {
+      begin = rows ? static_cast<uint32_t>(rng() % rows) : 0;
+      end = rows ? begin + static_cast<uint32_t>(rng() % (rows - begin + 1)) : 0;
+    };
+    for (int t = 0; t < 10; ++t) {
+      // Two ranges as DP-BIS passes its boundary bins: either may be empty, both whole, adjacent
+      // (sharing a 16-byte chunk) or apart, ending anywhere within a chunk.
+      uint32_t begin0, end0, begin1, end1;
+      random_range(begin0, end0);
+      random_range(begin1, end1);
+      if (t == 0) begin0 = 0, end0 = static_cast<uint32_t>(rows), begin1 = end1 = 0;
+      if (t == 1) begin1 = end0, end1 = static_cast<uint32_t>(rows);
+      if (t == 2) begin0 = end0 = 0;
       const uint32_t picks[] = {0u, 1u, 500u, 999u, 0xFFFFFFFEu, 0xFFFFFFFFu};
       uint32_t lo = picks[rng() % 6], hi = picks[rng() % 6];
-      CAPTURE(begin);
-      CAPTURE(end);
+      CAPTURE(begin0);
+      CAPTURE(end0);
+      CAPTURE(begin1);
+      CAPTURE(end1);
       CAPTURE(lo);
       CAPTURE(hi);
       auto before = random_words(rng, words, rows, t % 3);  // refinement only ORs bits in
       std::vector<uint32_t> want = before;
-      for (uint32_t p = begin; p < end; ++p)
-        if (sorted[p] >= lo && sorted[p] <= hi) want[row_ids[p] / 32] |= 1u << (row_ids[p] % 32);
+      for (auto [b, e] : {std::pair{begin0, end0}, std::pair{begin1, end1}})
+        for (uint32_t p = b; p < e; ++p)
+          if (sorted[p] >= lo && sorted[p] <= hi) want[row_ids[p] / 32] |= 1u << (row_ids[p] % 32);
       Buffer bits = test::shared_upload(before);
-      cuda::refine_candidates(c, sb, rb, bits, begin, end, lo, hi);
+      cuda::refine_candidates(c, sb, rb, bits, begin0, end0, begin1, end1, lo, hi);
       test::check_equal_whole(test::download<uint32_t>(bits, words), want, "CUDA refinement");
       Buffer vk_bits = test::shared_upload(before);
-      test::CandidatesParams p{sb.address(), rb.address(), vk_bits.address(), begin, end, lo, hi};
-      test::run_vulkan(ShaderId::dpbis_candidates, p, end - begin);
+      test::CandidatesParams p{
+          sb.address(), rb.address(), vk_bits.address(), begin0, end0, begin1, end1, lo, hi};
+      test::run_vulkan(ShaderId::dpbis_candidates, p, candidate_items(begin0, end0, begin1, end1));
       test::check_equal_whole(test::download<uint32_t>(vk_bits, words), want,
                               "Vulkan twin refinement");
     }
@@ -316,13 +333,15 @@ TEST_CASE("cuda kernels: a Vulkan pass then CUDA then Vulkan with no host wait b
   test::BitmapOpParams pop_op{
       bits.address(), counts.address(), words, static_cast<uint32_t>(rows), 3, 0};
   CommandBatch first(c);  // Vulkan: NOT
-  kernel(c, ShaderId::bitmap_ops, sizeof not_op).dispatch(first.cmd(), &not_op, words);
+  kernel(c, ShaderId::bitmap_ops, sizeof not_op)
+      .dispatch(first.cmd(), &not_op, bitmap_op_items(words));
   cuda::cuda_after(c, first);
   first.submit();
   cuda::bitmap_op(c, bits, nullptr, rows, 2);  // CUDA: NOT again, after the Vulkan pass
   CommandBatch second(c);                      // Vulkan: popcounts, after the CUDA kernel
   cuda::vulkan_after(c, second);
-  kernel(c, ShaderId::bitmap_ops, sizeof pop_op).dispatch(second.cmd(), &pop_op, words);
+  kernel(c, ShaderId::bitmap_ops, sizeof pop_op)
+      .dispatch(second.cmd(), &pop_op, bitmap_op_items(words));
   second.submit_and_wait();
   first.wait();
   std::vector<uint32_t> want(words);

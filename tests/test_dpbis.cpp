@@ -11,18 +11,22 @@
 
 using namespace raydb;
 
-TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
-  test::ValidationGuard guard;
+namespace {
+
+// Random simple and compound queries (AND and OR) against the CPU reference. Row counts give
+// every bitmap word count modulo 4 (the selections move 4 words at once, the tail word by word).
+void check_queries(const DpBisOptions& options, std::initializer_list<size_t> row_counts,
+                   int trials) {
   std::mt19937_64 rng(test::fresh_seed());
-  for (size_t rows : {size_t{1}, size_t{1000}, size_t{100003}}) {
+  for (size_t rows : row_counts) {
     std::vector<std::vector<uint32_t>> data;
     for (int kind = 0; kind < 4; ++kind) data.push_back(test::column(rng, rows, kind));
     std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
-    auto table = DpBisTable::build(test::context(), cols).value();
-    for (uint32_t used : table.build_stats().bins_used) CHECK(used <= 256);
-    if (rows > 1000)
+    auto table = DpBisTable::build(test::context(), cols, options).value();
+    for (uint32_t used : table.build_stats().bins_used) CHECK(used <= options.bins);
+    if (rows > 1000 && options.bins >= 64)
       CHECK(table.build_stats().bins_used[2] <= 64);  // 64 distinct values: at most 64 bins
-    for (int trial = 0; trial < 40; ++trial) {
+    for (int trial = 0; trial < trials; ++trial) {
       std::vector<Predicate> preds;
       for (int k = 0, n = 1 + trial % 3; k < n; ++k) {
         Predicate p;
@@ -35,11 +39,71 @@ TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
       }
       for (Combine combine : {Combine::all, Combine::any}) {
         CAPTURE(rows);
+        CAPTURE(options.bins);
+        CAPTURE(options.sieve_vectors);
         CAPTURE(trial);
         auto got = table.select(preds, combine).value().words().value();
         test::check_equal_whole(got, test::reference(cols, preds, combine, rows), "dpbis bitmap");
       }
     }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
+  test::ValidationGuard guard;
+  check_queries({}, {1, 1000, 100003}, 40);
+  check_queries({}, {33, 129, 2000}, 10);  // 2, 5 and 63 bitmap words
+}
+
+TEST_CASE("dpbis: sieving vectors answer as the codes do") {
+  test::ValidationGuard guard;
+  for (uint32_t bins : {2u, 3u, 128u, 256u}) {
+    DpBisOptions sieve{bins, true};
+    check_queries(sieve, {1, 33, 129, 2000, 100003}, 8);
+  }
+}
+
+TEST_CASE("dpbis: a diagnostic runs the selection or the refinement alone") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  size_t rows = 20011;
+  std::vector<uint32_t> data = test::column(rng, rows, 0);
+  std::vector<std::span<const uint32_t>> cols = {data};
+  for (bool sieve : {false, true}) {
+    CAPTURE(sieve);
+    auto table = DpBisTable::build(test::context(), cols, {128, sieve}).value();
+    // Bounds inside the data: both boundary bins are refined.
+    std::vector<Predicate> preds{{0, CompareOp::between, data[rows / 3], data[rows / 2]}};
+    if (preds[0].value > preds[0].value2) std::swap(preds[0].value, preds[0].value2);
+    auto want = test::reference(cols, preds, Combine::all, rows);
+    auto full = table.select(preds).value().words().value();
+    test::check_equal_whole(full, want, "all passes");
+    DpBisQueryStats all = table.last_query();
+    REQUIRE(all.candidates > 0);
+
+    table.set_diagnostic(DpBisDiagnostic::select_only);
+    auto inner = table.select(preds).value().words().value();
+    DpBisQueryStats select_only = table.last_query();
+    CHECK(select_only.candidates == 0);
+    CHECK(select_only.bytes == all.bytes - all.candidates * 8);
+    // The inner bins alone: a subset of the answer, and short of it by boundary rows only.
+    uint64_t missing = 0;
+    for (size_t i = 0; i < want.size(); ++i) {
+      CHECK((inner[i] & ~want[i]) == 0u);
+      missing += static_cast<uint64_t>(__builtin_popcount(want[i] & ~inner[i]));
+    }
+    CHECK(missing > 0);
+    CHECK(missing <= all.candidates);
+
+    table.set_diagnostic(DpBisDiagnostic::refine_only);
+    REQUIRE(table.select(preds).ok());
+    CHECK(table.last_query().candidates == all.candidates);
+    CHECK(table.last_query().bytes == all.candidates * 8);
+
+    table.set_diagnostic(DpBisDiagnostic::none);
+    test::check_equal_whole(table.select(preds).value().words().value(), want, "passes restored");
   }
 }
 

@@ -133,25 +133,33 @@ TEST_CASE("full scan: empty and full results and constants outside the data") {
 TEST_CASE("bitmap: and, or, not equal word-wise CPU results") {
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
-  size_t rows = 70001;
-  auto cols = random_columns(rng, 2, rows);
-  auto table = ColumnTable::upload(test::context(), spans(cols)).value();
-  Predicate p1{0, CompareOp::lt, 1u << 31}, p2{1, CompareOp::ge, 50};
-  auto x = full_scan(table, std::vector<Predicate>{p1}).value();
-  auto y = full_scan(table, std::vector<Predicate>{p2}).value();
-  auto wx = full_scan_reference(spans(cols), std::vector<Predicate>{p1});
-  auto wy = full_scan_reference(spans(cols), std::vector<Predicate>{p2});
-  REQUIRE(x.or_with(y).ok());
-  std::vector<uint32_t> want(wx.size());
-  for (size_t i = 0; i < want.size(); ++i) want[i] = wx[i] | wy[i];
-  test::check_equal_whole(x.words().value(), want, "or");
-  REQUIRE(x.and_with(y).ok());
-  for (size_t i = 0; i < want.size(); ++i) want[i] &= wy[i];
-  test::check_equal_whole(x.words().value(), want, "and");
-  REQUIRE(x.invert().ok());
-  for (size_t i = 0; i < want.size(); ++i) want[i] = ~want[i];
-  want.back() &= (1u << (rows % 32)) - 1;  // bits past the last row stay 0
-  test::check_equal_whole(x.words().value(), want, "not");
+  // 2188, 2, 5, 7 and 126 words: every word count modulo 4 (the kernel moves 4 words at once and
+  // the last ones word by word), with a partial last word.
+  for (size_t rows : {size_t{70001}, size_t{33}, size_t{129}, size_t{193}, size_t{4001}}) {
+    CAPTURE(rows);
+    auto cols = random_columns(rng, 2, rows);
+    auto table = ColumnTable::upload(test::context(), spans(cols)).value();
+    Predicate p1{0, CompareOp::lt, 1u << 31}, p2{1, CompareOp::ge, 50};
+    auto x = full_scan(table, std::vector<Predicate>{p1}).value();
+    auto y = full_scan(table, std::vector<Predicate>{p2}).value();
+    auto wx = full_scan_reference(spans(cols), std::vector<Predicate>{p1});
+    auto wy = full_scan_reference(spans(cols), std::vector<Predicate>{p2});
+    REQUIRE(x.or_with(y).ok());
+    std::vector<uint32_t> want(wx.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = wx[i] | wy[i];
+    test::check_equal_whole(x.words().value(), want, "or");
+    REQUIRE(x.and_with(y).ok());
+    for (size_t i = 0; i < want.size(); ++i) want[i] &= wy[i];
+    test::check_equal_whole(x.words().value(), want, "and");
+    REQUIRE(x.invert().ok());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = ~want[i];
+    want.back() &= (1u << (rows % 32)) - 1;  // bits past the last row stay 0
+    test::check_equal_whole(x.words().value(), want, "not");
+    std::vector<uint32_t> want_rows;  // row ids come from the per-word popcounts
+    for (uint32_t r = 0; r < rows; ++r)
+      if (want[r / 32] >> (r % 32) & 1u) want_rows.push_back(r);
+    test::check_equal_whole(x.row_ids().value(), want_rows, "row ids");
+  }
 }
 
 TEST_CASE("scan: bad input gets a clear error") {

@@ -367,11 +367,19 @@ def cpu_tables(rows):
     return out
 
 
+def is_diagnostic(r):
+    """A bandwidth diagnostic: one pass alone, a stream pass, or CUDA timed after a held stream."""
+    return r.get("pass", "all") != "all" or (r.get("cuda_hold_us") or 0) > 0
+
+
 def dpbis_table(d):
     path = d / "dpbis.jsonl"
     if not path.exists():
         return []
-    rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    every = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
+    rows = [r for r in every if not is_diagnostic(r)]
+    if not rows:
+        return []
     # The newest measurement of each configuration.
     key = lambda r: (r["index"], r.get("backend", "vulkan"), r["rows"], r["columns"], r["selectivity"], r["combine"])
     newest_of = {}
@@ -390,6 +398,36 @@ def dpbis_table(d):
     for r in rows:
         out.append(f"| {r['index']} | {r.get('backend', 'vulkan')} | {r['rows']} | {r['columns']} | {r['selectivity']:g} | {r['combine']} | "
                    f"{fmt_ms(r['query_time_ms'])} | {r['achieved_gbps']:.1f} | "
+                   f"{'-' if r.get('bandwidth_fraction') is None else format(r['bandwidth_fraction'], '.2f')} | "
+                   f"{r['candidates']} | {r['checked_result']} |")
+    out.append("")
+    return out + bandwidth_table(d, every)
+
+
+def bandwidth_table(d, every):
+    """bench/gpu/bandwidth.sh: each pass alone beside the whole query, streams of the same sizes."""
+    rows = [r for r in every if str(r.get("label", "")).startswith("bandwidth-")]
+    if not rows:
+        return []
+    key = lambda r: (r["index"], r.get("backend", "vulkan"), r.get("cuda_hold_us") or 0, r["rows"], r["columns"],
+                     r["selectivity"], r["combine"], r.get("stream_bytes", 0))
+    newest_of = {}
+    for r in rows:
+        if key(r) not in newest_of or r["timestamp"] > newest_of[key(r)]["timestamp"]:
+            newest_of[key(r)] = r
+    rows = sorted(newest_of.values(), key=lambda r: (r["rows"], r.get("backend", "vulkan"), r.get("cuda_hold_us") or 0,
+                                                      r["index"].split("_")[0], r["selectivity"], r["index"],
+                                                      r.get("stream_bytes", 0)))
+    out = [f"Bandwidth by pass (`bench/gpu/bandwidth.sh`, {device_line(rows[0])}): `*_select` is the codes or vectors "
+           f"pass alone, `*_refine` the boundary bins' refinement alone (atomics into the bitmap not counted in MB), "
+           f"read_only / write_only / copy one compute pass of the size in MB; hold: CUDA stream held (us) before "
+           f"the first event, so host launch latency is out.", "",
+           "| index | kernels | hold us | rows | selectivity | MB moved | ms | GB/s | of copy bandwidth | candidates | checked |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['index']} | {r.get('backend', 'vulkan')} | {r.get('cuda_hold_us') or 0:g} | {r['rows']} | "
+                   f"{r['selectivity']:g} | {r['bytes_moved'] / 1e6:.1f} | {fmt_ms(r['query_time_ms'])} | "
+                   f"{r['achieved_gbps']:.1f} | "
                    f"{'-' if r.get('bandwidth_fraction') is None else format(r['bandwidth_fraction'], '.2f')} | "
                    f"{r['candidates']} | {r['checked_result']} |")
     out.append("")
@@ -672,7 +710,7 @@ def scan_plots(plt, d, outdir):
     if not path.exists():
         return
     rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-    rows = [r for r in rows if r["combine"] == "all" and r.get("backend", "vulkan") != "cpu"]
+    rows = [r for r in rows if r["combine"] == "all" and r.get("backend", "vulkan") != "cpu" and not is_diagnostic(r)]
     newest_of = {}
     for r in rows:
         k = (r["index"], r.get("backend", "vulkan"), r["rows"], r["columns"], r["selectivity"])

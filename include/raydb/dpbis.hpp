@@ -51,9 +51,17 @@ struct DpBisQueryStats {
   uint64_t candidates = 0;  // values checked in boundary bins, all predicates
   // Device memory the kernels read and write: codes (32 bytes per 32 rows) or each sieving vector
   // read (4 bytes per 32 rows), value and row id of each candidate, each predicate's bitmap
-  // written, and for each AND / OR two bitmaps read and one written.
+  // written, and for each AND / OR two bitmaps read and one written. Not counted: the bitmap word
+  // that each qualifying candidate ORs its bit into (an atomic read-modify-write of a random word,
+  // a 32-byte sector each way in DRAM), since the host does not know how many qualify.
   uint64_t bytes = 0;
 };
+
+// DpBisTable::set_diagnostic: which passes of each predicate run, so that a benchmark can time
+// them apart. select_only: the codes or vectors pass without the boundary bins' refinement;
+// refine_only: the refinement alone, into a bitmap the selection did not write. Either gives an
+// answer that is not the query's (no result check applies); stats count only the passes run.
+enum class DpBisDiagnostic { none, select_only, refine_only };
 
 namespace detail {
 struct DpBisImpl;
@@ -72,6 +80,8 @@ class DpBisTable {
   Backend backend() const;  // never automatic
   const DpBisBuildStats& build_stats() const;
   const DpBisQueryStats& last_query() const;
+  // For benchmarks only: the passes the next selections run (none: all, the default).
+  void set_diagnostic(DpBisDiagnostic diagnostic);
 
   DpBisTable(DpBisTable&&) noexcept;
   DpBisTable& operator=(DpBisTable&&) noexcept;

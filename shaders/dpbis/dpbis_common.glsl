@@ -9,3 +9,14 @@
 #define DPBIS_BINS 256u
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Array { uint v[]; };
+
+// Bit j (0 .. 3) set when byte j of w lies in [lo, lo + width), all four bytes at once (SWAR);
+// lo4 and width4 hold lo and width in every byte, lo + width <= 256, width < 256. The twin of
+// in_range4 in src/backend/cuda/dpbis.cu.
+uint in_range4(uint w, uint lo4, uint width4) {
+  const uint H = 0x80808080u;
+  uint d = ((w | H) - (lo4 & ~H)) ^ ((w ^ ~lo4) & H);    // bytewise w - lo, modulo 256
+  uint t = (d | H) - (width4 & ~H);                        // high bits: low 7 bits of d >= width's
+  uint ge = ((d & ~width4) | (~(d ^ width4) & t)) & H;     // high bits: d >= width
+  return ((((~ge & H) >> 7u) * 0x00204081u) >> 21u) & 0xFu;  // the 4 high bits, gathered
+}

@@ -3,29 +3,33 @@
 
 // Sieving bit vectors (RTScan's Data Sieving, BinDex's virtual bit vectors made real): vector k,
 // for k = 1 .. bins - 1, marks the rows whose bin code is below k. Vector 0 would be empty and
-// vector `bins` all rows, so neither is stored. One invocation per (vector, bitmap word).
+// vector `bins` all rows, so neither is stored. Vectors lie `stride` words apart (words rounded
+// up to a multiple of 4, so every vector starts 16-byte aligned for the selection's uvec4 loads);
+// the padding words are written 0. One invocation per (vector, word of the stride).
 layout(local_size_x = 64) in;
 layout(push_constant, scalar) uniform DpBisVectorsParams {
   uint64_t codes;
-  uint64_t vectors;  // (bins - 1) * words words
+  uint64_t vectors;  // (bins - 1) * stride words
   uint rows;
   uint words;
   uint bins;
-  uint pad0;
+  uint stride;
 }
 pc;
 
 void main() {
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
-  if (i >= (pc.bins - 1u) * pc.words) return;
-  uint k = i / pc.words + 1u;
-  uint word = i % pc.words;
+  if (i >= (pc.bins - 1u) * pc.stride) return;  // the host keeps this product below 2^32
+  uint k = i / pc.stride + 1u;
+  uint word = i % pc.stride;
   uint bits = 0u;
-  for (uint j = 0u; j < 8u; ++j) {
-    uint w = U32Array(pc.codes).v[word * 8u + j];
-    for (uint b = 0u; b < 4u; ++b) {
-      uint r = j * 4u + b;
-      if (word * 32u + r < pc.rows && ((w >> (8u * b)) & 0xFFu) < k) bits |= 1u << r;
+  if (word < pc.words) {
+    for (uint j = 0u; j < 8u; ++j) {
+      uint w = U32Array(pc.codes).v[word * 8u + j];
+      for (uint b = 0u; b < 4u; ++b) {
+        uint r = j * 4u + b;
+        if (word * 32u + r < pc.rows && ((w >> (8u * b)) & 0xFFu) < k) bits |= 1u << r;
+      }
     }
   }
   U32Array(pc.vectors).v[i] = bits;

@@ -3,6 +3,7 @@
 // against the full scan on the same data, both checked against the CPU reference, with the full
 // scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
@@ -11,6 +12,7 @@
 #include <optional>
 #include <random>
 
+#include "backend/cuda/cuda.hpp"
 #include "cli/cli.hpp"
 #include "common/parallel.hpp"
 #include "raydb/cpu_bindex.hpp"
@@ -31,11 +33,86 @@ struct BenchDpBisOptions {
   std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan", "bitmap_ops"};
   uint32_t sieve_bins = 128;
   std::string backend = "auto";
+  double cuda_hold_us = 0;
   BenchRunOptions run;
 };
 
+// The --index names: the indexes, and the diagnostics that time one pass of a query or one
+// direction of the memory traffic (their results are not the query's: marked "diagnostic").
+const char* const kIndexes[] = {"dpbis",        "sieve",        "full_scan",    "cpu_bindex",
+                                "cpu_scan",     "bitmap_ops",   "dpbis_select", "dpbis_refine",
+                                "sieve_select", "sieve_refine", "stream"};
+
+// The pass a diagnostic index runs ("all" for the indexes themselves).
+std::string pass_of(std::string_view index) {
+  if (index.ends_with("_select")) return "select";
+  if (index.ends_with("_refine")) return "refine";
+  return "all";
+}
+
 void progress(const std::string& s) {
   bench_progress("dpbis", s);
+}
+
+std::string row_line(const std::string& index, uint64_t n, uint32_t cols, double s,
+                     const std::string& comb, double ms, double gbps, const std::string& fraction,
+                     uint64_t candidates, uint64_t result, const std::string& checked) {
+  return fmt::format("{:<13} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11}  {}",
+                     index, n, cols, s, comb, ms, gbps, fraction, candidates, result, checked);
+}
+
+// One read-only pass, one write-only pass and one copy (compute shaders, 16 bytes per invocation)
+// of a bitmap's size (rows / 8 bytes: also a sieving vector's) and of the codes' (rows bytes):
+// what a single pass of the size the kernels move can reach, and in which direction it falls
+// short. Rows: read_only, write_only, copy; stream_bytes is the buffer size.
+void bench_stream(const BenchDpBisOptions& o, const Context& ctx, uint64_t n, double ceiling,
+                  uint64_t seed, std::vector<nlohmann::json>& rows,
+                  std::vector<std::string>& table_lines) {
+  for (uint64_t size : {(n + 7) / 8, n}) {
+    progress(fmt::format("stream: read, write and copy of {} bytes", size));
+    StreamTimes st = stream_times(ctx, size);
+    struct Pass {
+      const char* index;
+      const char* pass;
+      double ms, bytes;
+    };
+    double b = static_cast<double>(st.bytes);
+    for (const Pass& p :
+         {Pass{"read_only", "read", st.read_ms, b}, Pass{"write_only", "write", st.write_ms, b},
+          Pass{"copy", "copy", st.copy_ms, 2 * b}}) {
+      double gbps = p.ms > 0 ? p.bytes / (p.ms * 1e-3) / 1e9 : 0;
+      nlohmann::json j = result_fields(ctx, "dpbis", o.run);
+      j.update(
+          {{"index", p.index},
+           {"pass", p.pass},
+           {"backend", "vulkan"},
+           {"cuda_hold_us", 0.0},
+           {"timing", "GPU"},
+           {"rows", n},
+           {"stream_bytes", st.bytes},
+           {"columns", 0},
+           {"selectivity", 0.0},
+           {"combine", "-"},
+           {"result_rows", 0},
+           {"query_time_ms", p.ms},
+           {"query_time_ms_all", std::vector<double>{p.ms}},
+           {"candidates", 0},
+           {"bytes_moved", p.bytes},
+           {"achieved_gbps", gbps},
+           {"copy_gbps", ceiling},
+           {"bandwidth_fraction", ceiling > 0 ? nlohmann::json(gbps / ceiling) : nlohmann::json()},
+           {"build_time_ms", 0.0},
+           {"index_bytes", 0},
+           {"bins", 0},
+           {"seed", seed},
+           {"checked_result", "diagnostic"}});
+      rows.push_back(j);
+      table_lines.push_back(
+          row_line(fmt::format("{} {:.1f}M", p.index, b / 1e6), n, 0, 0, "-", p.ms, gbps,
+                   ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0, 0,
+                   "diagnostic"));
+    }
+  }
 }
 
 // AND, OR and NOT over two bitmaps of about half the rows each (from full scans), each applied to
@@ -78,7 +155,10 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
     nlohmann::json j = result_fields(ctx, "dpbis", o.run);
     j.update(
         {{"index", fmt::format("bitmap_{}", op)},
+         {"pass", "all"},
          {"backend", to_string(ctx.resolve(Backend::automatic).value())},
+         {"cuda_hold_us",
+          ctx.resolve(Backend::automatic).value() == Backend::cuda ? o.cuda_hold_us : 0.0},
          {"timing", "GPU"},
          {"rows", n},
          {"columns", std::string_view(op) == "not" ? 1 : 2},
@@ -98,15 +178,16 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
          {"seed", seed},
          {"checked_result", checked}});
     rows.push_back(j);
-    table_lines.push_back(fmt::format(
-        "{:<10} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11}  {}",
+    table_lines.push_back(row_line(
         fmt::format("bitmap_{}", op), n, std::string_view(op) == "not" ? 1 : 2, 0.5, "-", t, gbps,
         ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0, 0, checked));
   }
 }
 
 void run(BenchDpBisOptions& o) {
-  auto ctx = open_context(o.common).value();
+  // The context's backend too, so that the bitmap algebra (bitmap_ops, AND / OR of full scans)
+  // runs where DP-BIS does.
+  auto ctx = open_context(o.common, parse_backend(o.backend).value()).value();
   const DeviceInfo& dev = ctx.device();
   bool cpu = dev.type == "CPU";
   std::string size = o.size == "auto" ? (cpu ? "small" : "paper") : o.size;
@@ -129,6 +210,12 @@ void run(BenchDpBisOptions& o) {
   double ceiling = copy_bandwidth_gbps(ctx, ceiling_bytes);
   progress(fmt::format("device {} ({} {}); copy bandwidth {:.1f} GB/s (read + write); seed {}",
                        dev.name, dev.driver_name, dev.driver_info, ceiling, seed));
+  if (o.cuda_hold_us > 0) {
+    if (ctx.cuda().available) detail::cuda::set_timer_hold(ctx.vk(), o.cuda_hold_us);
+    progress(fmt::format("CUDA timings start after a {} us hold of the stream{}", o.cuda_hold_us,
+                         ctx.cuda().available ? "" : " (no CUDA here: nothing to hold)"));
+    if (!ctx.cuda().available) o.cuda_hold_us = 0;
+  }
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
   for (uint64_t n : row_counts) {
@@ -146,13 +233,13 @@ void run(BenchDpBisOptions& o) {
       return std::find(o.indexes.begin(), o.indexes.end(), i) != o.indexes.end();
     };
     for (auto& i : o.indexes)
-      if (i != "dpbis" && i != "sieve" && i != "full_scan" && i != "cpu_bindex" &&
-          i != "cpu_scan" && i != "bitmap_ops")
-        throw Error(
-            Errc::invalid_argument,
-            fmt::format("unknown --index '{}' (dpbis, sieve, full_scan, cpu_bindex, cpu_scan, "
-                        "bitmap_ops)",
-                        i));
+      if (std::find(std::begin(kIndexes), std::end(kIndexes), i) == std::end(kIndexes))
+        throw Error(Errc::invalid_argument,
+                    fmt::format("unknown --index '{}' ({})", i, fmt::join(kIndexes, ", ")));
+    auto wants_any = [&](const std::string& prefix) {
+      return wants(prefix.c_str()) || wants((prefix + "_select").c_str()) ||
+             wants((prefix + "_refine").c_str());
+    };
     Backend backend = ctx.resolve(parse_backend(o.backend).value()).value();
     const CudaSupport& cuda = ctx.cuda();
     progress(fmt::format("building DP-BIS; kernels in {}{}", to_string(backend),
@@ -162,8 +249,8 @@ void run(BenchDpBisOptions& o) {
     std::optional<DpBisTable> dpbis, sieve;
     DpBisOptions codes_options, sieve_options{o.sieve_bins, true};
     codes_options.backend = sieve_options.backend = backend;
-    if (wants("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
-    if (wants("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
+    if (wants_any("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
+    if (wants_any("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
     std::optional<CpuBinDex> cpu_bindex;
     if (wants("cpu_bindex")) {
       progress(fmt::format("building the CPU BinDex-style index ({} bins, {} threads)",
@@ -171,6 +258,7 @@ void run(BenchDpBisOptions& o) {
       cpu_bindex = CpuBinDex::build(cols, {o.sieve_bins, 0}).value();
     }
     if (wants("bitmap_ops")) bench_bitmap_ops(o, ctx, table_dev, cols, ceiling, seed, rows, table);
+    if (wants("stream")) bench_stream(o, ctx, n, ceiling, seed, rows, table);
     for (uint32_t ncols : o.columns)
       for (double s : o.selectivities)
         for (const auto& comb : o.combines) {
@@ -200,9 +288,16 @@ void run(BenchDpBisOptions& o) {
             }
           }
           for (const std::string& which : o.indexes) {
-            if (which == "bitmap_ops") continue;  // timed once per row count, below
-            DpBisTable* index = which == "dpbis" ? &*dpbis : which == "sieve" ? &*sieve : nullptr;
+            if (which == "bitmap_ops" || which == "stream") continue;  // once per row count
+            std::string pass = pass_of(which);
+            DpBisTable* index = which.starts_with("dpbis")   ? &*dpbis
+                                : which.starts_with("sieve") ? &*sieve
+                                                             : nullptr;
             bool dp = index != nullptr;
+            if (dp)
+              index->set_diagnostic(pass == "select"   ? DpBisDiagnostic::select_only
+                                    : pass == "refine" ? DpBisDiagnostic::refine_only
+                                                       : DpBisDiagnostic::none);
             bool on_cpu = which == "cpu_bindex" || which == "cpu_scan";
             if (!dp && which != "cpu_bindex" && combine == Combine::any && ncols > 1)
               continue;  // the full scans are conjunctive
@@ -233,7 +328,11 @@ void run(BenchDpBisOptions& o) {
             std::string checked = "skipped";
             uint64_t result_rows = 0;
             for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
-            if (!o.run.no_check) checked = got == want ? "ok" : "MISMATCH";
+            if (pass != "all")
+              checked = "diagnostic";  // one pass alone: not the query's answer
+            else if (!o.run.no_check)
+              checked = got == want ? "ok" : "MISMATCH";
+            if (dp) index->set_diagnostic(DpBisDiagnostic::none);
             double t = median(ms);
             // Bytes each one's kernels actually read and write, so that GB/s against the copy
             // ceiling (also read + write) is a like-for-like fraction. DP-BIS and the sieve count
@@ -255,7 +354,9 @@ void run(BenchDpBisOptions& o) {
             nlohmann::json j = result_fields(ctx, "dpbis", o.run);
             j.update(
                 {{"index", which},
+                 {"pass", pass},
                  {"backend", on_cpu ? "cpu" : to_string(dp ? index->backend() : Backend::vulkan)},
+                 {"cuda_hold_us", dp && index->backend() == Backend::cuda ? o.cuda_hold_us : 0.0},
                  {"timing", on_cpu ? "host wall clock" : "GPU"},
                  {"rows", n},
                  {"columns", ncols},
@@ -277,15 +378,14 @@ void run(BenchDpBisOptions& o) {
                  {"index_bytes", dp                      ? index->build_stats().index_bytes
                                  : which == "cpu_bindex" ? cpu_bindex->build_stats().index_bytes
                                                          : 0},
-                 {"bins", which == "dpbis"                            ? 256u
-                          : which == "sieve" || which == "cpu_bindex" ? o.sieve_bins
-                                                                      : 0u},
+                 {"bins", which.starts_with("dpbis")                            ? 256u
+                          : which.starts_with("sieve") || which == "cpu_bindex" ? o.sieve_bins
+                                                                                : 0u},
                  {"seed", seed},
                  {"checked_result", checked}});
             rows.push_back(j);
-            table.push_back(fmt::format(
-                "{:<10} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11}  {}", which,
-                n, ncols, s, comb, t, gbps,
+            table.push_back(row_line(
+                which, n, ncols, s, comb, t, gbps,
                 on_cpu || ceiling <= 0 ? std::string("-") : fmt::format("{:.2f}", gbps / ceiling),
                 candidates, result_rows, checked));
           }
@@ -299,7 +399,7 @@ void run(BenchDpBisOptions& o) {
           "all of a\nquery's kernels on its stream, launch gaps included); no allocation, CUDA "
           "import or host wait.\nGB/s: bytes the kernels read + write (as the copy: read + write).",
           dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup, ceiling),
-      fmt::format("{:<10} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}", "index",
+      fmt::format("{:<13} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}", "index",
                   "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates",
                   "result", "check"),
       table, rows);
@@ -322,12 +422,18 @@ void register_bench_dpbis(CLI::App& bench) {
   cmd->add_option("--index", o->indexes,
                   "dpbis (codes), sieve (bit vectors), full_scan, cpu_bindex (sieve vectors on "
                   "the CPU, all threads), cpu_scan (the multithreaded CPU reference), bitmap_ops "
-                  "(AND / OR / NOT over two bitmaps); list")
+                  "(AND / OR / NOT over two bitmaps); diagnostics, one pass timed alone: "
+                  "dpbis_select, sieve_select (codes or vectors, no refinement), dpbis_refine, "
+                  "sieve_refine (the boundary bins' refinement alone), stream (read-only, "
+                  "write-only and copy passes of a bitmap's and of the codes' size); list")
       ->delimiter(',');
   cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
   cmd->add_option("--backend", o->backend,
                   "auto | vulkan | cuda: who runs DP-BIS's sort, vectors and selections (auto: "
                   "CUDA where available)");
+  cmd->add_option("--cuda-hold-us", o->cuda_hold_us,
+                  "CUDA only: hold the stream this long before each timed region starts, so the "
+                  "host's kernel launches are not timed (0: off)");
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

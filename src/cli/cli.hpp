@@ -17,7 +17,9 @@ struct CommonOptions {
 };
 
 void add_common_options(CLI::App& app, CommonOptions& o);
-Result<Context> open_context(const CommonOptions& o);
+// backend: ContextOptions::backend, who runs the kernels of operators without a backend of their
+// own (bitmap algebra).
+Result<Context> open_context(const CommonOptions& o, Backend backend = Backend::automatic);
 
 void register_info(CLI::App& app);
 void register_bench_rx(CLI::App& bench);
@@ -33,6 +35,15 @@ void bench_progress(const char* suite, const std::string& line);  // to stderr
 // GB/s of a device-to-device copy of `bytes`, counting bytes read and written: the memory
 // ceiling memory-bound kernels are compared with.
 double copy_bandwidth_gbps(const Context& ctx, uint64_t bytes);
+// GPU ms (Vulkan timestamps, median of 5 after a warm-up) of one read-only pass over `bytes`
+// (rounded down to 16, at least 16), one write-only pass and one copy (bytes read and written),
+// each a compute dispatch of 16 bytes per invocation timed alone: what one memory-bound pass of
+// this size can reach, ramp-up and tail included, in each direction.
+struct StreamTimes {
+  uint64_t bytes = 0;
+  double read_ms = 0, write_ms = 0, copy_ms = 0;
+};
+StreamTimes stream_times(const Context& ctx, uint64_t bytes);
 
 // Parses "67108864", "2^26", "64M", "1e6" into a count.
 uint64_t parse_count(const std::string& text);

@@ -21,9 +21,10 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
   app.add_flag("--validation", o.validation, "enable the Vulkan validation layer");
 }
 
-Result<Context> open_context(const CommonOptions& o) {
+Result<Context> open_context(const CommonOptions& o, Backend backend) {
   ContextOptions co;
   co.device = o.device;
+  co.backend = backend;
   co.validation = o.validation;
   auto mode = parse_traversal_mode(o.traversal);
   if (!mode) return mode.error();

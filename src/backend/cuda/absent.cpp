@@ -56,9 +56,10 @@ void codes_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, i
   unavailable();
 }
 void refine_candidates(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint32_t, uint32_t,
-                       uint32_t, uint32_t) {
+                       uint32_t, uint32_t, uint32_t, uint32_t) {
   unavailable();
 }
+void set_timer_hold(VkContext&, double) {}
 
 Timer::Timer(VkContext& ctx, uint32_t capacity) : ctx_(ctx), capacity_(capacity) {
   unavailable();

@@ -10,22 +10,48 @@ namespace raydb::detail::cuda::kernels {
 namespace {
 
 // The op codes of scan_impl.hpp's BitmapOp.
-constexpr uint32_t kAnd = 0, kOr = 1, kNot = 2;
+constexpr uint32_t kAnd = 0, kOr = 1, kNot = 2, kPopcount = 3;
 
-__global__ void bitmap_op_kernel(uint32_t* a, const uint32_t* b, uint32_t words, uint32_t rows,
-                                 uint32_t op, uint32_t* counts) {
-  uint64_t i = thread_index();
-  if (i >= words) return;
-  if (op == kAnd) {
-    a[i] &= b[i];
-  } else if (op == kOr) {
-    a[i] |= b[i];
-  } else if (op == kNot) {
-    uint32_t valid = rows - static_cast<uint32_t>(i) * 32u;
-    uint32_t mask = valid >= 32u ? 0xFFFFFFFFu : ((1u << valid) - 1u);
-    a[i] = ~a[i] & mask;
-  } else {
-    counts[i] = static_cast<uint32_t>(__popc(a[i]));
+__device__ inline uint32_t valid_bits(uint32_t i, uint32_t rows) {
+  uint32_t valid = rows - i * 32u;
+  return valid >= 32u ? 0xFFFFFFFFu : ((1u << valid) - 1u);
+}
+
+// Each thread owns 4 consecutive words and moves them as one 16-byte access per bitmap, as
+// bitmap_ops.comp (a 4-byte access per thread kept too few bytes in flight); the last thread's
+// words may run past the end, so it goes word by word. Bitmaps start 16-byte aligned.
+__global__ void bitmap_op_kernel(uint32_t* a, uint32_t* b, uint32_t words, uint32_t rows,
+                                 uint32_t op) {
+  uint64_t q = thread_index();
+  uint64_t first = q * 4u;
+  if (first >= words) return;
+  if (words - first >= 4u) {
+    uint4 x = reinterpret_cast<const uint4*>(a)[q];
+    uint32_t f = static_cast<uint32_t>(first);
+    if (op == kPopcount) {
+      reinterpret_cast<uint4*>(b)[q] =
+          make_uint4(__popc(x.x), __popc(x.y), __popc(x.z), __popc(x.w));
+    } else if (op == kNot) {
+      reinterpret_cast<uint4*>(a)[q] =
+          make_uint4(~x.x & valid_bits(f, rows), ~x.y & valid_bits(f + 1, rows),
+                     ~x.z & valid_bits(f + 2, rows), ~x.w & valid_bits(f + 3, rows));
+    } else {
+      uint4 y = reinterpret_cast<const uint4*>(b)[q];
+      reinterpret_cast<uint4*>(a)[q] = op == kAnd
+                                           ? make_uint4(x.x & y.x, x.y & y.y, x.z & y.z, x.w & y.w)
+                                           : make_uint4(x.x | y.x, x.y | y.y, x.z | y.z, x.w | y.w);
+    }
+    return;
+  }
+  for (uint32_t i = static_cast<uint32_t>(first); i < words; ++i) {
+    if (op == kAnd)
+      a[i] &= b[i];
+    else if (op == kOr)
+      a[i] |= b[i];
+    else if (op == kNot)
+      a[i] = ~a[i] & valid_bits(i, rows);
+    else
+      b[i] = static_cast<uint32_t>(__popc(a[i]));
   }
 }
 
@@ -60,7 +86,7 @@ __global__ void scatter_kernel(const uint32_t* bitmap, const uint32_t* offsets, 
 cudaError_t bitmap_op(uint32_t* a, uint32_t* b, uint32_t words, uint32_t rows, uint32_t op,
                       cudaStream_t s) {
   if (words == 0) return cudaSuccess;
-  bitmap_op_kernel<<<blocks_for(words), kBlock, 0, s>>>(a, b, words, rows, op, b);
+  bitmap_op_kernel<<<blocks_for((uint64_t{words} + 3) / 4), kBlock, 0, s>>>(a, b, words, rows, op);
   return cudaGetLastError();
 }
 

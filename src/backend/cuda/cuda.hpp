@@ -65,7 +65,8 @@ uint64_t bitmap_count(VkContext& ctx, const Buffer& bitmap, uint64_t rows);
 // Bitmap::row_ids: the set rows, ascending, into `out`; returns how many. Blocks (for the total).
 // Errc::output_too_small when `out` cannot hold them (nothing is written then).
 uint64_t bitmap_to_rows(VkContext& ctx, const Buffer& bitmap, uint64_t rows, const Buffer& out);
-// dpbis_vectors.comp: sieving vector k (1 .. bins-1) of `rows` rows from the bin codes.
+// dpbis_vectors.comp: sieving vector k (1 .. bins-1) of `rows` rows from the bin codes, vectors
+// sieve_vector_stride(words) words apart (dpbis_params.hpp).
 void sieve_vectors(VkContext& ctx, const Buffer& codes, const Buffer& vectors, uint64_t rows,
                    uint32_t bins);
 // dpbis_sieve_select.comp: rows of bins strictly between b_lo and b_hi from two vectors.
@@ -74,14 +75,21 @@ void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, u
 // dpbis_select.comp: the same from the codes.
 void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uint64_t rows,
                   int32_t b_lo, int32_t b_hi);
-// dpbis_candidates.comp: sorted positions [begin, end) whose value v has lo <= v <= hi set
-// their rows' bits (OR into `bitmap`).
+// dpbis_candidates.comp: sorted positions in [begin0, end0) or [begin1, end1) (the boundary
+// bins; either may be empty) whose value v has lo <= v <= hi set their rows' bits (OR into
+// `bitmap`). Sorted values and row ids are read in whole 16-byte chunks: their buffers hold
+// dpbis_sorted_bytes(end) bytes.
 void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
-                       const Buffer& bitmap, uint32_t begin, uint32_t end, uint32_t lo,
-                       uint32_t hi);
+                       const Buffer& bitmap, uint32_t begin0, uint32_t end0, uint32_t begin1,
+                       uint32_t end1, uint32_t lo, uint32_t hi);
 
-// CUDA events on the context's stream, the twin of GpuTimer: mark() records an event after all
-// work enqueued so far; ms(a, b) blocks until b has happened and returns the time between.
+// Benchmarks: from now on each Timer's first mark() is preceded on the stream by a kernel that
+// keeps the GPU busy for `microseconds` (0: none, the default). The host then enqueues the timed
+// kernels while the GPU is still held, so the events measure GPU work only, not the host's launch
+// latency of the first kernel (nor gaps where the host fell behind), as Vulkan timestamps in one
+// command buffer do; nvbench blocks its stream for the same reason.
+void set_timer_hold(VkContext& ctx, double microseconds);
+
 class Timer {
  public:
   explicit Timer(VkContext& ctx, uint32_t capacity = 16);

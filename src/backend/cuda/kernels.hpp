@@ -26,13 +26,17 @@ cudaError_t bitmap_scatter(const uint32_t* bitmap, const uint32_t* offsets, uint
                            uint32_t* rows, cudaStream_t s);
 
 cudaError_t sieve_vectors(const uint32_t* codes, uint32_t* vectors, uint32_t rows, uint32_t words,
-                          uint32_t bins, cudaStream_t s);
+                          uint32_t bins, uint32_t stride, cudaStream_t s);
 cudaError_t sieve_select(const uint32_t* vectors, uint32_t* bitmap, uint32_t rows, uint32_t words,
-                         int32_t b_lo, int32_t b_hi, uint32_t bins, cudaStream_t s);
+                         int32_t b_lo, int32_t b_hi, uint32_t bins, uint32_t stride,
+                         cudaStream_t s);
 cudaError_t codes_select(const uint32_t* codes, uint32_t* bitmap, uint32_t rows, int32_t b_lo,
                          int32_t b_hi, cudaStream_t s);
 cudaError_t refine_candidates(const uint32_t* sorted, const uint32_t* row_ids, uint32_t* bitmap,
-                              uint32_t begin, uint32_t end, uint32_t lo, uint32_t hi,
-                              cudaStream_t s);
+                              uint32_t begin0, uint32_t end0, uint32_t begin1, uint32_t end1,
+                              uint32_t lo, uint32_t hi, cudaStream_t s);
+
+// One thread that spins for `ns` nanoseconds of the GPU's global timer (Timer's hold).
+cudaError_t hold_stream(uint64_t ns, cudaStream_t s);
 
 }  // namespace raydb::detail::cuda::kernels

@@ -1,8 +1,11 @@
 // The CUDA kernels on shared buffers: argument checks, buffer mapping, error names.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "backend/cuda/kernels.hpp"
 #include "backend/cuda/runtime.hpp"
+#include "ops/dpbis/dpbis_params.hpp"
 
 namespace raydb::detail::cuda {
 
@@ -108,9 +111,15 @@ void sieve_vectors(VkContext& ctx, const Buffer& codes, const Buffer& vectors, u
   uint32_t words = words_of(rows);
   if (words == 0 || bins < 2) return;
   need(codes, uint64_t{words} * 32, "codes");
-  need(vectors, uint64_t{bins - 1} * words * 4, "sieve vectors");
+  uint64_t stride = sieve_vector_stride(words);
+  if (uint64_t{bins - 1} * stride > 0xFFFFFFFFull)
+    throw Error(
+        Errc::limit_exceeded,
+        fmt::format("{} sieving vectors of {} words exceed 2^32 - 1 words", bins - 1, stride));
+  need(vectors, uint64_t{bins - 1} * stride * 4, "sieve vectors");
   check(kernels::sieve_vectors(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, vectors),
-                               static_cast<uint32_t>(rows), words, bins, runtime(ctx).stream),
+                               static_cast<uint32_t>(rows), words, bins,
+                               static_cast<uint32_t>(stride), runtime(ctx).stream),
         "sieve vectors kernel");
 }
 
@@ -119,9 +128,11 @@ void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, u
   uint32_t words = words_of(rows);
   if (words == 0) return;
   need(bitmap, uint64_t{words} * 4, "bitmap");
+  uint64_t stride = sieve_vector_stride(words);
+  need(vectors, uint64_t{bins - 1} * stride * 4, "sieve vectors");
   check(kernels::sieve_select(ptr<uint32_t>(ctx, vectors), ptr<uint32_t>(ctx, bitmap),
                               static_cast<uint32_t>(rows), words, b_lo, b_hi, bins,
-                              runtime(ctx).stream),
+                              static_cast<uint32_t>(stride), runtime(ctx).stream),
         "sieve select kernel");
 }
 
@@ -137,15 +148,20 @@ void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uin
 }
 
 void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
-                       const Buffer& bitmap, uint32_t begin, uint32_t end, uint32_t lo,
-                       uint32_t hi) {
-  if (end <= begin) return;
-  need(sorted, uint64_t{end} * 4, "sorted values");
-  need(row_ids, uint64_t{end} * 4, "row ids");
+                       const Buffer& bitmap, uint32_t begin0, uint32_t end0, uint32_t begin1,
+                       uint32_t end1, uint32_t lo, uint32_t hi) {
+  if (end0 <= begin0 && end1 <= begin1) return;
+  uint32_t end = std::max(end0 > begin0 ? end0 : 0u, end1 > begin1 ? end1 : 0u);
+  need(sorted, dpbis_sorted_bytes(end), "sorted values");
+  need(row_ids, dpbis_sorted_bytes(end), "row ids");
   check(kernels::refine_candidates(ptr<uint32_t>(ctx, sorted), ptr<uint32_t>(ctx, row_ids),
-                                   ptr<uint32_t>(ctx, bitmap), begin, end, lo, hi,
+                                   ptr<uint32_t>(ctx, bitmap), begin0, end0, begin1, end1, lo, hi,
                                    runtime(ctx).stream),
         "candidate refinement kernel");
+}
+
+void set_timer_hold(VkContext& ctx, double microseconds) {
+  runtime(ctx).timer_hold_ns = microseconds > 0 ? static_cast<uint64_t>(microseconds * 1e3) : 0;
 }
 
 }  // namespace raydb::detail::cuda

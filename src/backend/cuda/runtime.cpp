@@ -1,6 +1,7 @@
 // Finding the CUDA device that is the Vulkan device, importing Vulkan memory and timeline
 // semaphores into CUDA, and ordering work between the two APIs.
 #include "backend/cuda/runtime.hpp"
+#include "backend/cuda/kernels.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -215,7 +216,10 @@ Timer::~Timer() = default;
 uint32_t Timer::mark() {
   if (used_ >= capacity_) throw Error(Errc::internal, "cuda::Timer: out of events");
   auto& ev = static_cast<Events*>(events_.get())->events;
-  check(cudaEventRecord(ev[used_], runtime(ctx_).stream), "cudaEventRecord");
+  Runtime& rt = runtime(ctx_);
+  if (used_ == 0 && rt.timer_hold_ns)
+    check(kernels::hold_stream(rt.timer_hold_ns, rt.stream), "hold kernel (set_timer_hold)");
+  check(cudaEventRecord(ev[used_], rt.stream), "cudaEventRecord");
   return used_++;
 }
 

@@ -18,6 +18,7 @@ struct Runtime {
   cudaStream_t stream = nullptr;
   std::unique_ptr<Timeline> timeline;  // exported to CUDA; both APIs signal and wait on it
   cudaExternalSemaphore_t semaphore = nullptr;
+  uint64_t timer_hold_ns = 0;  // set_timer_hold: the GPU is held this long before a Timer starts
 
   Runtime() = default;
   Runtime(const Runtime&) = delete;

@@ -54,6 +54,9 @@ const uint32_t kCgrxProbeQuery[] = {
 const uint32_t kCopyWords[] = {
 #include "copy_words.comp.inc"
 };
+const uint32_t kStreamWords[] = {
+#include "stream_words.comp.inc"
+};
 const uint32_t kKeyRecords[] = {
 #include "key_records.comp.inc"
 };
@@ -167,6 +170,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kCgrxProbeQuery;
     case ShaderId::copy_words:
       return kCopyWords;
+    case ShaderId::stream_words:
+      return kStreamWords;
     case ShaderId::key_records:
       return kKeyRecords;
     case ShaderId::sort_join:

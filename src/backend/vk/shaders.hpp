@@ -28,6 +28,7 @@ enum class ShaderId {
   hash_join_count32,
   hash_join_count64,
   copy_words,
+  stream_words,
   sorted_lookup32,
   sorted_lookup64,
   sorted_fences32,

@@ -37,6 +37,7 @@ struct DpBisImpl {
   std::shared_ptr<BitmapPool> pool = std::make_shared<BitmapPool>(4);
   DpBisBuildStats build_stats;
   DpBisQueryStats query_stats;
+  DpBisDiagnostic diagnostic = DpBisDiagnostic::none;
 
   void build(std::span<const std::span<const uint32_t>> cols) {
     VkContext& c = *ctx;
@@ -54,13 +55,22 @@ struct DpBisImpl {
     RadixSort sorter(c);
     uint64_t code_words = (n + 31) / 32 * 8;  // whole 32-row groups, so a select pass reads 8 words
     uint64_t words = (n + 31) / 32;
+    uint64_t stride = sieve_vector_stride(words);
+    if (options.sieve_vectors && (bins - 1) * stride > 0xFFFFFFFFull)
+      throw Error(Errc::limit_exceeded,
+                  fmt::format("{} rows need {} sieving vectors of {} words, more than 2^32 - 1 "
+                              "words; use fewer bins or rows",
+                              n, bins - 1, stride));
     for (size_t k = 0; k < cols.size(); ++k) {
       DpBisColumn col;
-      col.sorted = cuda::kernel_buffer(c, cuda, n * 4, fmt::format("dpbis values {}", k));
-      col.rows = cuda::kernel_buffer(c, cuda, n * 4, fmt::format("dpbis rows {}", k));
+      // Padded to whole 16-byte chunks: the refinement loads 4 values and 4 row ids at once.
+      col.sorted =
+          cuda::kernel_buffer(c, cuda, dpbis_sorted_bytes(n), fmt::format("dpbis values {}", k));
+      col.rows =
+          cuda::kernel_buffer(c, cuda, dpbis_sorted_bytes(n), fmt::format("dpbis rows {}", k));
       col.codes = cuda::kernel_buffer(c, cuda, code_words * 4, fmt::format("dpbis codes {}", k));
       if (options.sieve_vectors)
-        col.vectors = cuda::kernel_buffer(c, cuda, (bins - 1) * words * 4,
+        col.vectors = cuda::kernel_buffer(c, cuda, (bins - 1) * stride * 4,
                                           fmt::format("sieve vectors {}", k));
       Buffer starts(c, (bins + 1) * 4, kStorageUsage, MemoryUse::device, "dpbis bin starts");
       Buffer starts_host(c, (bins + 1) * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
@@ -111,9 +121,9 @@ struct DpBisImpl {
                          static_cast<uint32_t>(n),
                          static_cast<uint32_t>(words),
                          bins,
-                         0};
+                         static_cast<uint32_t>(stride)};
         kernel(c, ShaderId::dpbis_vectors, sizeof(VectorsParams))
-            .dispatch(cmd, &vp, (bins - 1) * words);
+            .dispatch(cmd, &vp, (bins - 1) * stride);
       }
       uint32_t t3 = timer.mark(cmd);
       memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -186,32 +196,39 @@ struct DpBisImpl {
       if (words) c.vk.vkCmdFillBuffer(cmd, out->words.handle(), 0, words * 4, 0);
       query_stats.bytes += words * 4;
     } else {
-      count_select_bytes(b_lo, b_hi);
-      if (options.sieve_vectors) {
-        SieveParams sp{col.vectors.address(),
-                       out->words.address(),
-                       static_cast<uint32_t>(n),
-                       static_cast<uint32_t>(words),
-                       b_lo,
-                       b_hi,
-                       bins,
-                       0};
-        kernel(c, ShaderId::dpbis_sieve_select, sizeof(SieveParams)).dispatch(cmd, &sp, words);
-      } else {
-        SelectParams sp{
-            col.codes.address(), out->words.address(), static_cast<uint32_t>(n), b_lo, b_hi, 0};
-        kernel(c, ShaderId::dpbis_select, sizeof(SelectParams)).dispatch(cmd, &sp, words);
+      if (diagnostic != DpBisDiagnostic::refine_only) {
+        count_select_bytes(b_lo, b_hi);
+        if (options.sieve_vectors) {
+          SieveParams sp{col.vectors.address(),
+                         out->words.address(),
+                         static_cast<uint32_t>(n),
+                         static_cast<uint32_t>(words),
+                         b_lo,
+                         b_hi,
+                         bins,
+                         static_cast<uint32_t>(sieve_vector_stride(words))};
+          kernel(c, ShaderId::dpbis_sieve_select, sizeof(SieveParams))
+              .dispatch(cmd, &sp, (words + 3) / 4);
+        } else {
+          SelectParams sp{
+              col.codes.address(), out->words.address(), static_cast<uint32_t>(n), b_lo, b_hi, 0};
+          kernel(c, ShaderId::dpbis_select, sizeof(SelectParams)).dispatch(cmd, &sp, words);
+        }
+        compute_barrier(c, cmd);
       }
-      compute_barrier(c, cmd);
-      for (int b : boundary_bins(b_lo, b_hi)) {  // they only set bits: no barrier between them
-        uint32_t begin = col.starts[b], end = col.starts[b + 1];
-        query_stats.candidates += end - begin;
-        query_stats.bytes += uint64_t{end - begin} * 8;
-        CandidatesParams cp{
-            col.sorted.address(), col.rows.address(), out->words.address(), begin, end,
-            interval->first,      interval->second};
+      if (diagnostic != DpBisDiagnostic::select_only) {
+        Boundary bb = boundary(col, b_lo, b_hi);
+        CandidatesParams cp{col.sorted.address(),
+                            col.rows.address(),
+                            out->words.address(),
+                            bb.begin[0],
+                            bb.end[0],
+                            bb.begin[1],
+                            bb.end[1],
+                            interval->first,
+                            interval->second};
         kernel(c, ShaderId::dpbis_candidates, sizeof(CandidatesParams))
-            .dispatch(cmd, &cp, end - begin);
+            .dispatch(cmd, &cp, candidate_items(bb.begin[0], bb.end[0], bb.begin[1], bb.end[1]));
       }
     }
     marks.push_back(timer.mark(cmd));
@@ -231,18 +248,35 @@ struct DpBisImpl {
       query_stats.bytes += out.word_count() * 4;
       return;
     }
-    if (options.sieve_vectors)
-      cuda::sieve_select(c, col.vectors, out.words, n, b_lo, b_hi, bins);
-    else
-      cuda::codes_select(c, col.codes, out.words, n, b_lo, b_hi);
-    count_select_bytes(b_lo, b_hi);
-    for (int b : boundary_bins(b_lo, b_hi)) {
-      uint32_t begin = col.starts[b], end = col.starts[b + 1];
-      query_stats.candidates += end - begin;
-      query_stats.bytes += uint64_t{end - begin} * 8;
-      cuda::refine_candidates(c, col.sorted, col.rows, out.words, begin, end, interval->first,
-                              interval->second);
+    if (diagnostic != DpBisDiagnostic::refine_only) {
+      if (options.sieve_vectors)
+        cuda::sieve_select(c, col.vectors, out.words, n, b_lo, b_hi, bins);
+      else
+        cuda::codes_select(c, col.codes, out.words, n, b_lo, b_hi);
+      count_select_bytes(b_lo, b_hi);
     }
+    if (diagnostic != DpBisDiagnostic::select_only) {
+      Boundary bb = boundary(col, b_lo, b_hi);
+      cuda::refine_candidates(c, col.sorted, col.rows, out.words, bb.begin[0], bb.end[0],
+                              bb.begin[1], bb.end[1], interval->first, interval->second);
+    }
+  }
+
+  // The sorted positions of the (at most two) boundary bins, b_lo's first; an absent one is
+  // empty. Counts their values as candidates, 8 bytes each (value and row id).
+  struct Boundary {
+    uint32_t begin[2] = {0, 0}, end[2] = {0, 0};
+  };
+  Boundary boundary(const DpBisColumn& col, int b_lo, int b_hi) {
+    Boundary bb;
+    std::vector<int> bins_checked = boundary_bins(b_lo, b_hi);
+    for (size_t i = 0; i < bins_checked.size(); ++i) {
+      bb.begin[i] = col.starts[bins_checked[i]];
+      bb.end[i] = col.starts[bins_checked[i] + 1];
+      query_stats.candidates += bb.end[i] - bb.begin[i];
+      query_stats.bytes += uint64_t{bb.end[i] - bb.begin[i]} * 8;
+    }
+    return bb;
   }
 
   static std::vector<int> boundary_bins(int b_lo, int b_hi) {
@@ -369,6 +403,9 @@ const DpBisBuildStats& DpBisTable::build_stats() const {
 }
 const DpBisQueryStats& DpBisTable::last_query() const {
   return impl_->query_stats;
+}
+void DpBisTable::set_diagnostic(DpBisDiagnostic diagnostic) {
+  impl_->diagnostic = diagnostic;
 }
 
 }  // namespace raydb

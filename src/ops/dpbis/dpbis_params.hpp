@@ -16,13 +16,13 @@ struct CodesParams {
 };
 struct VectorsParams {
   uint64_t codes, vectors;
-  uint32_t rows, words, bins, pad0;
+  uint32_t rows, words, bins, stride;
 };
 struct SieveParams {
   uint64_t vectors, bitmap;
   uint32_t rows, words;
   int32_t b_lo, b_hi;
-  uint32_t bins, pad0;
+  uint32_t bins, stride;
 };
 static_assert(sizeof(VectorsParams) == 32 && sizeof(SieveParams) == 40);
 struct SelectParams {
@@ -33,9 +33,30 @@ struct SelectParams {
 };
 struct CandidatesParams {
   uint64_t sorted, rows, bitmap;
-  uint32_t begin, end, lo, hi;
+  uint32_t begin0, end0, begin1, end1, lo, hi;
 };
 static_assert(sizeof(BinsParams) == 24 && sizeof(CodesParams) == 32 && sizeof(SelectParams) == 32 &&
-              sizeof(CandidatesParams) == 40);
+              sizeof(CandidatesParams) == 48);
+
+// Words between two sieving vectors: the bitmap's words rounded up to a multiple of 4, so that
+// each vector starts 16-byte aligned (dpbis_sieve_select.comp loads 4 words at once).
+inline uint64_t sieve_vector_stride(uint64_t words) {
+  return (words + 3) / 4 * 4;
+}
+
+// Bytes of the sorted values (and of the row ids) of n rows: padded to whole 16-byte chunks,
+// which dpbis_candidates.comp loads whole.
+inline uint64_t dpbis_sorted_bytes(uint64_t n) {
+  return (n + 3) / 4 * 16;
+}
+
+// Invocations of dpbis_candidates.comp for the boundary bins [begin0, end0) and [begin1, end1):
+// one per 16-byte chunk holding positions of either.
+inline uint64_t candidate_items(uint32_t begin0, uint32_t end0, uint32_t begin1, uint32_t end1) {
+  auto chunks = [](uint32_t b, uint32_t e) -> uint64_t {
+    return e > b ? (uint64_t{e} - 1) / 4 + 1 - b / 4 : 0;
+  };
+  return chunks(begin0, end0) + chunks(begin1, end1);
+}
 
 }  // namespace raydb::detail

@@ -144,7 +144,8 @@ void bitmap_op(BitmapImpl& a, const BitmapImpl* b, uint32_t op) {
   GpuTimer timer(c, 2);
   timer.reset(cb.cmd());
   uint32_t t0 = timer.mark(cb.cmd());
-  kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams)).dispatch(cb.cmd(), &p, a.word_count());
+  kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams))
+      .dispatch(cb.cmd(), &p, bitmap_op_items(a.word_count()));
   uint32_t t1 = timer.mark(cb.cmd());
   cb.submit_and_wait();
   a.gpu_ms = timer.ms(t0, t1);
@@ -297,7 +298,8 @@ Result<std::vector<uint32_t>> Bitmap::row_ids() const {
                        static_cast<uint32_t>(impl_->rows),
                        detail::kPopcount,
                        0};
-      kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams)).dispatch(cb.cmd(), &p, words);
+      kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams))
+          .dispatch(cb.cmd(), &p, bitmap_op_items(words));
       compute_barrier(c, cb.cmd());
       scan.record_exclusive_scan(cb.cmd(), offsets.address(), words + 1,
                                  temps);  // last entry: the total

@@ -54,6 +54,12 @@ struct BitmapImpl {
 
 enum BitmapOp : uint32_t { kAnd = 0, kOr = 1, kNot = 2, kPopcount = 3 };
 
+// Invocations of bitmap_ops.comp for a bitmap of `words` words: each owns 4 words (a 16-byte
+// load or store per bitmap, the way the full scan keeps enough bytes in flight).
+inline uint64_t bitmap_op_items(uint64_t words) {
+  return (words + 3) / 4;
+}
+
 // A bitmap over `rows` rows; its words are not initialized. cuda: in memory shared with CUDA
 // (mapped there already). pool: take the words from it when it has a buffer (all of its buffers
 // hold words for `rows` rows and match `cuda`), and give them back when the bitmap dies.

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see bench/gpu/README.md): why the sieve, DP-BIS and the bitmap ops fall
+# short of the copy ceiling, pass by pass, at 1e8 and 1e9 rows. Binaries are built on the developer
+# machine (with nvcc) and carried in build/; results go to $OUT/results/<device>/dpbis.jsonl
+# (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
+# says what each one separates).
+# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] | all   (all: about 6 minutes)
+#   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
+#   vulkan  Vulkan kernels: whole queries, the selection alone, the refinement alone, bitmap ops,
+#           read-only / write-only / copy passes of a bitmap's and of the codes' size, full scan
+#   cuda    the same queries and passes with the CUDA kernels, timed as before (launches in)
+#   hold    the same again with the CUDA stream held 300 us before each timed region, so the
+#           host's launch latency is not timed (the difference to `cuda` is that latency)
+set -uo pipefail
+source .gl/enter.sh
+OUT=${OUT:-/tmp/raydb-out}
+mkdir -p "$OUT/results"
+R=build/src/raydb
+what=" ${*:-all} "
+part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+$R info >> "$OUT/gpu.txt"
+rc=0
+
+if part tests; then
+  echo "== CUDA kernel tests (each kernel against the CPU reference and its Vulkan twin)"
+  bench/gpu/cuda.sh tests || rc=$?
+fi
+
+# One column, two selectivities (0.01: the lower boundary bin is absent, one bin refined; 0.5).
+B="$R bench dpbis --out $OUT/results --rows 1e8,1e9 --columns 1 --selectivity 0.01,0.5"
+PASSES=dpbis,dpbis_select,dpbis_refine,sieve,sieve_select,sieve_refine,bitmap_ops
+if part vulkan; then
+  echo "== Vulkan: queries, passes alone, streams"
+  $B --backend vulkan --label bandwidth-vulkan --index $PASSES,stream,full_scan || rc=$?
+fi
+if part cuda; then
+  echo "== CUDA: queries and passes alone, launches timed as in the README's numbers"
+  $B --backend cuda --label bandwidth-cuda --index $PASSES || rc=$?
+fi
+if part hold; then
+  echo "== CUDA with the stream held before each timed region"
+  $B --backend cuda --label bandwidth-cuda-hold --cuda-hold-us 300 --index $PASSES || rc=$?
+fi
+exit $rc
