@@ -32,5 +32,8 @@ void main() {
       }
     }
   }
-  U32Array(pc.vectors).v[i] = bits;
+  // The vector's base in 64-bit arithmetic: the NVIDIA driver forms v[i]'s byte offset in 32 bits,
+  // so indexing all vectors from one base wrapped past 4 GiB (1e9 rows, 128 bins: 16 GB) and
+  // overwrote the first vectors (measured on the H100: empty selections, wrong sieve results).
+  U32Array(pc.vectors + uint64_t(k - 1u) * uint64_t(pc.stride) * 4ul).v[word] = bits;
 }
