@@ -45,11 +45,13 @@ std::vector<TraversalMode> modes() {
 
 // Runs every query on the RT engine and on SQLite and compares the whole tables. Returns how
 // many queries gave at least one non-NULL row (so a caller can tell the data exercised them).
-int check_all_queries(const SsbTables& tables, TraversalMode mode, bool force_side = false) {
+int check_all_queries(const SsbTables& tables, TraversalMode mode, bool force_side = false,
+                      uint32_t max_lanes = 1024) {
   SsbEngineOptions o;
   o.traversal = mode;
   o.force_side_values = force_side;
   o.target_rays = 512;
+  o.max_lanes = max_lanes;
   SsbEngine engine = SsbEngine::create(test::context(), tables, o).value();
   SqliteReference ref = SqliteReference::load(tables).value();
   int non_empty = 0;
@@ -197,7 +199,7 @@ TEST_CASE("ssb queries equal SQLite with values past float32 in the side array")
     lo.supplycost[i] = 0xFFFFFFF0u - v / 2;
   }
   TraversalMode m = modes().front();
-  check_all_queries(t, m);
+  check_all_queries(t, m, false, /*max_lanes=*/1);
   check_all_queries(t, m, /*force_side=*/true);
 }
 

@@ -55,7 +55,10 @@ struct SsbEngineOptions {
   TraversalMode traversal = TraversalMode::automatic;
   // Each filter interval is cut into rays of at most ceil(total Z length / target_rays) codes,
   // so the launch has about this many rays (plus one per interval).
-  uint32_t target_rays = 4096;
+  uint32_t target_rays = 65536;
+  // Rows that share a filter code are spread over up to this many Z codes (a power of two, as
+  // many as fit the 2^23 Z codes), so even a one-code selection is traced by parallel rays.
+  uint32_t max_lanes = 1024;
   // Tests: keep every aggregated value in the side array even where float32 holds it exactly.
   bool force_side_values = false;
 };
@@ -67,7 +70,7 @@ struct SsbQueryStats {
   double bvh_build_ms = 0;  // BLAS + TLAS build, with compaction
   double trace_ms = 0;      // the ray launch (the query itself)
   double post_ms = 0;       // host: having / order by / decode (wall clock)
-  uint64_t rows = 0, intervals = 0, rays = 0, groups = 0, z_codes = 0;
+  uint64_t rows = 0, intervals = 0, rays = 0, groups = 0, z_codes = 0, lanes = 0;
   uint64_t bvh_bytes = 0, triangle_bytes = 0, side_bytes = 0;
   bool side_values = false;  // the aggregated value came from the side array
 };

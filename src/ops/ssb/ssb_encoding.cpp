@@ -310,7 +310,8 @@ QueryPlan plan_query(const std::string& q, const FlatTable& f) {
   return p;
 }
 
-EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_side_values) {
+EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_side_values,
+                          uint32_t max_lanes) {
   EncodedQuery e;
   const LineorderColumns& lo = f.tables->lineorder;
   e.rows = f.n;
@@ -333,7 +334,14 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
       throw Error(Errc::limit_exceeded,
                   fmt::format("SSB Q{}: the filter code space exceeds 2^23 codes", plan.name));
   }
-  e.z_codes = static_cast<uint32_t>(zc);
+  // The lane digit: the least significant Z digit is the row number modulo `lanes`, a power of
+  // two. It spreads rows that share a filter code over `lanes` Z codes, so an interval of one
+  // filter code still becomes `lanes` rays that run in parallel; every interval keeps covering
+  // whole lanes, so the selection is unchanged.
+  uint64_t lanes = 1;
+  while (lanes * 2 <= max_lanes && zc * lanes * 2 <= kMaxZCodes) lanes *= 2;
+  e.lanes = static_cast<uint32_t>(lanes);
+  e.z_codes = static_cast<uint32_t>(zc * lanes);
 
   // Intervals: every selected tuple of the leading filters times the runs of the last one,
   // merged where they touch.
@@ -365,6 +373,10 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
     };
     walk(0, 0);
   }
+  for (auto& [a, b] : e.intervals) {
+    a = static_cast<uint32_t>(a * lanes);
+    b = static_cast<uint32_t>(b * lanes + lanes - 1);
+  }
 
   // Y: the distinct group tuples of the whole table, numbered in tuple order.
   uint64_t gspace = 1;
@@ -383,11 +395,12 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   constexpr uint32_t kAbsent = std::numeric_limits<uint32_t>::max();
   std::vector<uint32_t> gcode(gspace, kAbsent);
   std::vector<uint32_t> z(f.n);
-  std::vector<uint64_t> zcount(zc + 1, 0);
+  std::vector<uint64_t> zcount(zc * lanes + 1, 0);
   int64_t xmin = std::numeric_limits<int64_t>::max(), xmax = std::numeric_limits<int64_t>::min();
   for (uint64_t r = 0; r < f.n; ++r) {
     uint64_t code = 0;
     for (size_t i = 0; i < filters.size(); ++i) code += f.code(filters[i]->attr, r) * stride[i];
+    code = code * lanes + (r & (lanes - 1));
     z[r] = static_cast<uint32_t>(code);
     ++zcount[code + 1];
     gcode[group_key(r)] = 0;
@@ -433,7 +446,7 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   e.ray_x = static_cast<float>(double(xmin) + 1.5 * wx);
   e.ray_y = static_cast<float>(1.5 * wy);
 
-  for (uint64_t c = 1; c <= zc; ++c) zcount[c] += zcount[c - 1];
+  for (uint64_t c = 1; c <= zc * lanes; ++c) zcount[c] += zcount[c - 1];
   e.vertices.resize(f.n * 9);
   for (uint64_t r = 0; r < f.n; ++r) {
     uint64_t pos = zcount[z[r]]++;

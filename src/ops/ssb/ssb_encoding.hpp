@@ -95,14 +95,18 @@ struct EncodedQuery {
   std::vector<std::vector<uint32_t>> group_tuples;       // group code -> attribute codes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges, ascending
   uint32_t z_codes = 1;                                  // size of the Z code space
-  float ray_x = 0, ray_y = 0;                            // the lattice point every ray starts at
+  uint32_t lanes = 1;          // the least significant Z digit: row number modulo lanes
+  float ray_x = 0, ray_y = 0;  // the lattice point every ray starts at
 };
 
 // Largest Z code space: half-integers below it are exact in float32, so rays start and end half
 // a code away from the triangles they must (not) hit.
 inline constexpr uint32_t kMaxZCodes = 1u << 23;
 
-EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& flat, bool force_side_values);
+// `max_lanes`: the most rows of one filter code spread over separate Z codes (a power of two is
+// used, as large as fits below kMaxZCodes).
+EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& flat, bool force_side_values,
+                          uint32_t max_lanes);
 
 // Cuts the intervals into rays of at most ceil(total / target_rays) codes each.
 std::vector<std::pair<uint32_t, uint32_t>> split_rays(

@@ -272,7 +272,7 @@ struct SsbEngine::Impl {
     stats = {};
     auto t0 = std::chrono::steady_clock::now();
     plan = detail::plan_query(name, flat);
-    enc = detail::encode_query(plan, flat, options.force_side_values);
+    enc = detail::encode_query(plan, flat, options.force_side_values, options.max_lanes);
     stats.encode_ms = ms_since(t0);
     ensure_kernels();
     build();
@@ -281,6 +281,7 @@ struct SsbEngine::Impl {
     stats.rays = ray_count;
     stats.groups = groups;
     stats.z_codes = enc.z_codes;
+    stats.lanes = enc.lanes;
     stats.side_values = !enc.side_values.empty();
     return trace();
   }
