@@ -1,6 +1,8 @@
 // The flat table, the 13 query plans, and their encoding into triangles and Z intervals.
 #include "ops/ssb/ssb_encoding.hpp"
 
+#include "common/parallel.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +13,9 @@
 #include <unordered_map>
 
 namespace raydb::ssb::detail {
+
+using raydb::detail::host_threads;
+using raydb::detail::parallel_slices;
 
 namespace {
 
@@ -394,19 +399,32 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   };
   constexpr uint32_t kAbsent = std::numeric_limits<uint32_t>::max();
   std::vector<uint32_t> gcode(gspace, kAbsent);
-  std::vector<uint32_t> z(f.n);
-  std::vector<uint64_t> zcount(zc * lanes + 1, 0);
-  int64_t xmin = std::numeric_limits<int64_t>::max(), xmax = std::numeric_limits<int64_t>::min();
+  // Per row: its Z code and group key (pass 1, parallel), then its triangle (pass 2, parallel);
+  // between them the counting sort by Z and the group numbering, serial.
+  std::vector<uint32_t> z(f.n), gkey(f.n);
+  unsigned parts = f.n < 65536 ? 1u : host_threads();
+  std::vector<int64_t> part_min(parts, std::numeric_limits<int64_t>::max()),
+      part_max(parts, std::numeric_limits<int64_t>::min());
+  parallel_slices(f.n, parts, [&](size_t b, size_t end, unsigned part) {
+    int64_t mn = part_min[part], mx = part_max[part];
+    for (uint64_t r = b; r < end; ++r) {
+      uint64_t code = 0;
+      for (size_t i = 0; i < filters.size(); ++i) code += f.code(filters[i]->attr, r) * stride[i];
+      z[r] = static_cast<uint32_t>(code * lanes + (r & (lanes - 1)));
+      gkey[r] = static_cast<uint32_t>(group_key(r));
+      int64_t x = value_of(plan.aggregate, lo, r);
+      mn = std::min(mn, x);
+      mx = std::max(mx, x);
+    }
+    part_min[part] = mn;
+    part_max[part] = mx;
+  });
+  int64_t xmin = *std::min_element(part_min.begin(), part_min.end());
+  int64_t xmax = *std::max_element(part_max.begin(), part_max.end());
+  std::vector<uint32_t> zcount(uint64_t{zc} * lanes + 1, 0);
   for (uint64_t r = 0; r < f.n; ++r) {
-    uint64_t code = 0;
-    for (size_t i = 0; i < filters.size(); ++i) code += f.code(filters[i]->attr, r) * stride[i];
-    code = code * lanes + (r & (lanes - 1));
-    z[r] = static_cast<uint32_t>(code);
-    ++zcount[code + 1];
-    gcode[group_key(r)] = 0;
-    int64_t x = value_of(plan.aggregate, lo, r);
-    xmin = std::min(xmin, x);
-    xmax = std::max(xmax, x);
+    ++zcount[z[r] + uint64_t{1}];
+    gcode[gkey[r]] = 0;
   }
   uint32_t groups = 0;
   for (uint64_t k = 0; k < gspace; ++k)
@@ -432,7 +450,6 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   constexpr int64_t kExact = int64_t{1} << 24;
   bool side = force_side_values || xmin < -kExact || xmax > kExact;
   if (side) xmin = xmax = 0;
-  if (side) e.side_values.resize(f.n);
   if (plan.aggregate == Aggregate::extprice_times_discount) e.multipliers.resize(f.n);
 
   // Triangle (x, y, z), (x + Sx, y, z), (x, y + Sy, z) with S = 4W, W at least the value range:
@@ -447,20 +464,37 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   e.ray_y = static_cast<float>(1.5 * wy);
 
   for (uint64_t c = 1; c <= zc * lanes; ++c) zcount[c] += zcount[c - 1];
-  e.vertices.resize(f.n * 9);
+  std::vector<uint32_t>& pos = gkey;  // each row's group key becomes its triangle's position
   for (uint64_t r = 0; r < f.n; ++r) {
-    uint64_t pos = zcount[z[r]]++;
-    int64_t v = value_of(plan.aggregate, lo, r);
-    auto x = side ? 0.0f : static_cast<float>(v);
-    auto y = static_cast<float>(gcode[group_key(r)]);
-    auto zf = static_cast<float>(z[r]);
-    float* t = &e.vertices[pos * 9];
-    t[0] = x, t[1] = y, t[2] = zf;
-    t[3] = x + sx, t[4] = y, t[5] = zf;
-    t[6] = x, t[7] = y + sy, t[8] = zf;
-    if (side) e.side_values[pos] = v;
-    if (!e.multipliers.empty()) e.multipliers[pos] = lo.discount[r];
+    uint32_t g = gcode[gkey[r]];
+    pos[r] = zcount[z[r]]++;
+    z[r] = g;  // and its Z code its group code (the Z code is the position's order)
   }
+  e.vertices.resize(f.n * 9);
+  if (side) e.side_values.resize(f.n);
+  parallel_slices(f.n, parts, [&](size_t b, size_t end, unsigned) {
+    for (uint64_t r = b; r < end; ++r) {
+      uint64_t p = pos[r];
+      int64_t v = value_of(plan.aggregate, lo, r);
+      auto x = side ? 0.0f : static_cast<float>(v);
+      auto y = static_cast<float>(z[r]);
+      float* t = &e.vertices[p * 9];
+      t[0] = x, t[1] = y;
+      t[3] = x + sx, t[4] = y;
+      t[6] = x, t[7] = y + sy;
+      if (side) e.side_values[p] = v;
+      if (!e.multipliers.empty()) e.multipliers[p] = lo.discount[r];
+    }
+  });
+  // The Z of each position: the counting sort's runs, in order.
+  parallel_slices(zc * lanes, parts, [&](size_t b, size_t end, unsigned) {
+    for (uint64_t c = b; c < end; ++c) {
+      uint64_t first = c == 0 ? 0 : zcount[c - 1];
+      auto zf = static_cast<float>(c);
+      for (uint64_t p = first; p < zcount[c]; ++p)
+        e.vertices[p * 9 + 2] = e.vertices[p * 9 + 5] = e.vertices[p * 9 + 8] = zf;
+    }
+  });
   return e;
 }
 
