@@ -445,6 +445,10 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   }
   if (e.group_tuples.empty()) e.group_tuples.push_back({});
   groups = static_cast<uint32_t>(e.group_tuples.size());
+  if (groups > (1u << 24))  // Y must hold every group code exactly
+    throw Error(Errc::limit_exceeded,
+                fmt::format("SSB Q{}: {} groups exceed the 2^24 codes float32 holds exactly",
+                            plan.name, groups));
 
   // X: the value where float32 holds it exactly, else the side array (and X = 0).
   constexpr int64_t kExact = int64_t{1} << 24;
