@@ -5,7 +5,7 @@
 # $OUT/results/<device>/ and are copied into bench/results/ afterwards.
 # Usage: bench/gpu/ssb.sh [tests] [sf1] [sf10] [sf20] | all
 # 'all' fits one call: about 5 minutes expected (SF 1 with SQLite took 79 s on lavapipe); the
-# timeouts below (60 + 200 + 100 + 160 s) keep it under 9 minutes even if a part stalls.
+# timeouts below (45 + 150 + 100 + 220 s) keep it under 9 minutes even if a part stalls.
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -18,7 +18,7 @@ $R info >> "$OUT/gpu.txt"
 
 if part tests; then
   echo "== SSB tests on the GPU (the reference dbgen files are not on this machine: skipped)"
-  RAYDB_TEST_NO_VALIDATION=1 timeout 60 build/tests/raydb_tests -tc='ssb*' -tce='*dbgen*' \
+  RAYDB_TEST_NO_VALIDATION=1 timeout 45 build/tests/raydb_tests -tc='ssb*' -tce='*dbgen*' \
     > "$OUT/tests-ssb.txt" 2>&1
   grep -E "ERROR|FATAL" -A14 "$OUT/tests-ssb.txt" | head -80
   grep -E "test cases|assertions" "$OUT/tests-ssb.txt"
@@ -26,11 +26,11 @@ fi
 B="$R bench ssb --out $OUT/results"
 if part sf1; then
   echo "== SF 1: all 13 queries, every result compared with SQLite"
-  timeout 200 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2
+  timeout 150 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2
 fi
 for sf in 10 20; do
   if part sf$sf; then
     echo "== SF $sf: all 13 queries (not checked: SQLite is too slow there)"
-    timeout $((sf == 10 ? 100 : 160)) $B --label ssb-sf$sf --sf $sf --check-max-sf 1 --repeats 5 --warmup 2
+    timeout $((sf == 10 ? 100 : 220)) $B --label ssb-sf$sf --sf $sf --check-max-sf 1 --repeats 5 --warmup 2
   fi
 done
