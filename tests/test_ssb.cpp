@@ -247,3 +247,24 @@ TEST_CASE("ssb queries equal SQLite on tiny tables (empty results and NULL sums)
     col->resize(1);
   for (TraversalMode m : modes()) check_all_queries(one, m);
 }
+
+TEST_CASE("ssb star-join baseline equals SQLite (SF 0.01 and 0.1 and edge values)") {
+  test::ValidationGuard guard;
+  uint64_t seed = test::fresh_seed();
+  SsbTables edge = generate_ssb(0.01, seed).value();
+  for (size_t i = 0; i < edge.lineorder.size(); i += 89) {
+    edge.lineorder.revenue[i] = 0xFFFFFFFFu - static_cast<uint32_t>(i);
+    edge.lineorder.extendedprice[i] = (1u << 24) + 1;
+  }
+  for (const SsbTables& t : {generate_ssb(0.01, seed + 1).value(), generate_ssb(0.1, seed).value(),
+                             edge, generate_ssb(0.00001, seed).value()}) {
+    SsbStarJoin join = SsbStarJoin::create(test::context(), t).value();
+    SqliteReference ref = SqliteReference::load(t).value();
+    for (const auto& q : query_names()) {
+      ResultTable want = ref.run(q).value(), got = join.run(q).value();
+      CHECK_MESSAGE(got == want, "Q" << q << " star join differs from SQLite\n"
+                                     << got.format() << "SQLite:\n"
+                                     << want.format());
+    }
+  }
+}

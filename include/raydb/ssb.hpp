@@ -106,4 +106,25 @@ class SsbEngine {
   std::unique_ptr<Impl> impl_;
 };
 
+// The baseline in Crystal's style, as a Vulkan compute kernel: one fused pass over lineorder per
+// query with perfect-hash joins on the dimension tables (arrays indexed by key - min key), the
+// filters and the group index folded into them, and 64-bit atomic sums. No BVH. `tables` must
+// outlive it; the lineorder columns stay on the device. Not thread-safe.
+class SsbStarJoin {
+ public:
+  static Result<SsbStarJoin> create(const Context& ctx, const SsbTables& tables);
+  SsbStarJoin(SsbStarJoin&&) noexcept;
+  SsbStarJoin& operator=(SsbStarJoin&&) noexcept;
+  ~SsbStarJoin();
+  Result<ResultTable> run(std::string_view query);
+  double last_kernel_ms() const;  // GPU time of the last query's fused kernel
+  uint64_t column_bytes() const;  // the lineorder columns held on the device
+
+  struct Impl;
+
+ private:
+  explicit SsbStarJoin(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace raydb::ssb

@@ -138,6 +138,9 @@ const uint32_t kSsbTraceRmiss[] = {
 const uint32_t kSsbTraceQuery[] = {
 #include "ssb_trace_query.comp.inc"
 };
+const uint32_t kSsbStarJoin[] = {
+#include "ssb_star_join.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -232,6 +235,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kSsbTraceRmiss;
     case ShaderId::ssb_trace_query:
       return kSsbTraceQuery;
+    case ShaderId::ssb_star_join:
+      return kSsbStarJoin;
   }
   return {};
 }

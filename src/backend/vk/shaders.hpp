@@ -52,6 +52,7 @@ enum class ShaderId {
   ssb_trace_rint,
   ssb_trace_rmiss,
   ssb_trace_query,
+  ssb_star_join,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

@@ -17,10 +17,6 @@ namespace raydb::ssb::detail {
 using raydb::detail::host_threads;
 using raydb::detail::parallel_slices;
 
-namespace {
-
-enum class Dim { date, customer, supplier, part, lineorder };
-
 Dim dim_of(Attr a) {
   switch (a) {
     case Attr::d_year:
@@ -44,6 +40,8 @@ Dim dim_of(Attr a) {
       return Dim::part;
   }
 }
+
+namespace {
 
 // Key -> row of a dimension table: a direct table for dbgen's dense keys, a hash map otherwise.
 class KeyIndex {

@@ -35,6 +35,10 @@ enum class Attr : uint8_t {
 };
 inline constexpr size_t kAttrs = 16;
 
+// The table an attribute comes from (the order is the star-join baseline's dimension order).
+enum class Dim { date, customer, supplier, part, lineorder };
+Dim dim_of(Attr a);
+
 // Sorted distinct values (numbers sorted as numbers, text as bytes): code = index, so code order
 // is value order and ranges and ORDER BY carry over to codes.
 struct Dictionary {
