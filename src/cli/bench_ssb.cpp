@@ -20,6 +20,7 @@ struct BenchSsbOptions {
   std::vector<std::string> queries = {"all"};
   double check_max_sf = 1;
   uint32_t max_lanes = 1024;
+  std::vector<std::string> engines = {"rt", "star_join"};
 };
 
 void run(BenchSsbOptions& o) {
@@ -47,6 +48,52 @@ void run(BenchSsbOptions& o) {
     std::unique_ptr<ssb::SqliteReference> ref;
     if (!o.run.no_check && sf <= o.check_max_sf)
       ref = std::make_unique<ssb::SqliteReference>(ssb::SqliteReference::load(tables).value());
+    bool rt = false, star = false;
+    for (const auto& e : o.engines) {
+      if (e == "rt")
+        rt = true;
+      else if (e == "star_join")
+        star = true;
+      else
+        throw Error(Errc::invalid_argument,
+                    fmt::format("--engine takes rt and/or star_join, not '{}'", e));
+    }
+    if (star) {
+      ssb::SsbStarJoin join = ssb::SsbStarJoin::create(ctx, tables).value();
+      for (const auto& q : names) {
+        ssb::ResultTable first = join.run(q).value();
+        for (int i = 0; i < o.run.warmup; ++i) (void)join.run(q).value();
+        std::vector<double> times;
+        bool stable = true;
+        for (int i = 0; i < o.run.repeats; ++i) {
+          stable = stable && join.run(q).value() == first;
+          times.push_back(join.last_kernel_ms());
+        }
+        std::string checked = "unchecked";
+        if (ref) checked = ref->run(q).value() == first ? "MATCH" : "MISMATCH";
+        if (!stable) checked = "MISMATCH (repeats differ)";
+        double ms = median(times);
+        nlohmann::json j = result_fields(ctx, "ssb", o.run);
+        j.update({{"engine", "star_join"},
+                  {"sf", sf},
+                  {"query", "Q" + q},
+                  {"rows", tables.lineorder.size()},
+                  {"query_ms", ms},
+                  {"query_ms_all", times},
+                  {"column_bytes", join.column_bytes()},
+                  {"result_rows", first.rows.size()},
+                  {"seed", seed},
+                  {"checked_result", checked}});
+        rows.push_back(j);
+        table.push_back(
+            fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10.3f} {:>10} {:>9} {:>9} {:>7} "
+                        "{:>6} {:>6}  {}",
+                        sf, "Q" + q, "star_join", tables.lineorder.size(), ms, "-", "-", "-", "-",
+                        "-", first.rows.size(), checked));
+        bench_progress("ssb", table.back());
+      }
+    }
+    if (!rt) continue;
     ssb::SsbEngineOptions eo;
     eo.max_lanes = o.max_lanes;
     ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
@@ -65,12 +112,13 @@ void run(BenchSsbOptions& o) {
       if (!stable) checked = "MISMATCH (repeats differ)";
       double ms = median(trace);
       nlohmann::json j = result_fields(ctx, "ssb", o.run);
-      j.update({{"traversal", to_string(engine.traversal())},
+      j.update({{"engine", "rt"},
+                {"traversal", to_string(engine.traversal())},
                 {"sf", sf},
                 {"query", "Q" + q},
                 {"rows", build.rows},
-                {"trace_ms", ms},
-                {"trace_ms_all", trace},
+                {"query_ms", ms},
+                {"query_ms_all", trace},
                 {"bvh_build_ms", build.bvh_build_ms},
                 {"bvh_bytes", build.bvh_bytes},
                 {"triangle_bytes", build.triangle_bytes},
@@ -87,22 +135,24 @@ void run(BenchSsbOptions& o) {
                 {"seed", seed},
                 {"checked_result", checked}});
       rows.push_back(j);
-      table.push_back(fmt::format(
-          "{:>6} {:<5} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
-          "{:>6} {:>6}  {}",
-          sf, "Q" + q, build.rows, ms, build.bvh_build_ms, build.bvh_bytes / 1048576.0, build.rays,
-          build.lanes, build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
+      table.push_back(
+          fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
+                      "{:>6} {:>6}  {}",
+                      sf, "Q" + q, "rt", build.rows, ms, build.bvh_build_ms,
+                      build.bvh_bytes / 1048576.0, build.rays, build.lanes,
+                      build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
       bench_progress("ssb", table.back());
     }
   }
   finish_bench(
       ctx, "ssb", o.run,
-      fmt::format("raydb bench ssb on {} ({} {}), RT engine, query = median trace of {} after {} "
-                  "warm-up (BVH build apart); GPU timestamps",
+      fmt::format("raydb bench ssb on {} ({} {}), RT engine (query = median trace "
+                  "of {} after {} warm-up, BVH build apart) and star-join baseline (fused "
+                  "kernel); GPU timestamps",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:>6} {:<5} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6}  {}", "SF",
-                  "query", "rows", "query ms", "build ms", "BVH MiB", "rays", "lanes", "groups",
-                  "result", "check"),
+      fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6}  {}", "SF",
+                  "query", "engine", "rows", "query ms", "build ms", "BVH MiB", "rays", "lanes",
+                  "groups", "result", "check"),
       table, rows);
 }
 
@@ -118,6 +168,9 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_option("--check-max-sf", o->check_max_sf,
                   "compare with SQLite up to this scale factor (SQLite is slow beyond)");
   cmd->add_option("--max-lanes", o->max_lanes, "SsbEngineOptions::max_lanes");
+  cmd->add_option("--engine", o->engines,
+                  "rt (the ray-tracing engine) and/or star_join (the Crystal-style baseline)")
+      ->delimiter(',');
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }
