@@ -66,6 +66,8 @@ struct DeviceInfo {
   bool buffer_device_address = false, shader_int64 = false, scalar_block_layout = false;
   // Sharing memory and ordering work with CUDA (optional: enabled when present).
   bool external_memory_fd = false, external_semaphore_fd = false, timeline_semaphore = false;
+  // 64-bit atomics on buffers (optional; enabled when present): the SSB engine's group sums.
+  bool buffer_int64_atomics = false;
   uint64_t max_primitive_count = 0, max_instance_count = 0, max_geometry_count = 0;
   uint32_t max_ray_recursion_depth = 0, shader_group_handle_size = 0;
   uint32_t max_ray_dispatch_invocation_count = 0;

@@ -100,6 +100,7 @@ void register_gen(CLI::App& app) {
   tpch->add_option("--seed", *tseed, "seed");
   tpch->add_option("--out", *tout, "folder for <query>-<table>.bin and .txt");
   tpch->callback([sf, tseed, tout] { run_tpch(*sf, *tseed, *tout); });
+  register_gen_ssb(*gen);
 }
 
 }  // namespace raydb::cli

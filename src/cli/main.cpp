@@ -11,12 +11,14 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   raydb::cli::register_info(app);
   raydb::cli::register_gen(app);
+  raydb::cli::register_ssb(app);
   auto* bench =
       app.add_subcommand("bench", "run a benchmark suite; results go to bench/results/<device>/");
   bench->require_subcommand(1);
   raydb::cli::register_bench_rx(*bench);
   raydb::cli::register_bench_dpbis(*bench);
   raydb::cli::register_bench_join(*bench);
+  raydb::cli::register_bench_ssb(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -237,6 +237,7 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
   i.scalar_block_layout = v12 && f12.scalarBlockLayout;
   i.timeline_semaphore = v12 && f12.timelineSemaphore;
   i.shader_int64 = f2.features.shaderInt64;
+  i.buffer_int64_atomics = v12 && f12.shaderBufferInt64Atomics;
   if (has_as) {
     i.max_primitive_count = p.as.maxPrimitiveCount;
     i.max_instance_count = p.as.maxInstanceCount;
@@ -580,6 +581,7 @@ static void create_device(VkContext& c) {
   if (c.external_memory_fd) exts.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   if (c.external_semaphore_fd) exts.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
   f12.timelineSemaphore = c.timeline_semaphore ? VK_TRUE : VK_FALSE;
+  f12.shaderBufferInt64Atomics = c.info.buffer_int64_atomics ? VK_TRUE : VK_FALSE;
   float priority = 1.0f;
   VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
   qi.queueFamilyIndex = c.queue_family;

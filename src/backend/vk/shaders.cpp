@@ -132,6 +132,27 @@ const uint32_t kHashJoinCount64[] = {
 const uint32_t kScanAdd[] = {
 #include "scan_add.comp.inc"
 };
+const uint32_t kSsbTraceRgen[] = {
+#include "ssb_trace.rgen.inc"
+};
+const uint32_t kSsbTraceRahit[] = {
+#include "ssb_trace.rahit.inc"
+};
+const uint32_t kSsbTraceRchit[] = {
+#include "ssb_trace.rchit.inc"
+};
+const uint32_t kSsbTraceRint[] = {
+#include "ssb_trace.rint.inc"
+};
+const uint32_t kSsbTraceRmiss[] = {
+#include "ssb_trace.rmiss.inc"
+};
+const uint32_t kSsbTraceQuery[] = {
+#include "ssb_trace_query.comp.inc"
+};
+const uint32_t kSsbStarJoin[] = {
+#include "ssb_star_join.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -222,6 +243,20 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kScanBlocks;
     case ShaderId::scan_add:
       return kScanAdd;
+    case ShaderId::ssb_trace_rgen:
+      return kSsbTraceRgen;
+    case ShaderId::ssb_trace_rahit:
+      return kSsbTraceRahit;
+    case ShaderId::ssb_trace_rchit:
+      return kSsbTraceRchit;
+    case ShaderId::ssb_trace_rint:
+      return kSsbTraceRint;
+    case ShaderId::ssb_trace_rmiss:
+      return kSsbTraceRmiss;
+    case ShaderId::ssb_trace_query:
+      return kSsbTraceQuery;
+    case ShaderId::ssb_star_join:
+      return kSsbStarJoin;
   }
   return {};
 }

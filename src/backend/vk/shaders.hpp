@@ -50,6 +50,13 @@ enum class ShaderId {
   radix_scatter,
   scan_blocks,
   scan_add,
+  ssb_trace_rgen,
+  ssb_trace_rahit,
+  ssb_trace_rchit,
+  ssb_trace_rint,
+  ssb_trace_rmiss,
+  ssb_trace_query,
+  ssb_star_join,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

@@ -1,0 +1,130 @@
+// The 13 standard Star Schema Benchmark queries (Q1.1 .. Q4.3) two ways: as SQL on SQLite (the
+// reference) and as ray-tracing jobs in the manner of RTCUDB (Shi et al.): the denormalized table
+// becomes one triangle per row with X = the aggregated value, Y = the group code and Z = the
+// filter code, and each query is a set of rays along Z over the filter's intervals whose any-hit
+// shader sums each hit row once into its group (docs/ssb.md).
+//
+// Results are tables of text cells, integers in decimal and SQL NULL as "NULL", in the query's
+// ORDER BY order, so the two engines' answers compare cell for cell.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/ssb_data.hpp"
+
+namespace raydb::ssb {
+
+struct ResultTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;
+  bool operator==(const ResultTable&) const = default;
+  // Like a SQL shell: a header, a rule, the rows, and "(N rows)".
+  std::string format() const;
+};
+
+// "1.1", "1.2", ... "4.3".
+const std::vector<std::string>& query_names();
+// Accepts "1.1", "Q1.1" or "q1.1"; Errc::invalid_argument names the known queries otherwise.
+Result<std::string> canonical_query_name(std::string_view name);
+// The query's SQL: the SSB specification's text; Q3.x add their group columns as the last ORDER
+// BY keys so that ties in revenue have one order (the standard order is a prefix of it).
+Result<std::string> query_sql(std::string_view name);
+
+// SQLite (through its C library) holding the tables in an in-memory database. Not thread-safe.
+class SqliteReference {
+ public:
+  static Result<SqliteReference> load(const SsbTables& tables);
+  SqliteReference(SqliteReference&&) noexcept;
+  SqliteReference& operator=(SqliteReference&&) noexcept;
+  ~SqliteReference();
+  Result<ResultTable> run(std::string_view query);
+
+  struct Db;  // the open database (ssb_sqlite.cpp)
+
+ private:
+  explicit SqliteReference(std::unique_ptr<Db> db);
+  std::unique_ptr<Db> db_;
+};
+
+struct SsbEngineOptions {
+  TraversalMode traversal = TraversalMode::automatic;
+  // Each filter interval is cut into rays of at most ceil(total Z length / target_rays) codes,
+  // so the launch has about this many rays (plus one per interval).
+  uint32_t target_rays = 65536;
+  // Rows that share a filter code are spread over up to this many Z codes (a power of two, as
+  // many as fit the 2^23 Z codes), so even a one-code selection is traced by parallel rays.
+  uint32_t max_lanes = 1024;
+  // Tests: keep every aggregated value in the side array even where float32 holds it exactly.
+  bool force_side_values = false;
+};
+
+// Per query run: times in milliseconds (GPU timestamps), bytes of device memory.
+struct SsbQueryStats {
+  double encode_ms = 0;     // host: coordinates, group dictionary, sort by Z (wall clock)
+  double upload_ms = 0;     // triangles and side arrays to the device
+  double bvh_build_ms = 0;  // BLAS + TLAS build, with compaction
+  double trace_ms = 0;      // the ray launch (the query itself)
+  double post_ms = 0;       // host: having / order by / decode (wall clock)
+  uint64_t rows = 0, intervals = 0, rays = 0, groups = 0, z_codes = 0, lanes = 0;
+  uint64_t bvh_bytes = 0, triangle_bytes = 0, side_bytes = 0;
+  bool side_values = false;  // the aggregated value came from the side array
+};
+
+// The RT engine over one set of tables, on one context. Each query builds its own BVH (the
+// paper's per-query materialized view) when run; the last query's BVH stays resident until the
+// next run() (so rerun() can time the query alone). Not thread-safe.
+class SsbEngine {
+ public:
+  // `tables` must outlive the engine. Joins the tables into the flat table (every foreign key must
+  // resolve: Errc::invalid_argument names the row). Errc::limit_exceeded when one query's triangles
+  // and BVH would not fit in the device's memory, naming the limit.
+  static Result<SsbEngine> create(const Context& ctx, const SsbTables& tables,
+                                  const SsbEngineOptions& options = {});
+  // Whether `lineorder_rows` rows fit this device (the check create() makes), before generating
+  // or loading them: Errc::limit_exceeded names the limit.
+  static Status check_fits(const Context& ctx, uint64_t lineorder_rows);
+  SsbEngine(SsbEngine&&) noexcept;
+  SsbEngine& operator=(SsbEngine&&) noexcept;
+  ~SsbEngine();
+
+  Result<ResultTable> run(std::string_view query);
+  // Runs the query whose BVH the last run() built again, without rebuilding (benchmarks).
+  Result<ResultTable> rerun();
+  const SsbQueryStats& last_stats() const;
+  TraversalMode traversal() const;
+  uint64_t rows() const;
+
+  struct Impl;
+
+ private:
+  explicit SsbEngine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// The baseline in Crystal's style, as a Vulkan compute kernel: one fused pass over lineorder per
+// query with perfect-hash joins on the dimension tables (arrays indexed by key - min key), the
+// filters and the group index folded into them, and 64-bit atomic sums. No BVH. `tables` must
+// outlive it; the lineorder columns stay on the device. Not thread-safe.
+class SsbStarJoin {
+ public:
+  static Result<SsbStarJoin> create(const Context& ctx, const SsbTables& tables);
+  SsbStarJoin(SsbStarJoin&&) noexcept;
+  SsbStarJoin& operator=(SsbStarJoin&&) noexcept;
+  ~SsbStarJoin();
+  Result<ResultTable> run(std::string_view query);
+  double last_kernel_ms() const;  // GPU time of the last query's fused kernel
+  uint64_t column_bytes() const;  // the lineorder columns held on the device
+
+  struct Impl;
+
+ private:
+  explicit SsbStarJoin(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace raydb::ssb

@@ -1,0 +1,178 @@
+// raydb bench ssb: the 13 SSB queries on the ray-tracing engine at given scale factors. Per query:
+// the BVH build (time and bytes, reported apart), then the query alone (rays over the built BVH)
+// as the median of repeats after warm-up, GPU timestamps; optionally checked against SQLite.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <memory>
+
+#include "cli/cli.hpp"
+#include "raydb/ssb.hpp"
+
+namespace raydb::cli {
+
+namespace {
+
+struct BenchSsbOptions {
+  CommonOptions common;
+  BenchRunOptions run;
+  std::vector<double> sfs = {0.01};
+  std::vector<std::string> queries = {"all"};
+  double check_max_sf = 1;
+  uint32_t max_lanes = 1024;
+  std::vector<std::string> engines = {"rt", "star_join"};
+};
+
+void run(BenchSsbOptions& o) {
+  auto ctx = open_context(o.common).value();
+  const DeviceInfo& dev = ctx.device();
+  std::vector<std::string> names;
+  for (const auto& q : o.queries) {
+    if (q == "all") {
+      names.insert(names.end(), ssb::query_names().begin(), ssb::query_names().end());
+    } else {
+      names.push_back(ssb::canonical_query_name(q).value());
+    }
+  }
+  uint64_t seed = run_seed(o.run);
+  std::vector<nlohmann::json> rows;
+  std::vector<std::string> table;
+  for (double sf : o.sfs) {
+    ssb::SsbRowCounts n = ssb::ssb_row_counts(sf).value();
+    ssb::SsbEngine::check_fits(ctx, n.orders * 7).value();
+    auto t0 = std::chrono::steady_clock::now();
+    ssb::SsbTables tables = ssb::generate_ssb(sf, seed).value();
+    double gen_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    bench_progress("ssb", fmt::format("SF {}: {} lineorder rows generated in {:.1f} s", sf,
+                                      tables.lineorder.size(), gen_s));
+    std::unique_ptr<ssb::SqliteReference> ref;
+    if (!o.run.no_check && sf <= o.check_max_sf)
+      ref = std::make_unique<ssb::SqliteReference>(ssb::SqliteReference::load(tables).value());
+    bool rt = false, star = false;
+    for (const auto& e : o.engines) {
+      if (e == "rt")
+        rt = true;
+      else if (e == "star_join")
+        star = true;
+      else
+        throw Error(Errc::invalid_argument,
+                    fmt::format("--engine takes rt and/or star_join, not '{}'", e));
+    }
+    if (star) {
+      ssb::SsbStarJoin join = ssb::SsbStarJoin::create(ctx, tables).value();
+      for (const auto& q : names) {
+        ssb::ResultTable first = join.run(q).value();
+        for (int i = 0; i < o.run.warmup; ++i) (void)join.run(q).value();
+        std::vector<double> times;
+        bool stable = true;
+        for (int i = 0; i < o.run.repeats; ++i) {
+          stable = stable && join.run(q).value() == first;
+          times.push_back(join.last_kernel_ms());
+        }
+        std::string checked = "unchecked";
+        if (ref) checked = ref->run(q).value() == first ? "MATCH" : "MISMATCH";
+        if (!stable) checked = "MISMATCH (repeats differ)";
+        double ms = median(times);
+        nlohmann::json j = result_fields(ctx, "ssb", o.run);
+        j.update({{"engine", "star_join"},
+                  {"sf", sf},
+                  {"query", "Q" + q},
+                  {"rows", tables.lineorder.size()},
+                  {"query_ms", ms},
+                  {"query_ms_all", times},
+                  {"column_bytes", join.column_bytes()},
+                  {"result_rows", first.rows.size()},
+                  {"seed", seed},
+                  {"checked_result", checked}});
+        rows.push_back(j);
+        table.push_back(
+            fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10.3f} {:>10} {:>9} {:>9} {:>7} "
+                        "{:>6} {:>6}  {}",
+                        sf, "Q" + q, "star_join", tables.lineorder.size(), ms, "-", "-", "-", "-",
+                        "-", first.rows.size(), checked));
+        bench_progress("ssb", table.back());
+      }
+    }
+    if (!rt) continue;
+    ssb::SsbEngineOptions eo;
+    eo.max_lanes = o.max_lanes;
+    ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
+    for (const auto& q : names) {
+      ssb::ResultTable first = engine.run(q).value();
+      ssb::SsbQueryStats build = engine.last_stats();
+      for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
+      std::vector<double> trace;
+      bool stable = true;
+      for (int i = 0; i < o.run.repeats; ++i) {
+        stable = stable && engine.rerun().value() == first;
+        trace.push_back(engine.last_stats().trace_ms);
+      }
+      std::string checked = "unchecked";
+      if (ref) checked = ref->run(q).value() == first ? "MATCH" : "MISMATCH";
+      if (!stable) checked = "MISMATCH (repeats differ)";
+      double ms = median(trace);
+      nlohmann::json j = result_fields(ctx, "ssb", o.run);
+      j.update({{"engine", "rt"},
+                {"traversal", to_string(engine.traversal())},
+                {"sf", sf},
+                {"query", "Q" + q},
+                {"rows", build.rows},
+                {"query_ms", ms},
+                {"query_ms_all", trace},
+                {"bvh_build_ms", build.bvh_build_ms},
+                {"bvh_bytes", build.bvh_bytes},
+                {"triangle_bytes", build.triangle_bytes},
+                {"side_bytes", build.side_bytes},
+                {"upload_ms", build.upload_ms},
+                {"encode_ms", build.encode_ms},
+                {"post_ms", build.post_ms},
+                {"intervals", build.intervals},
+                {"rays", build.rays},
+                {"lanes", build.lanes},
+                {"groups", build.groups},
+                {"side_values", build.side_values},
+                {"result_rows", first.rows.size()},
+                {"seed", seed},
+                {"checked_result", checked}});
+      rows.push_back(j);
+      table.push_back(
+          fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
+                      "{:>6} {:>6}  {}",
+                      sf, "Q" + q, "rt", build.rows, ms, build.bvh_build_ms,
+                      build.bvh_bytes / 1048576.0, build.rays, build.lanes,
+                      build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
+      bench_progress("ssb", table.back());
+    }
+  }
+  finish_bench(
+      ctx, "ssb", o.run,
+      fmt::format("raydb bench ssb on {} ({} {}), RT engine (query = median trace "
+                  "of {} after {} warm-up, BVH build apart) and star-join baseline (fused "
+                  "kernel); GPU timestamps",
+                  dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
+      fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6}  {}", "SF",
+                  "query", "engine", "rows", "query ms", "build ms", "BVH MiB", "rays", "lanes",
+                  "groups", "result", "check"),
+      table, rows);
+}
+
+}  // namespace
+
+void register_bench_ssb(CLI::App& bench) {
+  auto o = std::make_shared<BenchSsbOptions>();
+  auto* cmd = bench.add_subcommand(
+      "ssb", "Star Schema Benchmark queries as ray-tracing jobs (RTCUDB): query and BVH build");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("--sf", o->sfs, "scale factors, list (fractions allowed)")->delimiter(',');
+  cmd->add_option("--query", o->queries, "1.1 .. 4.3, or all; list")->delimiter(',');
+  cmd->add_option("--check-max-sf", o->check_max_sf,
+                  "compare with SQLite up to this scale factor (SQLite is slow beyond)");
+  cmd->add_option("--max-lanes", o->max_lanes, "SsbEngineOptions::max_lanes");
+  cmd->add_option("--engine", o->engines,
+                  "rt (the ray-tracing engine) and/or star_join (the Crystal-style baseline)")
+      ->delimiter(',');
+  add_bench_run_options(*cmd, o->run);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace raydb::cli
