@@ -25,6 +25,7 @@ void register_info(CLI::App& app);
 void register_bench_rx(CLI::App& bench);
 void register_bench_dpbis(CLI::App& bench);
 void register_bench_join(CLI::App& bench);
+void register_bench_rtscan(CLI::App& bench);
 void register_gen(CLI::App& app);
 
 // Shared by the bench suites.

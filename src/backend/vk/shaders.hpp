@@ -50,6 +50,15 @@ enum class ShaderId {
   radix_scatter,
   scan_blocks,
   scan_add,
+  rtscan_cubes,
+  rtscan_vectors,
+  rtscan_sieve,
+  rtscan_refine_rgen,
+  rtscan_refine_rint,
+  rtscan_refine_rmiss,
+  rtscan_refine_rahit,
+  rtscan_refine_rchit,
+  rtscan_refine_query,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);
