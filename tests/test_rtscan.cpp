@@ -8,10 +8,13 @@
 #include <random>
 #include <string>
 
+#include "ops/rtscan/gpu_encoding.hpp"
 #include "ops/rtscan/refine_plan.hpp"
+#include "ops/scan/scan_impl.hpp"
 #include "raydb/rtscan.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/scan.hpp"
+#include "raydb/uniform_encoding.hpp"
 #include "support.hpp"
 
 using namespace raydb;
@@ -156,6 +159,35 @@ TEST_CASE("rtscan plan: sieving borders never split a value and nearest borders"
   CHECK(plan::nearest_borders(b, {5, 6}) == std::pair<uint32_t, uint32_t>{2, 3});
 }
 
+TEST_CASE("rtscan: Uniform Encoding on the GPU equals the CPU one") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto& vk = *test::context().shared();
+  for (uint64_t rows : {uint64_t{0}, uint64_t{1}, uint64_t{1000}, uint64_t{70001}})
+    for (int kind = 0; kind < 3; ++kind) {
+      std::vector<uint32_t> col(rows);
+      for (auto& v : col)
+        v = kind == 0   ? static_cast<uint32_t>(rng())
+            : kind == 1 ? static_cast<uint32_t>(rng() % 7)  // many duplicates
+                        : std::vector<uint32_t>{0u, 1u << 24, 0xFFFFFFFFu}[rng() % 3];
+      std::vector<std::span<const uint32_t>> cols = {col};
+      auto table = ColumnTable::upload(test::context(), cols).value();
+      auto gpu = detail::rtscan::encode_on_gpu(vk, table.impl()->columns[0], rows);
+      auto cpu = rtscan::EncodedColumn::encode(col).value();
+      CAPTURE(rows);
+      CAPTURE(kind);
+      test::check_equal_whole(detail::rtscan::download_words(vk, gpu.codes, rows), cpu.codes(),
+                              "GPU codes");
+      test::check_equal_whole(gpu.table.distinct_values(), cpu.distinct_values(),
+                              "GPU table values");
+      test::check_equal_whole(gpu.table.lo_codes(), cpu.lo_codes(), "GPU table codes");
+      CHECK(gpu.table.rows() == rows);
+    }
+  std::vector<uint32_t> unsorted = {2, 1};
+  CHECK(rtscan::EncodedColumn::from_sorted_values(unsorted).error().code() ==
+        Errc::invalid_argument);
+}
+
 TEST_CASE("rtscan: random predicates on every distribution equal the CPU scan") {
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
@@ -175,6 +207,8 @@ TEST_CASE("rtscan: random predicates on every distribution equal the CPU scan") 
       RtScanOptions o = small_lattice(co.rows, RtScanMode::rtscan);
       o.traversal = tm;
       o.bins = 1 + static_cast<uint32_t>(rng() % 64);
+      o.gpu_encoding = rng() % 2 == 0;
+      CAPTURE(o.gpu_encoding);
       auto table = RtScanTable::build(test::context(), cols, o).value();
       for (int trial = 0; trial < 8; ++trial) {
         std::vector<Predicate> preds;

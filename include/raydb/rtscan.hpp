@@ -1,7 +1,7 @@
 // raydb::RtScanTable: RTScan (Lv et al., PVLDB 17(6)), conjunctive range predicates over uint32
 // columns answered with ray tracing. Built once per table:
 //   - Uniform Encoding: every column re-coded by rank (1..N, see uniform_encoding.hpp), so rays
-//     meet an even number of records whatever the value distribution.
+//     meet an even number of records whatever the value distribution; on the GPU by default.
 //   - Data Sieving: per column K equal-depth bins whose borders never split a value, and K - 1 bit
 //     vectors F_i = [key < border_i] on the device.
 //   - One BVH per group of at most three columns: one axis-aligned cube per row, centred at the
@@ -41,6 +41,9 @@ Result<RtScanMode> parse_rtscan_mode(const std::string& text);  // rtscan | rtc3
 
 struct RtScanOptions {
   RtScanMode mode = RtScanMode::rtscan;
+  // Uniform Encoding on the GPU (radix sort of (value, row) pairs; the sorted values come back
+  // once for the mapping table) rather than on the host's threads. rtscan mode only.
+  bool gpu_encoding = true;
   // Sieving bins per column (K; K - 1 bit vectors are stored), 1 to 4096. rtscan mode only.
   uint32_t bins = 128;
   // Column groups, each of 1 to 3 distinct columns, together covering every column once (e.g.
@@ -60,7 +63,8 @@ struct RtScanOptions {
 };
 
 struct RtScanBuildStats {
-  double host_encode_ms = 0;  // Uniform Encoding (CPU, all threads), host clock
+  double encode_ms = 0;       // Uniform Encoding on the GPU: sort, codes, sorted values back
+  double host_encode_ms = 0;  // host part: the mapping table (GPU encoding) or all of it (CPU)
   double upload_ms = 0;       // keys to the device
   double sieve_ms = 0;        // sieving vectors
   double bvh_ms = 0;          // cube generation, BLAS and TLAS builds, compaction

@@ -159,6 +159,9 @@ const uint32_t kRtScanRefineRchit[] = {
 const uint32_t kRtScanRefineQuery[] = {
 #include "rtscan_refine_query.comp.inc"
 };
+const uint32_t kRtScanCodes[] = {
+#include "rtscan_codes.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -267,6 +270,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRtScanRefineRchit;
     case ShaderId::rtscan_refine_query:
       return kRtScanRefineQuery;
+    case ShaderId::rtscan_codes:
+      return kRtScanCodes;
   }
   return {};
 }

@@ -59,6 +59,7 @@ enum class ShaderId {
   rtscan_refine_rahit,
   rtscan_refine_rchit,
   rtscan_refine_query,
+  rtscan_codes,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

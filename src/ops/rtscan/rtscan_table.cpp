@@ -16,6 +16,7 @@
 #include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
 #include "common/parallel.hpp"
+#include "ops/rtscan/gpu_encoding.hpp"
 #include "ops/rtscan/refine_plan.hpp"
 #include "ops/rtscan/rtscan_params.hpp"
 #include "ops/scan/scan_impl.hpp"
@@ -53,6 +54,7 @@ double host_ms_since(std::chrono::steady_clock::time_point t0) {
 }
 constexpr VkPipelineStageFlags kAll = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 constexpr VkAccessFlags kRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+
 }  // namespace
 
 struct RtScanImpl {
@@ -279,8 +281,10 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
   plan_groups();
 
   // Keys: Uniform Encoding codes, or the values themselves.
+  bool encode = options.mode == RtScanMode::rtscan;
+  bool on_gpu = encode && options.gpu_encoding;
   std::vector<std::span<const uint32_t>> key_spans(columns.begin(), columns.end());
-  if (options.mode == RtScanMode::rtscan) {
+  if (encode && !on_gpu) {
     auto t0 = std::chrono::steady_clock::now();
     for (uint32_t k = 0; k < cols; ++k) {
       encoded.push_back(raydb::rtscan::EncodedColumn::encode(columns[k]).value());
@@ -288,14 +292,7 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
     }
     build_stats.host_encode_ms = host_ms_since(t0);
   }
-  for (uint32_t k = 0; k < cols; ++k) {
-    auto [lo, hi] = std::minmax_element(key_spans[k].begin(), key_spans[k].end());
-    key_range.push_back(n == 0 ? KeyInterval{0, -1} : KeyInterval{*lo, *hi});
-    if (options.count_intersections)
-      host_keys.emplace_back(key_spans[k].begin(), key_spans[k].end());
-  }
-  pick_lattice();
-  {
+  {  // the values (GPU encoding) or keys to the device
     CommandBatch cb(c);
     std::vector<Buffer> staging(cols);
     GpuTimer timer(c, 2);
@@ -307,12 +304,34 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
       if (n) record_upload(c, cb.cmd(), staging[k], keys.back(), key_spans[k].data(), n * 4);
     }
     memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll,
-                   VK_ACCESS_SHADER_READ_BIT, c);
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, c);
     uint32_t t1 = timer.mark(cb.cmd());
     cb.submit_and_wait();
     build_stats.upload_ms = timer.ms(t0, t1);
     build_stats.key_bytes = n * 4 * cols;
   }
+  if (on_gpu)
+    for (uint32_t k = 0; k < cols; ++k) {
+      auto e = rtscan::encode_on_gpu(c, keys[k], n);
+      build_stats.encode_ms += e.gpu_ms;
+      build_stats.host_encode_ms += e.host_ms;
+      keys[k] = std::move(e.codes);
+      encoded.push_back(std::move(e.table));
+    }
+  for (uint32_t k = 0; k < cols; ++k) {
+    if (n == 0) {
+      key_range.push_back({0, -1});
+    } else if (encode) {
+      key_range.push_back({1, static_cast<int64_t>(n)});
+    } else {
+      auto [lo, hi] = std::minmax_element(key_spans[k].begin(), key_spans[k].end());
+      key_range.push_back({*lo, *hi});
+    }
+    if (options.count_intersections)
+      host_keys.push_back(on_gpu ? rtscan::download_words(c, keys[k], n)
+                                 : std::vector<uint32_t>(key_spans[k].begin(), key_spans[k].end()));
+  }
+  pick_lattice();
   if (n == 0) return;  // nothing to trace: every selection is empty
   if (options.mode == RtScanMode::rtscan) build_sieves();
   for (Group& g : groups) build_group(g);
