@@ -249,7 +249,8 @@ TEST_CASE("rtscan: 1 to 4 predicates in the 3+1 and 2+2 groupings and the RT var
   std::vector<Config> configs = {{RtScanMode::rtscan, {{0, 1, 2}, {3}}},
                                  {RtScanMode::rtscan, {{0, 1}, {2, 3}}},
                                  {RtScanMode::rtc3, {}},
-                                 {RtScanMode::rtc1, {}}};
+                                 {RtScanMode::rtc1, {}},
+                                 {RtScanMode::rtindex, {}}};
   for (TraversalMode tm : traversals()) {
     std::vector<RtScanTable> tables;
     for (const Config& cfg : configs) {
@@ -272,6 +273,12 @@ TEST_CASE("rtscan: 1 to 4 predicates in the 3+1 and 2+2 groupings and the RT var
         CAPTURE(trial);
         check_select(tables[t], cols, preds, "rtscan bitmap");
       }
+    }
+    // Without sieving (rtc3, rtc1, rtindex) every selected row comes from the rays.
+    for (size_t t = 2; t < tables.size(); ++t) {
+      std::vector<Predicate> all = {{1, CompareOp::ge, 0}};
+      CHECK(tables[t].select(all).value().count().value() == co.rows);
+      CHECK(tables[t].last_query().intersections >= co.rows);
     }
   }
 }
@@ -339,7 +346,8 @@ TEST_CASE("rtscan: keys near 2^24 and 2^32 - 1, encoded and raw") {
   for (auto& col : data)
     for (auto& v : col) v = edges[rng() % edges.size()];
   std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
-  for (RtScanMode mode : {RtScanMode::rtscan, RtScanMode::rtc3, RtScanMode::rtc1})
+  for (RtScanMode mode :
+       {RtScanMode::rtscan, RtScanMode::rtc3, RtScanMode::rtc1, RtScanMode::rtindex})
     for (TraversalMode tm : traversals()) {
       RtScanOptions o = small_lattice(rows, mode);
       o.traversal = tm;

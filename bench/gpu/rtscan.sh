@@ -34,6 +34,9 @@ if part variants; then
   echo "== RT variants and baselines at 1e7 rows (RTc1/RTc3 trace far more)"
   $B --label variants --rows 1e7 --columns 3 --dist uniform --mode rtscan,rtc3,rtc1 \
     --selectivity 0.1,0.5,0.9 --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 3 --warmup 1
+  echo "== RTIndex-style scan (one ray per predicate over all its keys) at 1e6 rows"
+  $B --label variants-rtindex --rows 1e6 --columns 3 --dist uniform --mode rtindex,rtscan \
+    --selectivity 0.1,0.5 --baseline full_scan --counts false --repeats 1 --warmup 0
   echo "== 4 predicates: 3+1 against 2+2"
   for g in 3+1 2+2; do
     $B --label groups-$g --rows 1e8 --columns 4 --dist permutation --groups $g \

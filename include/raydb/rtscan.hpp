@@ -16,7 +16,10 @@
 //
 // Modes (the paper's variants, for comparison): rtscan (all of the above); rtc3 (no encoding, no
 // sieving, cubes at raw values, one box per group of three: the paper's RTc3); rtc1 (the same per
-// column, groups of one: RTc1, with cubes where the paper used triangles).
+// column, groups of one: RTc1, with cubes where the paper used triangles); rtindex (RTIndex's
+// scan: per column one triangle per row at its raw value and one ray along the key axis over the
+// whole predicate range, an any-hit shader doing the exact re-check; no sieving). The lattice
+// options do not apply to rtindex.
 //
 // Units: keys and constants are uint32; times are GPU milliseconds from timestamps unless named
 // host_; sizes in bytes. Ownership: the table owns its device buffers and BVHs and keeps the
@@ -35,9 +38,9 @@
 
 namespace raydb {
 
-enum class RtScanMode { rtscan, rtc3, rtc1 };
+enum class RtScanMode { rtscan, rtc3, rtc1, rtindex };
 const char* to_string(RtScanMode mode);
-Result<RtScanMode> parse_rtscan_mode(const std::string& text);  // rtscan | rtc3 | rtc1
+Result<RtScanMode> parse_rtscan_mode(const std::string& text);  // rtscan | rtc3 | rtc1 | rtindex
 
 struct RtScanOptions {
   RtScanMode mode = RtScanMode::rtscan;
@@ -48,7 +51,7 @@ struct RtScanOptions {
   uint32_t bins = 128;
   // Column groups, each of 1 to 3 distinct columns, together covering every column once (e.g.
   // {{0, 1, 2}, {3}} is 3+1, {{0, 1}, {2, 3}} is 2+2). Empty: consecutive groups of three (rtc1:
-  // of one).
+  // of one; rtindex: always of one).
   std::vector<std::vector<uint32_t>> groups;
   TraversalMode traversal = TraversalMode::automatic;
   // The ray lattice, in key units (codes in rtscan mode, values otherwise); 0 picks the default.

@@ -15,7 +15,7 @@ void main() {
   rayQueryEXT rq;
   rayQueryInitializeEXT(rq, tlas, gl_RayFlagsNoneEXT, 0xFF, origin, 0.0, dir, pc.segment);
   while (rayQueryProceedEXT(rq)) {
-    if (rayQueryGetIntersectionTypeEXT(rq, false) == gl_RayQueryCandidateIntersectionAABBEXT)
-      rtscan_refine_row(rayQueryGetIntersectionPrimitiveIndexEXT(rq, false));
+    // Boxes (cubes) and triangles (rtindex mode) alike: check, never commit.
+    rtscan_refine_row(rayQueryGetIntersectionPrimitiveIndexEXT(rq, false));
   }
 }

@@ -347,7 +347,7 @@ void register_bench_rtscan(CLI::App& bench) {
   cmd->add_option("--selectivity", o->selectivities,
                   "share of each column its predicate selects, list (default 0, 0.1, ..., 1)")
       ->delimiter(',');
-  cmd->add_option("--mode", o->modes, "rtscan | rtc3 | rtc1, list")->delimiter(',');
+  cmd->add_option("--mode", o->modes, "rtscan | rtc3 | rtc1 | rtindex, list")->delimiter(',');
   cmd->add_option("--bins", o->bins, "sieving bins K (rtscan), list")->delimiter(',');
   cmd->add_option("--interval", o->intervals, "ray lattice pitch I in key units (0: default), list")
       ->delimiter(',');

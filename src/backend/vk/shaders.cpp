@@ -162,6 +162,9 @@ const uint32_t kRtScanRefineQuery[] = {
 const uint32_t kRtScanCodes[] = {
 #include "rtscan_codes.comp.inc"
 };
+const uint32_t kRtScanTriangles[] = {
+#include "rtscan_triangles.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -272,6 +275,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRtScanRefineQuery;
     case ShaderId::rtscan_codes:
       return kRtScanCodes;
+    case ShaderId::rtscan_triangles:
+      return kRtScanTriangles;
   }
   return {};
 }

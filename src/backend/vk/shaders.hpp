@@ -60,6 +60,7 @@ enum class ShaderId {
   rtscan_refine_rchit,
   rtscan_refine_query,
   rtscan_codes,
+  rtscan_triangles,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

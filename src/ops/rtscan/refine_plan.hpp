@@ -47,6 +47,7 @@ struct Lattice {
   uint32_t axis = 2, cross0 = 0, cross1 = 1;
   uint64_t n_cross0 = 0, n_cross1 = 0, n_segments = 0;
   std::array<double, 3> origin{};
+  double segment = 0;  // each ray's length when not the table's L (rtindex: the whole range)
   uint64_t rays() const { return n_cross0 * n_cross1 * n_segments; }
 };
 // ray_axis: 0..2, or 3 to pick the box's longest side.

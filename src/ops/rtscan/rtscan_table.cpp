@@ -32,15 +32,17 @@ const char* to_string(RtScanMode mode) {
       return "rtc3";
     case RtScanMode::rtc1:
       return "rtc1";
+    case RtScanMode::rtindex:
+      return "rtindex";
   }
   return "?";
 }
 
 Result<RtScanMode> parse_rtscan_mode(const std::string& text) {
-  for (RtScanMode m : {RtScanMode::rtscan, RtScanMode::rtc3, RtScanMode::rtc1})
+  for (RtScanMode m : {RtScanMode::rtscan, RtScanMode::rtc3, RtScanMode::rtc1, RtScanMode::rtindex})
     if (text == to_string(m)) return m;
   return Error(Errc::invalid_argument,
-               fmt::format("unknown RTScan mode '{}' (rtscan, rtc3, rtc1)", text));
+               fmt::format("unknown RTScan mode '{}' (rtscan, rtc3, rtc1, rtindex)", text));
 }
 
 namespace detail {
@@ -79,6 +81,7 @@ struct RtScanImpl {
   };
   std::vector<Group> groups;
   double interval = 1, spacing = 1, segment = 1, epsilon = 1, half_width = 1;
+  double triangle_half = 1;  // rtindex: half the X extent of a key's triangle
   std::unique_ptr<RtPipeline> rt;
   std::unique_ptr<ComputePipeline> query_kernel;
   RtScanBuildStats build_stats;
@@ -95,8 +98,9 @@ struct RtScanImpl {
 
 void RtScanImpl::plan_groups() {
   auto& gs = options.groups;
+  if (options.mode == RtScanMode::rtindex) gs.clear();  // one column per BVH
   if (gs.empty()) {
-    uint32_t size = options.mode == RtScanMode::rtc1 ? 1 : 3;
+    uint32_t size = options.mode == RtScanMode::rtc1 || options.mode == RtScanMode::rtindex ? 1 : 3;
     for (uint32_t c = 0; c < cols; c += size) {
       std::vector<uint32_t> g;
       for (uint32_t k = c; k < std::min(cols, c + size); ++k) g.push_back(k);
@@ -142,6 +146,7 @@ void RtScanImpl::pick_lattice() {
                 fmt::format("RTScan's spacing S = {} must be below the cube width I + epsilon = {}",
                             spacing, width));
   half_width = width / 2;
+  triangle_half = std::max(0.5, epsilon);
 }
 
 void RtScanImpl::build_sieves() {
@@ -183,14 +188,18 @@ void RtScanImpl::build_sieves() {
 
 void RtScanImpl::build_group(Group& g) {
   VkContext& c = *ctx;
-  Buffer prims(c, n * 24,
+  bool triangles = options.mode == RtScanMode::rtindex;
+  Buffer prims(c, n * (triangles ? 36 : 24),
                kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-               MemoryUse::device, "rtscan cubes");
+               MemoryUse::device, triangles ? "rtscan triangles" : "rtscan cubes");
   BuildRequest req;
   req.primitive_count = static_cast<uint32_t>(n);
   req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR |
               VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
-  req.geometry = aabb_geometry(prims.address(), VK_GEOMETRY_OPAQUE_BIT_KHR);
+  // Triangles are not opaque, so that every one crossed reaches the any-hit shader, once.
+  req.geometry = triangles ? triangle_geometry(prims.address(), req.primitive_count,
+                                               VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR)
+                           : aabb_geometry(prims.address(), VK_GEOMETRY_OPAQUE_BIT_KHR);
   auto sizes = build_sizes(c, req);
   std::vector<AccelStruct> built;
   built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
@@ -202,10 +211,13 @@ void RtScanImpl::build_group(Group& g) {
     GpuTimer timer(c, 2);
     timer.reset(cb.cmd());
     uint32_t t0 = timer.mark(cb.cmd());
-    RtScanCubeParams p{
-        {0, 0, 0}, prims.address(), static_cast<uint32_t>(n), static_cast<float>(half_width)};
+    RtScanCubeParams p{{0, 0, 0},
+                       prims.address(),
+                       static_cast<uint32_t>(n),
+                       static_cast<float>(triangles ? triangle_half : half_width)};
     for (size_t d = 0; d < g.columns.size(); ++d) p.keys[d] = keys[g.columns[d]].address();
-    kernel(c, ShaderId::rtscan_cubes, sizeof p).dispatch(cb.cmd(), &p, n);
+    kernel(c, triangles ? ShaderId::rtscan_triangles : ShaderId::rtscan_cubes, sizeof p)
+        .dispatch(cb.cmd(), &p, n);
     memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
                    VK_ACCESS_SHADER_READ_BIT, c);
@@ -225,7 +237,9 @@ void RtScanImpl::build_group(Group& g) {
   std::memset(&inst, 0, sizeof inst);
   inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
   inst.mask = 0xFF;
-  inst.instanceShaderBindingTableRecordOffset = 1;  // hit group 1: boxes (RtPipeline)
+  // RtPipeline's hit group 0 takes triangles, 1 boxes.
+  inst.instanceShaderBindingTableRecordOffset = triangles ? 0 : 1;
+  inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR;
   inst.accelerationStructureReference = g.blas.address();
   Buffer instances(
       c, sizeof inst,
@@ -422,8 +436,17 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
     plan.boxes = rtscan::refine_boxes(gt, ga);
     uint32_t ray_axis = g.columns.size() == 3 ? 3 : g.columns.size() == 2 ? 2 : 1;
     for (const Box& box : plan.boxes) {
-      plan.lattices.push_back(
-          rtscan::make_lattice(box, ray_axis, interval, segment + spacing, half_width));
+      if (options.mode == RtScanMode::rtindex) {  // one ray along X over the whole range
+        rtscan::Lattice l;
+        l.axis = 0, l.cross0 = 1, l.cross1 = 2;
+        l.n_cross0 = l.n_cross1 = l.n_segments = 1;
+        l.origin = {double(box.axis[0].lo) - 2 * triangle_half, 0.0, 0.0};
+        l.segment = double(box.axis[0].hi - box.axis[0].lo) + 4 * triangle_half;
+        plan.lattices.push_back(l);
+      } else {
+        plan.lattices.push_back(
+            rtscan::make_lattice(box, ray_axis, interval, segment + spacing, half_width));
+      }
       if (plan.lattices.back().rays() > 0xFFFFFFFFull)
         throw Error(Errc::limit_exceeded,
                     fmt::format("a refine box needs {} rays, more than 2^32 - 1: raise the "
@@ -475,7 +498,7 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
       p.cross0 = l.cross0;
       p.cross1 = l.cross1;
       p.interval = static_cast<float>(interval);
-      p.segment = static_cast<float>(segment);
+      p.segment = static_cast<float>(l.segment > 0 ? l.segment : segment);
       p.stride = static_cast<float>(segment + spacing);
       uint64_t slice =
           mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
