@@ -479,7 +479,6 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
     const Group& g = groups[gi];
     GroupPlan& plan = plans[gi];
     for (size_t b = 0; b < plan.boxes.size(); ++b) {
-      const Box& box = plan.boxes[b];
       const rtscan::Lattice& l = plan.lattices[b];
       RtScanRefineParams p{};
       for (size_t d = 0; d < g.columns.size(); ++d) {
@@ -487,7 +486,6 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
         p.lo[d] = static_cast<uint32_t>(t[g.columns[d]].lo);
         p.hi[d] = static_cast<uint32_t>(t[g.columns[d]].hi);
       }
-      (void)box;
       p.bitmap = plan.bitmap->words.address();
       p.counter = counter ? counter.address() : 0;
       for (int d = 0; d < 3; ++d) p.origin[d] = static_cast<float>(l.origin[d]);
