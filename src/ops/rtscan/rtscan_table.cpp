@@ -519,7 +519,7 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
                      static_cast<uint32_t>(n),
                      kAnd,
                      0};
-    kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, words());
+    kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
     memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
   }
   uint32_t t3 = timer.mark(cmd);
