@@ -36,8 +36,12 @@ class EncodedColumn {
   // Sorts on all hardware threads.
   static Result<EncodedColumn> encode(std::span<const uint32_t> column);
 
-  uint64_t rows() const { return codes_.size(); }
-  // codes()[row] in 1..rows().
+  // The mapping table alone, from the column's values in ascending order (what a GPU encoder
+  // that keeps the codes on the device hands back); codes() is then empty. At most 2^32 - 2.
+  static Result<EncodedColumn> from_sorted_values(std::span<const uint32_t> sorted);
+
+  uint64_t rows() const { return rows_; }
+  // codes()[row] in 1..rows() (empty when made by from_sorted_values).
   const std::vector<uint32_t>& codes() const { return codes_; }
   // The mapping table: distinct values ascending, and the first code of each (lo_codes()[i]);
   // value i's codes end where value i + 1's begin (or at rows()).
@@ -60,6 +64,7 @@ class EncodedColumn {
 
  private:
   std::vector<uint32_t> codes_, values_, lo_codes_;
+  uint64_t rows_ = 0;
 };
 
 // Encodes every column; column c of the result belongs to columns[c].

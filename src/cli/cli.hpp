@@ -26,6 +26,7 @@ void register_bench_rx(CLI::App& bench);
 void register_bench_dpbis(CLI::App& bench);
 void register_bench_join(CLI::App& bench);
 void register_bench_ssb(CLI::App& bench);
+void register_bench_rtscan(CLI::App& bench);
 void register_gen(CLI::App& app);
 void register_gen_ssb(CLI::App& gen);
 void register_ssb(CLI::App& app);

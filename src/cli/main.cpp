@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   raydb::cli::register_bench_dpbis(*bench);
   raydb::cli::register_bench_join(*bench);
   raydb::cli::register_bench_ssb(*bench);
+  raydb::cli::register_bench_rtscan(*bench);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

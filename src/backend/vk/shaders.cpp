@@ -153,6 +153,39 @@ const uint32_t kSsbTraceQuery[] = {
 const uint32_t kSsbStarJoin[] = {
 #include "ssb_star_join.comp.inc"
 };
+const uint32_t kRtScanCubes[] = {
+#include "rtscan_cubes.comp.inc"
+};
+const uint32_t kRtScanVectors[] = {
+#include "rtscan_vectors.comp.inc"
+};
+const uint32_t kRtScanSieve[] = {
+#include "rtscan_sieve.comp.inc"
+};
+const uint32_t kRtScanRefineRgen[] = {
+#include "rtscan_refine.rgen.inc"
+};
+const uint32_t kRtScanRefineRint[] = {
+#include "rtscan_refine.rint.inc"
+};
+const uint32_t kRtScanRefineRmiss[] = {
+#include "rtscan_refine.rmiss.inc"
+};
+const uint32_t kRtScanRefineRahit[] = {
+#include "rtscan_refine.rahit.inc"
+};
+const uint32_t kRtScanRefineRchit[] = {
+#include "rtscan_refine.rchit.inc"
+};
+const uint32_t kRtScanRefineQuery[] = {
+#include "rtscan_refine_query.comp.inc"
+};
+const uint32_t kRtScanCodes[] = {
+#include "rtscan_codes.comp.inc"
+};
+const uint32_t kRtScanTriangles[] = {
+#include "rtscan_triangles.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -257,6 +290,28 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kSsbTraceQuery;
     case ShaderId::ssb_star_join:
       return kSsbStarJoin;
+    case ShaderId::rtscan_cubes:
+      return kRtScanCubes;
+    case ShaderId::rtscan_vectors:
+      return kRtScanVectors;
+    case ShaderId::rtscan_sieve:
+      return kRtScanSieve;
+    case ShaderId::rtscan_refine_rgen:
+      return kRtScanRefineRgen;
+    case ShaderId::rtscan_refine_rint:
+      return kRtScanRefineRint;
+    case ShaderId::rtscan_refine_rmiss:
+      return kRtScanRefineRmiss;
+    case ShaderId::rtscan_refine_rahit:
+      return kRtScanRefineRahit;
+    case ShaderId::rtscan_refine_rchit:
+      return kRtScanRefineRchit;
+    case ShaderId::rtscan_refine_query:
+      return kRtScanRefineQuery;
+    case ShaderId::rtscan_codes:
+      return kRtScanCodes;
+    case ShaderId::rtscan_triangles:
+      return kRtScanTriangles;
   }
   return {};
 }

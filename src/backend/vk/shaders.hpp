@@ -57,6 +57,17 @@ enum class ShaderId {
   ssb_trace_rmiss,
   ssb_trace_query,
   ssb_star_join,
+  rtscan_cubes,
+  rtscan_vectors,
+  rtscan_sieve,
+  rtscan_refine_rgen,
+  rtscan_refine_rint,
+  rtscan_refine_rmiss,
+  rtscan_refine_rahit,
+  rtscan_refine_rchit,
+  rtscan_refine_query,
+  rtscan_codes,
+  rtscan_triangles,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

@@ -24,14 +24,29 @@ Result<EncodedColumn> EncodedColumn::encode(std::span<const uint32_t> column) {
     // The radix sort is stable and rows start ascending: equal values stay in row order, which
     // is what makes their consecutive codes "stable by row".
     detail::sort_keys_with_rows(keys, &rows);
-    EncodedColumn e;
+    EncodedColumn e = from_sorted_values(keys).value();
     e.codes_.resize(n);
     detail::parallel_for(n, [&](size_t i) { e.codes_[rows[i]] = static_cast<uint32_t>(i + 1); });
-    for (size_t i = 0; i < n; ++i)
-      if (i == 0 || keys[i] != keys[i - 1]) {
-        e.values_.push_back(keys[i]);
+    return e;
+  });
+}
+
+Result<EncodedColumn> EncodedColumn::from_sorted_values(std::span<const uint32_t> sorted) {
+  return detail::capture([&]() -> EncodedColumn {
+    if (sorted.size() > 0xFFFFFFFEull)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("a column of {} rows is too long to encode (at most 2^32 - 2)",
+                              sorted.size()));
+    EncodedColumn e;
+    e.rows_ = sorted.size();
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      if (i > 0 && sorted[i] < sorted[i - 1])
+        throw Error(Errc::invalid_argument, "from_sorted_values needs values in ascending order");
+      if (i == 0 || sorted[i] != sorted[i - 1]) {
+        e.values_.push_back(sorted[i]);
         e.lo_codes_.push_back(static_cast<uint32_t>(i + 1));
       }
+    }
     return e;
   });
 }

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see bench/gpu/README.md): the RTScan tests on the NVIDIA device, then
+# the paper's main sweep and its side experiments. Binaries are built on the developer machine and
+# carried in build/; results go to $OUT/results/<device>/ and are copied into bench/results/.
+# Usage: bench/gpu/rtscan.sh [tests] [main] [variants] [params] [skew] | all
+# 'tests main' is one call (under 9 minutes); the other parts go in a second call.
+set -uo pipefail
+source .gl/enter.sh
+OUT=${OUT:-/tmp/raydb-out}
+mkdir -p "$OUT/results"
+R=build/src/raydb
+what=" ${*:-all} "
+part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
+$R info >> "$OUT/gpu.txt"
+
+if part tests; then
+  echo "== RTScan tests on the GPU (pipeline traversal; no validation layer on this machine)"
+  RAYDB_TEST_NO_VALIDATION=1 timeout 120 build/tests/raydb_tests -tc='rtscan*' > "$OUT/tests-rtscan.txt" 2>&1
+  grep -E "ERROR|FATAL" -A14 "$OUT/tests-rtscan.txt" | head -80
+  grep -E "test cases|assertions" "$OUT/tests-rtscan.txt"
+fi
+
+B="timeout 420 $R bench rtscan --out $OUT/results"
+if part main; then
+  # The paper's main sweep: 3 columns, 1e8 rows, each a permutation of 0..1e8-1, K = 128, the 11
+  # lt queries (selectivity 0, 0.1, ..., 1 per column). Index build (encode + sieve + BVH) and
+  # BVH size are in every row; the full scan on the same data beside it. Counting run included.
+  echo "== main sweep: rtscan vs full scan, 1e8 x 3 permutation, K 128"
+  $B --label paper-main --rows 1e8 --columns 3 --dist permutation --bins 128 \
+    --baseline full_scan --repeats 5 --warmup 2
+fi
+if part variants; then
+  echo "== RT variants and baselines at 1e7 rows (RTc1/RTc3 trace far more)"
+  $B --label variants --rows 1e7 --columns 3 --dist uniform --mode rtscan,rtc3,rtc1 \
+    --selectivity 0.1,0.5,0.9 --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 3 --warmup 1
+  echo "== RTIndex-style scan (one ray per predicate over all its keys) at 1e6 rows"
+  $B --label variants-rtindex --rows 1e6 --columns 3 --dist uniform --mode rtindex,rtscan \
+    --selectivity 0.1,0.5 --baseline full_scan --counts false --repeats 1 --warmup 0
+  echo "== 4 predicates: 3+1 against 2+2"
+  for g in 3+1 2+2; do
+    $B --label groups-$g --rows 1e8 --columns 4 --dist permutation --groups $g \
+      --selectivity 0.2,0.5,0.9 --baseline none --repeats 3 --warmup 1
+  done
+fi
+if part params; then
+  echo "== K, I, S, L sweeps at 1e8 rows (I = S = w is the paper's best)"
+  $B --label sweep-bins --rows 1e8 --dist permutation --bins 32,64,128 --selectivity 0.2,0.5,0.9 \
+    --baseline none --counts true --repeats 3 --warmup 1
+  $B --label sweep-is --rows 1e8 --dist permutation --interval 20833,41667,83333 \
+    --spacing 1,41667,83333 --selectivity 0.5 --baseline none --repeats 3 --warmup 1
+  $B --label sweep-l --rows 1e8 --dist permutation --segment 1e5,1111111,1e7 --selectivity 0.5 \
+    --baseline none --repeats 3 --warmup 1
+fi
+if part skew; then
+  echo "== distributions at selectivity 0.9 and the sweep: uniform, Zipf 1.1/1.3/1.5, normal, 2^6"
+  $B --label skew --rows 1e8 --dist uniform,normal,small_range --selectivity 0.1,0.5,0.9 \
+    --baseline full_scan,sieve --repeats 3 --warmup 1
+  for z in 1.1 1.3 1.5; do
+    $B --label zipf-$z --rows 1e8 --dist zipf --zipf $z --selectivity 0.1,0.5,0.9 \
+      --baseline full_scan,sieve --repeats 3 --warmup 1
+  done
+fi

@@ -1,0 +1,366 @@
+// raydb bench rtscan: RTScan's experiments. n rows x c columns of one of the paper's distributions,
+// `lt` predicates on every column whose constants select the asked share of each column (the
+// paper's sweep), RTScan (and its RT variants) against the full scan, the CPU BinDex-style scan and
+// the GPU sieve / DP-BIS on the same data and predicates, every result checked against the CPU
+// reference. Sweeps over selectivity, distribution, K (bins), I, S and L; per query the time of
+// each stage and the counts of rays, intersection-shader calls and refined rows.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <optional>
+
+#include "cli/cli.hpp"
+#include "common/parallel.hpp"
+#include "raydb/cpu_bindex.hpp"
+#include "raydb/dpbis.hpp"
+#include "raydb/rtscan.hpp"
+#include "raydb/rtscan_workload.hpp"
+#include "raydb/scan.hpp"
+
+namespace raydb::cli {
+
+namespace {
+
+struct BenchRtScanOptions {
+  CommonOptions common;
+  std::string size = "auto";
+  std::vector<std::string> rows;
+  uint32_t columns = 3;
+  std::vector<std::string> dists = {"permutation"};
+  double zipf = 1.3;
+  std::vector<double> selectivities = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
+  std::vector<std::string> modes = {"rtscan"};
+  std::vector<uint32_t> bins = {128};
+  std::vector<double> intervals = {0}, spacings = {0}, segments = {0};
+  std::string groups = "3";  // 3 | 2+2 | 3+1 | 1 ...: sizes of consecutive column groups
+  std::vector<std::string> baselines = {"full_scan"};
+  bool counts = true;
+  BenchRunOptions run;
+};
+
+void progress(const std::string& s) {
+  bench_progress("rtscan", s);
+}
+
+std::vector<std::vector<uint32_t>> parse_groups(const std::string& text, uint32_t columns) {
+  std::vector<uint32_t> sizes;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t plus = text.find('+', pos);
+    std::string part = text.substr(pos, plus == std::string::npos ? std::string::npos : plus - pos);
+    if (part != "1" && part != "2" && part != "3")
+      throw Error(Errc::invalid_argument,
+                  fmt::format("--groups '{}': sizes of 1 to 3 joined by '+' (3, 2+2, 3+1)", text));
+    sizes.push_back(static_cast<uint32_t>(std::stoul(part)));
+    if (plus == std::string::npos) break;
+    pos = plus + 1;
+  }
+  std::vector<std::vector<uint32_t>> groups;
+  uint32_t c = 0;
+  // A single size repeats over all columns; a list must add up to the column count.
+  for (size_t i = 0; c < columns; ++i) {
+    if (sizes.size() > 1 && i >= sizes.size()) break;
+    uint32_t s = sizes[sizes.size() == 1 ? 0 : i];
+    std::vector<uint32_t> g;
+    for (uint32_t k = c; k < std::min(columns, c + s); ++k) g.push_back(k);
+    groups.push_back(g);
+    c += s;
+  }
+  if (c != columns)
+    throw Error(Errc::invalid_argument,
+                fmt::format("--groups '{}' does not cover {} columns", text, columns));
+  return groups;
+}
+
+template <class F>
+double host_ms(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void run(BenchRtScanOptions& o) {
+  auto ctx = open_context(o.common).value();
+  const DeviceInfo& dev = ctx.device();
+  bool cpu = dev.type == "CPU";
+  std::string size = o.size == "auto" ? (cpu ? "tiny" : "paper") : o.size;
+  std::vector<uint64_t> row_counts;
+  for (auto& r : o.rows) row_counts.push_back(parse_count(r));
+  if (row_counts.empty()) {
+    if (size == "paper")
+      row_counts = {100'000'000};
+    else if (size == "small")
+      row_counts = {1u << 20};
+    else if (size == "tiny")
+      row_counts = {1u << 13};
+    else
+      throw Error(Errc::invalid_argument,
+                  fmt::format("unknown --size '{}' (auto, paper, small, tiny)", o.size));
+  }
+  for (auto& b : o.baselines)
+    if (b != "full_scan" && b != "cpu_bindex" && b != "sieve" && b != "dpbis" && b != "none")
+      throw Error(
+          Errc::invalid_argument,
+          fmt::format("unknown --baseline '{}' (full_scan, cpu_bindex, sieve, dpbis, none)", b));
+  std::vector<RtScanMode> modes;
+  for (auto& m : o.modes) modes.push_back(parse_rtscan_mode(m).value());
+  auto groups = parse_groups(o.groups, o.columns);
+  uint64_t seed = run_seed(o.run);
+  progress(
+      fmt::format("device {} ({} {}); seed {}", dev.name, dev.driver_name, dev.driver_info, seed));
+  std::vector<nlohmann::json> rows;
+  std::vector<std::string> table;
+  auto add_row = [&](nlohmann::json j, const std::string& line) {
+    rows.push_back(std::move(j));
+    table.push_back(line);
+  };
+
+  for (uint64_t n : row_counts)
+    for (const std::string& dist_name : o.dists) {
+      workload::ScanColumnOptions co;
+      co.rows = n;
+      co.distribution = workload::parse_scan_distribution(dist_name).value();
+      co.zipf = o.zipf;
+      co.seed = seed;
+      progress(fmt::format("generating {} {} columns of {} rows", o.columns, dist_name, n));
+      auto data = workload::make_scan_table(co, o.columns).value();
+      std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
+      // Per selectivity: an `lt` predicate on every column, each selecting that share of its
+      // column.
+      std::vector<std::vector<Predicate>> queries(o.selectivities.size());
+      for (uint32_t c = 0; c < o.columns; ++c) {
+        auto constants = workload::lt_constants(data[c], o.selectivities).value();
+        for (size_t q = 0; q < constants.size(); ++q)
+          queries[q].push_back({c, CompareOp::lt, constants[q].value, 0});
+      }
+      std::vector<std::vector<uint32_t>> wants(queries.size());
+      if (!o.run.no_check) {
+        progress("CPU reference results");
+        for (size_t q = 0; q < queries.size(); ++q)
+          wants[q] = full_scan_reference(cols, queries[q]);
+      }
+      auto check = [&](size_t q, const std::vector<uint32_t>& got) -> std::string {
+        return o.run.no_check ? "skipped" : got == wants[q] ? "ok" : "MISMATCH";
+      };
+      auto base_json = [&](const char* index, size_t q) {
+        nlohmann::json j = result_fields(ctx, "rtscan", o.run);
+        j.update(
+            {{"index", index},
+             {"rows", n},
+             {"columns", o.columns},
+             {"distribution", dist_name},
+             {"zipf", co.distribution == workload::ScanDistribution::zipf ? nlohmann::json(o.zipf)
+                                                                          : nlohmann::json()},
+             {"selectivity", o.selectivities[q]},
+             {"seed", seed}});
+        return j;
+      };
+
+      // Baselines on the same data and predicates.
+      for (const std::string& b : o.baselines) {
+        if (b == "none") continue;
+        std::optional<ColumnTable> scan_table;
+        std::optional<DpBisTable> dp;
+        std::optional<CpuBinDex> bindex;
+        double build_ms = 0;
+        uint64_t index_bytes = 0;
+        progress(fmt::format("building {}", b));
+        if (b == "full_scan") scan_table = ColumnTable::upload(ctx, cols).value();
+        if (b == "sieve" || b == "dpbis") {
+          DpBisOptions d;
+          d.sieve_vectors = b == "sieve";
+          d.bins = b == "sieve" ? o.bins[0] : 256;
+          d.backend = Backend::vulkan;
+          dp = DpBisTable::build(ctx, cols, d).value();
+          build_ms = dp->build_stats().sort_ms + dp->build_stats().bin_ms;
+          index_bytes = dp->build_stats().index_bytes;
+        }
+        if (b == "cpu_bindex") {
+          bindex = CpuBinDex::build(cols, {o.bins[0], 0}).value();
+          build_ms = bindex->build_stats().build_ms;
+          index_bytes = bindex->build_stats().index_bytes;
+        }
+        for (size_t q = 0; q < queries.size(); ++q) {
+          progress(fmt::format("{}: selectivity {}", b, o.selectivities[q]));
+          std::vector<double> ms, transfer;
+          std::vector<uint32_t> got;
+          for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+            double t = 0, tr = 0;
+            if (bindex) {
+              t = host_ms([&] { got = bindex->select(queries[q]).value(); });
+            } else {
+              Bitmap bm =
+                  dp ? dp->select(queries[q]).value() : full_scan(*scan_table, queries[q]).value();
+              t = dp ? dp->last_query().gpu_ms : bm.last_gpu_ms();
+              tr = host_ms([&] { got = bm.words().value(); });
+            }
+            if (r >= o.run.warmup) ms.push_back(t), transfer.push_back(tr);
+          }
+          uint64_t result_rows = 0;
+          for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+          std::string checked = check(q, got);
+          nlohmann::json j = base_json(b.c_str(), q);
+          j.update({{"timing", bindex ? "host wall clock" : "GPU"},
+                    {"query_time_ms", median(ms)},
+                    {"query_time_ms_all", ms},
+                    {"transfer_ms", bindex ? nlohmann::json() : nlohmann::json(median(transfer))},
+                    {"build_time_ms", build_ms},
+                    {"index_bytes", index_bytes},
+                    {"bins", b == "sieve" || b == "cpu_bindex" ? o.bins[0] : 0u},
+                    {"result_rows", result_rows},
+                    {"checked_result", checked}});
+          add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9} {:>9} {:>11} "
+                                 "{:>11} {:>11}  {}",
+                                 b, dist_name, n, o.selectivities[q], "-", median(ms), "-", "-",
+                                 "-", "-", result_rows, checked));
+        }
+      }
+
+      for (RtScanMode mode : modes)
+        for (uint32_t bins : o.bins)
+          for (double interval : o.intervals)
+            for (double spacing : o.spacings)
+              for (double segment : o.segments) {
+                RtScanOptions ro;
+                ro.mode = mode;
+                ro.bins = bins;
+                ro.interval = interval;
+                ro.spacing = spacing;
+                ro.segment = segment;
+                ro.groups =
+                    mode == RtScanMode::rtc1 ? std::vector<std::vector<uint32_t>>{} : groups;
+                ro.count_intersections = o.counts;
+                progress(fmt::format("building {} (K {}, I {}, S {}, L {})", to_string(mode), bins,
+                                     interval, spacing, segment));
+                auto built = RtScanTable::build(ctx, cols, ro);
+                if (!built.ok() && built.error().code() == Errc::invalid_argument &&
+                    o.intervals.size() * o.spacings.size() * o.segments.size() > 1) {
+                  progress(fmt::format("skipped: {}", built.error().what()));  // a sweep's
+                  continue;  // combination that breaks S < I + epsilon
+                }
+                auto rt = std::move(built).value();
+                const RtScanBuildStats& bs = rt.build_stats();
+                progress(
+                    fmt::format("built: encode {:.1f} ms GPU + {:.1f} ms host, sieve {:.1f} ms, "
+                                "BVH {:.1f} ms, BVH {} MB, vectors {} MB",
+                                bs.encode_ms, bs.host_encode_ms, bs.sieve_ms, bs.bvh_ms,
+                                bs.bvh_bytes >> 20, bs.sieve_bytes >> 20));
+                for (size_t q = 0; q < queries.size(); ++q) {
+                  progress(fmt::format("{}: selectivity {}", to_string(mode), o.selectivities[q]));
+                  RtScanQueryStats counted;
+                  if (o.counts) {  // one untimed run with the counters on
+                    rt.set_count_intersections(true);
+                    rt.select(queries[q]).value();
+                    counted = rt.last_query();
+                    rt.set_count_intersections(false);
+                  }
+                  std::vector<double> ms, sieve, refine, merge, rewrite, transfer;
+                  std::vector<uint32_t> got;
+                  for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+                    Bitmap bm = rt.select(queries[q]).value();
+                    double tr = host_ms([&] { got = bm.words().value(); });
+                    if (r < o.run.warmup) continue;
+                    const RtScanQueryStats& s = rt.last_query();
+                    ms.push_back(s.gpu_ms());
+                    sieve.push_back(s.sieve_ms);
+                    refine.push_back(s.refine_ms);
+                    merge.push_back(s.merge_ms);
+                    rewrite.push_back(s.host_rewrite_ms);
+                    transfer.push_back(tr);
+                  }
+                  const RtScanQueryStats& s = rt.last_query();
+                  uint64_t result_rows = 0;
+                  for (uint32_t w : got)
+                    result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+                  std::string checked = check(q, got);
+                  const RtScanOptions& eff = rt.options();
+                  nlohmann::json j = base_json(to_string(mode), q);
+                  j.update({{"timing", "GPU"},
+                            {"traversal", to_string(rt.traversal())},
+                            {"groups", o.groups},
+                            {"bins", mode == RtScanMode::rtscan ? bins : 0u},
+                            {"interval", interval},
+                            {"spacing", spacing},
+                            {"segment", segment},
+                            {"effective_groups", eff.groups},
+                            {"query_time_ms", median(ms)},
+                            {"query_time_ms_all", ms},
+                            {"sieve_ms", median(sieve)},
+                            {"refine_ms", median(refine)},
+                            {"merge_ms", median(merge)},
+                            {"rewrite_host_ms", median(rewrite)},
+                            {"transfer_ms", median(transfer)},
+                            {"rays", s.rays},
+                            {"refine_boxes", s.refine_boxes},
+                            {"intersections",
+                             o.counts ? nlohmann::json(counted.intersections) : nlohmann::json()},
+                            {"refined_rows",
+                             o.counts ? nlohmann::json(counted.refined_rows) : nlohmann::json()},
+                            {"build_encode_ms", bs.encode_ms},
+                            {"build_encode_host_ms", bs.host_encode_ms},
+                            {"index_build_ms",
+                             bs.encode_ms + bs.host_encode_ms + bs.sieve_ms + bs.bvh_ms},
+                            {"build_upload_ms", bs.upload_ms},
+                            {"build_sieve_ms", bs.sieve_ms},
+                            {"build_bvh_ms", bs.bvh_ms},
+                            {"bvh_bytes", bs.bvh_bytes},
+                            {"sieve_bytes", bs.sieve_bytes},
+                            {"result_rows", result_rows},
+                            {"checked_result", checked}});
+                  add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9.3f} "
+                                         "{:>9.3f} {:>11} {:>11} {:>11}  {}",
+                                         to_string(mode), dist_name, n, o.selectivities[q], bins,
+                                         median(ms), median(sieve), median(refine), s.rays,
+                                         o.counts ? std::to_string(counted.intersections) : "-",
+                                         result_rows, checked));
+                }
+              }
+    }
+  finish_bench(
+      ctx, "rtscan", o.run,
+      fmt::format("raydb bench rtscan on {} ({} {}), median of {} after {} warm-up\n"
+                  "query ms: GPU time of sieve + refine + merge (Vulkan timestamps); the host's "
+                  "rewrite and the\nresult transfer are separate fields. cpu_bindex: host wall "
+                  "clock. IS calls: intersection-shader calls.",
+                  dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
+      fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11}  {}",
+                  "index", "dist", "rows", "sel", "K", "query ms", "sieve ms", "refine ms", "rays",
+                  "IS calls", "result", "check"),
+      table, rows);
+}
+
+}  // namespace
+
+void register_bench_rtscan(CLI::App& bench) {
+  auto o = std::make_shared<BenchRtScanOptions>();
+  auto* cmd = bench.add_subcommand(
+      "rtscan", "RTScan: conjunctive lt predicates over n x c columns, against the baselines");
+  add_common_options(*cmd, o->common);
+  cmd->add_option("--size", o->size, "auto | paper (1e8 rows) | small (2^20) | tiny (2^13)");
+  cmd->add_option("--rows", o->rows, "row counts (overrides --size), list")->delimiter(',');
+  cmd->add_option("--columns", o->columns, "columns, each with one predicate");
+  cmd->add_option("--dist", o->dists, "uniform | zipf | normal | small_range | permutation, list")
+      ->delimiter(',');
+  cmd->add_option("--zipf", o->zipf, "Zipf exponent for --dist zipf");
+  cmd->add_option("--selectivity", o->selectivities,
+                  "share of each column its predicate selects, list (default 0, 0.1, ..., 1)")
+      ->delimiter(',');
+  cmd->add_option("--mode", o->modes, "rtscan | rtc3 | rtc1 | rtindex, list")->delimiter(',');
+  cmd->add_option("--bins", o->bins, "sieving bins K (rtscan), list")->delimiter(',');
+  cmd->add_option("--interval", o->intervals, "ray lattice pitch I in key units (0: default), list")
+      ->delimiter(',');
+  cmd->add_option("--spacing", o->spacings, "gap S between segments (0: I), list")->delimiter(',');
+  cmd->add_option("--segment", o->segments, "segment length L (0: default), list")->delimiter(',');
+  cmd->add_option("--groups", o->groups, "column group sizes: 3, 2+2, 3+1, 1, ...");
+  cmd->add_option("--baseline", o->baselines, "full_scan, cpu_bindex, sieve, dpbis or none; list")
+      ->delimiter(',');
+  cmd->add_option("--counts", o->counts,
+                  "one extra untimed run per query counting intersection-shader calls and "
+                  "refined rows (true/false)");
+  add_bench_run_options(*cmd, o->run);
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace raydb::cli

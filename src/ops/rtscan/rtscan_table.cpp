@@ -1,0 +1,619 @@
+// RtScanTable: build (encoding, sieving vectors, one BVH of cubes per column group) and select
+// (sieve, Matrix RT Refine, merge), on Vulkan.
+#include "raydb/rtscan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "backend/vk/radix_sort.hpp"
+#include "common/capture.hpp"
+#include "common/parallel.hpp"
+#include "ops/rtscan/gpu_encoding.hpp"
+#include "ops/rtscan/refine_plan.hpp"
+#include "ops/rtscan/rtscan_params.hpp"
+#include "ops/scan/scan_impl.hpp"
+#include "raydb/uniform_encoding.hpp"
+
+namespace raydb {
+
+const char* to_string(RtScanMode mode) {
+  switch (mode) {
+    case RtScanMode::rtscan:
+      return "rtscan";
+    case RtScanMode::rtc3:
+      return "rtc3";
+    case RtScanMode::rtc1:
+      return "rtc1";
+    case RtScanMode::rtindex:
+      return "rtindex";
+  }
+  return "?";
+}
+
+Result<RtScanMode> parse_rtscan_mode(const std::string& text) {
+  for (RtScanMode m : {RtScanMode::rtscan, RtScanMode::rtc3, RtScanMode::rtc1, RtScanMode::rtindex})
+    if (text == to_string(m)) return m;
+  return Error(Errc::invalid_argument,
+               fmt::format("unknown RTScan mode '{}' (rtscan, rtc3, rtc1, rtindex)", text));
+}
+
+namespace detail {
+
+using rtscan::Box;
+using rtscan::KeyInterval;
+
+namespace {
+double host_ms_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+constexpr VkPipelineStageFlags kAll = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
+constexpr VkAccessFlags kRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
+
+}  // namespace
+
+struct RtScanImpl {
+  std::shared_ptr<VkContext> ctx;
+  RtScanOptions options;
+  TraversalMode mode = TraversalMode::pipeline;
+  uint64_t n = 0;
+  uint32_t cols = 0;
+  std::vector<raydb::rtscan::EncodedColumn> encoded;  // rtscan mode
+  std::vector<Buffer> keys;                           // per column: codes (rtscan) or values
+  std::vector<KeyInterval> key_range;                 // per column: smallest and largest key
+  std::vector<std::vector<uint32_t>> host_keys;       // count_intersections only (refined rows)
+  struct Sieve {
+    std::vector<int64_t> borders;  // X_0 .. X_m
+    Buffer vectors;                // F_1 .. F_{m-1}, words() words each
+  };
+  std::vector<Sieve> sieves;  // rtscan mode
+  struct Group {
+    std::vector<uint32_t> columns;
+    AccelStruct blas, tlas;
+    std::unique_ptr<TlasBinding> binding;
+  };
+  std::vector<Group> groups;
+  double interval = 1, spacing = 1, segment = 1, epsilon = 1, half_width = 1;
+  double triangle_half = 1;  // rtindex: half the X extent of a key's triangle
+  std::unique_ptr<RtPipeline> rt;
+  std::unique_ptr<ComputePipeline> query_kernel;
+  RtScanBuildStats build_stats;
+  RtScanQueryStats query_stats;
+
+  uint64_t words() const { return (n + 31) / 32; }
+  void build(std::span<const std::span<const uint32_t>> columns);
+  void plan_groups();
+  void pick_lattice();
+  void build_sieves();
+  void build_group(Group& g);
+  std::shared_ptr<BitmapImpl> select(std::span<const Predicate> predicates);
+};
+
+void RtScanImpl::plan_groups() {
+  auto& gs = options.groups;
+  if (options.mode == RtScanMode::rtindex) gs.clear();  // one column per BVH
+  if (gs.empty()) {
+    uint32_t size = options.mode == RtScanMode::rtc1 || options.mode == RtScanMode::rtindex ? 1 : 3;
+    for (uint32_t c = 0; c < cols; c += size) {
+      std::vector<uint32_t> g;
+      for (uint32_t k = c; k < std::min(cols, c + size); ++k) g.push_back(k);
+      gs.push_back(g);
+    }
+  }
+  std::vector<int> seen(cols, 0);
+  for (const auto& g : gs) {
+    if (g.empty() || g.size() > 3)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("a column group holds 1 to 3 columns, not {}", g.size()));
+    for (uint32_t c : g) {
+      if (c >= cols)
+        throw Error(
+            Errc::invalid_argument,
+            fmt::format("a column group names column {} but the table has {} columns", c, cols));
+      if (seen[c]++)
+        throw Error(Errc::invalid_argument,
+                    fmt::format("column {} is in more than one column group", c));
+    }
+  }
+  for (uint32_t c = 0; c < cols; ++c)
+    if (!seen[c])
+      throw Error(Errc::invalid_argument, fmt::format("column {} is in no column group", c));
+  for (const auto& g : gs) groups.push_back(Group{g, {}, {}, nullptr});
+}
+
+void RtScanImpl::pick_lattice() {
+  int64_t lo = std::numeric_limits<int64_t>::max(), hi = 0;
+  for (const auto& r : key_range) lo = std::min(lo, r.lo), hi = std::max(hi, r.hi);
+  double range = n == 0 ? 1.0 : double(hi - std::min(lo, hi)) + 1;
+  interval = options.interval > 0 ? options.interval : std::max(1.0, range / 1200);
+  int bits = hi == 0 ? 0 : 64 - __builtin_clzll(static_cast<uint64_t>(hi));
+  epsilon = options.epsilon > 0 ? options.epsilon : std::max(0.5, std::ldexp(1.0, bits - 21));
+  double width = interval + epsilon;
+  spacing = options.spacing > 0 ? options.spacing : interval;
+  segment = options.segment > 0 ? options.segment : std::max(range / 90, width);
+  if (options.interval < 0 || options.spacing < 0 || options.segment < 0 || options.epsilon < 0)
+    throw Error(Errc::invalid_argument, "RTScan's I, S, L and epsilon must not be negative");
+  // A gap as wide as a cube could hold one that no segment crosses.
+  if (spacing >= width)
+    throw Error(Errc::invalid_argument,
+                fmt::format("RTScan's spacing S = {} must be below the cube width I + epsilon = {}",
+                            spacing, width));
+  half_width = width / 2;
+  triangle_half = std::max(0.5, epsilon);
+}
+
+void RtScanImpl::build_sieves() {
+  VkContext& c = *ctx;
+  sieves.resize(cols);
+  CommandBatch cb(c);
+  GpuTimer timer(c, 2);
+  timer.reset(cb.cmd());
+  std::vector<Buffer> borders(cols), staging(cols);
+  for (uint32_t k = 0; k < cols; ++k) {
+    Sieve& s = sieves[k];
+    s.borders = rtscan::sieve_borders(encoded[k].lo_codes(), n, options.bins);
+    build_stats.bins_used.push_back(static_cast<uint32_t>(s.borders.size() - 1));
+    uint64_t vectors = s.borders.size() - 2;
+    s.vectors = Buffer(c, std::max<uint64_t>(vectors * words() * 4, 4), kStorageUsage,
+                       MemoryUse::device, fmt::format("rtscan sieve vectors {}", k));
+    build_stats.sieve_bytes += vectors * words() * 4;
+    borders[k] =
+        Buffer(c, s.borders.size() * 8, kStorageUsage, MemoryUse::device, "rtscan sieve borders");
+    record_upload(c, cb.cmd(), staging[k], borders[k], s.borders.data(), s.borders.size() * 8);
+  }
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+  uint32_t t0 = timer.mark(cb.cmd());
+  for (uint32_t k = 0; k < cols; ++k) {
+    uint64_t items = (sieves[k].borders.size() - 2) * words();
+    RtScanVectorParams p{keys[k].address(),
+                         borders[k].address(),
+                         sieves[k].vectors.address(),
+                         items,
+                         static_cast<uint32_t>(words()),
+                         static_cast<uint32_t>(n)};
+    kernel(c, ShaderId::rtscan_vectors, sizeof p).dispatch(cb.cmd(), &p, items);
+  }
+  uint32_t t1 = timer.mark(cb.cmd());
+  cb.submit_and_wait();
+  build_stats.sieve_ms = timer.ms(t0, t1);
+}
+
+void RtScanImpl::build_group(Group& g) {
+  VkContext& c = *ctx;
+  bool triangles = options.mode == RtScanMode::rtindex;
+  Buffer prims(c, n * (triangles ? 36 : 24),
+               kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+               MemoryUse::device, triangles ? "rtscan triangles" : "rtscan cubes");
+  BuildRequest req;
+  req.primitive_count = static_cast<uint32_t>(n);
+  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR |
+              VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
+  // Triangles are not opaque, so that every one crossed reaches the any-hit shader, once.
+  req.geometry = triangles ? triangle_geometry(prims.address(), req.primitive_count,
+                                               VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR)
+                           : aabb_geometry(prims.address(), VK_GEOMETRY_OPAQUE_BIT_KHR);
+  auto sizes = build_sizes(c, req);
+  std::vector<AccelStruct> built;
+  built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                     sizes.accelerationStructureSize, "rtscan BLAS");
+  {
+    Scratch scratch;
+    scratch.ensure(c, sizes.buildScratchSize);
+    CommandBatch cb(c);
+    GpuTimer timer(c, 2);
+    timer.reset(cb.cmd());
+    uint32_t t0 = timer.mark(cb.cmd());
+    RtScanCubeParams p{{0, 0, 0},
+                       prims.address(),
+                       static_cast<uint32_t>(n),
+                       static_cast<float>(triangles ? triangle_half : half_width)};
+    for (size_t d = 0; d < g.columns.size(); ++d) p.keys[d] = keys[g.columns[d]].address();
+    kernel(c, triangles ? ShaderId::rtscan_triangles : ShaderId::rtscan_cubes, sizeof p)
+        .dispatch(cb.cmd(), &p, n);
+    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                   VK_ACCESS_SHADER_READ_BIT, c);
+    record_build(c, cb.cmd(), req, built[0], scratch.aligned_address);
+    accel_write_barrier(c, cb.cmd());
+    uint32_t t1 = timer.mark(cb.cmd());
+    cb.submit_and_wait();
+    build_stats.bvh_ms += timer.ms(t0, t1);
+  }
+  prims.reset();
+  double ms = 0;
+  auto compacted = compact(c, built, ms);
+  build_stats.bvh_ms += ms;
+  g.blas = std::move(compacted[0]);
+
+  VkAccelerationStructureInstanceKHR inst;
+  std::memset(&inst, 0, sizeof inst);
+  inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
+  inst.mask = 0xFF;
+  // RtPipeline's hit group 0 takes triangles, 1 boxes.
+  inst.instanceShaderBindingTableRecordOffset = triangles ? 0 : 1;
+  inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR;
+  inst.accelerationStructureReference = g.blas.address();
+  Buffer instances(
+      c, sizeof inst,
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "rtscan instance");
+  BuildRequest top;
+  top.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
+  top.geometry = instance_geometry(instances.address());
+  top.primitive_count = 1;
+  top.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+  auto top_sizes = build_sizes(c, top);
+  g.tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
+                       top_sizes.accelerationStructureSize, "rtscan TLAS");
+  Scratch scratch;
+  scratch.ensure(c, top_sizes.buildScratchSize);
+  CommandBatch cb(c);
+  Buffer staging;
+  record_upload(c, cb.cmd(), staging, instances, &inst, sizeof inst);
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
+                 c);
+  GpuTimer timer(c, 2);
+  timer.reset(cb.cmd());
+  uint32_t t0 = timer.mark(cb.cmd());
+  record_build(c, cb.cmd(), top, g.tlas, scratch.aligned_address);
+  uint32_t t1 = timer.mark(cb.cmd());
+  accel_write_barrier(c, cb.cmd());
+  cb.submit_and_wait();
+  build_stats.bvh_ms += timer.ms(t0, t1);
+  build_stats.bvh_bytes += g.blas.bytes() + g.tlas.bytes();
+  g.binding = std::make_unique<TlasBinding>(
+      c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+  g.binding->bind(g.tlas.handle());
+}
+
+void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
+  VkContext& c = *ctx;
+  cols = static_cast<uint32_t>(columns.size());
+  n = columns.empty() ? 0 : columns[0].size();
+  for (uint32_t k = 0; k < cols; ++k)
+    if (columns[k].size() != n)
+      throw Error(Errc::invalid_argument, fmt::format("column {} has {} rows but column 0 has {}",
+                                                      k, columns[k].size(), n));
+  if (n > 0xFFFFFFFEull)
+    throw Error(Errc::limit_exceeded, "an RTScan table holds at most 2^32 - 2 rows");
+  if (n > c.info.max_primitive_count)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} rows are more cubes than the device's {} primitives per BLAS", n,
+                            c.info.max_primitive_count));
+  if (options.mode == RtScanMode::rtscan && (options.bins < 1 || options.bins > 4096))
+    throw Error(Errc::invalid_argument,
+                fmt::format("RTScan sieving takes 1 to 4096 bins, not {}", options.bins));
+  plan_groups();
+
+  // Keys: Uniform Encoding codes, or the values themselves.
+  bool encode = options.mode == RtScanMode::rtscan;
+  bool on_gpu = encode && options.gpu_encoding;
+  std::vector<std::span<const uint32_t>> key_spans(columns.begin(), columns.end());
+  if (encode && !on_gpu) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (uint32_t k = 0; k < cols; ++k) {
+      encoded.push_back(raydb::rtscan::EncodedColumn::encode(columns[k]).value());
+      key_spans[k] = encoded.back().codes();
+    }
+    build_stats.host_encode_ms = host_ms_since(t0);
+  }
+  {  // the values (GPU encoding) or keys to the device
+    CommandBatch cb(c);
+    std::vector<Buffer> staging(cols);
+    GpuTimer timer(c, 2);
+    timer.reset(cb.cmd());
+    uint32_t t0 = timer.mark(cb.cmd());
+    for (uint32_t k = 0; k < cols; ++k) {
+      keys.emplace_back(c, std::max<uint64_t>(n * 4, 4), kStorageUsage, MemoryUse::device,
+                        fmt::format("rtscan keys {}", k));
+      if (n) record_upload(c, cb.cmd(), staging[k], keys.back(), key_spans[k].data(), n * 4);
+    }
+    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, c);
+    uint32_t t1 = timer.mark(cb.cmd());
+    cb.submit_and_wait();
+    build_stats.upload_ms = timer.ms(t0, t1);
+    build_stats.key_bytes = n * 4 * cols;
+  }
+  if (on_gpu)
+    for (uint32_t k = 0; k < cols; ++k) {
+      auto e = rtscan::encode_on_gpu(c, keys[k], n);
+      build_stats.encode_ms += e.gpu_ms;
+      build_stats.host_encode_ms += e.host_ms;
+      keys[k] = std::move(e.codes);
+      encoded.push_back(std::move(e.table));
+    }
+  for (uint32_t k = 0; k < cols; ++k) {
+    if (n == 0) {
+      key_range.push_back({0, -1});
+    } else if (encode) {
+      key_range.push_back({1, static_cast<int64_t>(n)});
+    } else {
+      auto [lo, hi] = std::minmax_element(key_spans[k].begin(), key_spans[k].end());
+      key_range.push_back({*lo, *hi});
+    }
+    if (options.count_intersections)
+      host_keys.push_back(on_gpu ? rtscan::download_words(c, keys[k], n)
+                                 : std::vector<uint32_t>(key_spans[k].begin(), key_spans[k].end()));
+  }
+  pick_lattice();
+  if (n == 0) return;  // nothing to trace: every selection is empty
+  if (options.mode == RtScanMode::rtscan) build_sieves();
+  for (Group& g : groups) build_group(g);
+  if (mode == TraversalMode::pipeline)
+    rt = std::make_unique<RtPipeline>(
+        c,
+        RtShaders{ShaderId::rtscan_refine_rgen, ShaderId::rtscan_refine_rmiss,
+                  ShaderId::rtscan_refine_rahit, ShaderId::rtscan_refine_rchit,
+                  ShaderId::rtscan_refine_rint},
+        sizeof(RtScanRefineParams), groups[0].binding->layout());
+  else
+    query_kernel = std::make_unique<ComputePipeline>(
+        c, ShaderId::rtscan_refine_query, sizeof(RtScanRefineParams), groups[0].binding->layout());
+}
+
+std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predicates) {
+  VkContext& c = *ctx;
+  query_stats = {};
+  auto host_t0 = std::chrono::steady_clock::now();
+  // The accepted keys per column (several predicates on one column intersect).
+  std::vector<KeyInterval> t(cols, KeyInterval{0, 0xFFFFFFFF});
+  std::vector<bool> constrained(cols, false);
+  for (const Predicate& p : predicates) {
+    if (p.column >= cols)
+      throw Error(
+          Errc::invalid_argument,
+          fmt::format("a predicate names column {} but the table has {} columns", p.column, cols));
+    Predicate q = options.mode == RtScanMode::rtscan ? encoded[p.column].rewrite(p) : p;
+    auto accepted = accepted_interval(q);
+    KeyInterval a = accepted ? KeyInterval{accepted->first, accepted->second} : KeyInterval{1, 0};
+    t[p.column] = {std::max(t[p.column].lo, a.lo), std::min(t[p.column].hi, a.hi)};
+    constrained[p.column] = true;
+  }
+  bool none = n == 0;
+  for (uint32_t k = 0; k < cols && !none; ++k) {
+    t[k] = {std::max(t[k].lo, key_range[k].lo), std::min(t[k].hi, key_range[k].hi)};
+    none = t[k].empty();
+  }
+  auto out = new_bitmap(ctx, n);
+  if (none) {
+    query_stats.host_rewrite_ms = host_ms_since(host_t0);
+    CommandBatch cb(c);
+    if (out->word_count())
+      c.vk.vkCmdFillBuffer(cb.cmd(), out->words.handle(), 0, out->word_count() * 4, 0);
+    cb.submit_and_wait();
+    return out;
+  }
+
+  // Per group: the sieve's approximation and the refine boxes.
+  struct GroupPlan {
+    RtScanSieveParams sieve{};
+    std::vector<Box> boxes;
+    std::vector<rtscan::Lattice> lattices;
+    std::shared_ptr<BitmapImpl> bitmap;
+  };
+  std::vector<GroupPlan> plans(groups.size());
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
+    GroupPlan& plan = plans[gi];
+    plan.bitmap = gi == 0 ? out : new_bitmap(ctx, n);
+    plan.sieve.bitmap = plan.bitmap->words.address();
+    plan.sieve.words = static_cast<uint32_t>(words());
+    plan.sieve.rows = static_cast<uint32_t>(n);
+    plan.sieve.columns = static_cast<uint32_t>(g.columns.size());
+    std::vector<KeyInterval> gt, ga;
+    for (size_t d = 0; d < g.columns.size(); ++d) {
+      uint32_t k = g.columns[d];
+      gt.push_back(t[k]);
+      if (!constrained[k]) {
+        ga.push_back(t[k]);  // the whole column: nothing to sieve or refine
+      } else if (options.mode != RtScanMode::rtscan) {
+        ga.push_back({1, 0});  // no sieving: the approximation is empty, the box is refined whole
+        plan.sieve.empty |= 1u << d;
+      } else {
+        const Sieve& s = sieves[k];
+        auto [a, b] = rtscan::nearest_borders(s.borders, t[k]);
+        uint64_t m = s.borders.size() - 1;
+        uint64_t stride = words() * 4;
+        if (a >= b) {
+          plan.sieve.empty |= 1u << d;
+        } else {
+          plan.sieve.upper[d] = b == m ? 0 : s.vectors.address() + (b - 1) * stride;
+          plan.sieve.lower[d] = a == 0 ? 0 : s.vectors.address() + (a - 1) * stride;
+        }
+        ga.push_back(a >= b ? KeyInterval{1, 0} : KeyInterval{s.borders[a], s.borders[b] - 1});
+      }
+    }
+    plan.boxes = rtscan::refine_boxes(gt, ga);
+    uint32_t ray_axis = g.columns.size() == 3 ? 3 : g.columns.size() == 2 ? 2 : 1;
+    for (const Box& box : plan.boxes) {
+      if (options.mode == RtScanMode::rtindex) {  // one ray along X over the whole range
+        rtscan::Lattice l;
+        l.axis = 0, l.cross0 = 1, l.cross1 = 2;
+        l.n_cross0 = l.n_cross1 = l.n_segments = 1;
+        l.origin = {double(box.axis[0].lo) - 2 * triangle_half, 0.0, 0.0};
+        l.segment = double(box.axis[0].hi - box.axis[0].lo) + 4 * triangle_half;
+        plan.lattices.push_back(l);
+      } else {
+        plan.lattices.push_back(
+            rtscan::make_lattice(box, ray_axis, interval, segment + spacing, half_width));
+      }
+      if (plan.lattices.back().rays() > 0xFFFFFFFFull)
+        throw Error(Errc::limit_exceeded,
+                    fmt::format("a refine box needs {} rays, more than 2^32 - 1: raise the "
+                                "interval I ({}) or the segment length L ({})",
+                                plan.lattices.back().rays(), interval, segment));
+      query_stats.rays += plan.lattices.back().rays();
+    }
+    query_stats.refine_boxes += plan.boxes.size();
+  }
+  query_stats.host_rewrite_ms = host_ms_since(host_t0);
+
+  Buffer counter;
+  if (options.count_intersections)
+    counter = Buffer(c, 4, kStorageUsage, MemoryUse::device, "rtscan intersection count");
+  CommandBatch cb(c);
+  VkCommandBuffer cmd = cb.cmd();
+  if (counter) {
+    c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll, kRw, c);
+  }
+  GpuTimer timer(c, 4);
+  timer.reset(cmd);
+  uint32_t t0 = timer.mark(cmd);
+  for (auto& plan : plans)
+    kernel(c, ShaderId::rtscan_sieve, sizeof(RtScanSieveParams))
+        .dispatch(cmd, &plan.sieve, words());
+  memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+  uint32_t t1 = timer.mark(cmd);
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    const Group& g = groups[gi];
+    GroupPlan& plan = plans[gi];
+    for (size_t b = 0; b < plan.boxes.size(); ++b) {
+      const rtscan::Lattice& l = plan.lattices[b];
+      RtScanRefineParams p{};
+      for (size_t d = 0; d < g.columns.size(); ++d) {
+        p.keys[d] = keys[g.columns[d]].address();
+        p.lo[d] = static_cast<uint32_t>(t[g.columns[d]].lo);
+        p.hi[d] = static_cast<uint32_t>(t[g.columns[d]].hi);
+      }
+      p.bitmap = plan.bitmap->words.address();
+      p.counter = counter ? counter.address() : 0;
+      for (int d = 0; d < 3; ++d) p.origin[d] = static_cast<float>(l.origin[d]);
+      p.n_cross0 = static_cast<uint32_t>(l.n_cross0);
+      p.n_cross1 = static_cast<uint32_t>(l.n_cross1);
+      p.n_segments = static_cast<uint32_t>(l.n_segments);
+      p.axis = l.axis;
+      p.cross0 = l.cross0;
+      p.cross1 = l.cross1;
+      p.interval = static_cast<float>(interval);
+      p.segment = static_cast<float>(l.segment > 0 ? l.segment : segment);
+      p.stride = static_cast<float>(segment + spacing);
+      uint64_t slice =
+          mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
+      for (uint64_t first = 0; first < l.rays(); first += slice) {
+        p.ray_offset = static_cast<uint32_t>(first);
+        p.num_rays = static_cast<uint32_t>(std::min(slice, l.rays() - first));
+        if (mode == TraversalMode::pipeline)
+          rt->trace(cmd, &p, p.num_rays, g.binding->set());
+        else
+          query_kernel->dispatch(cmd, &p, p.num_rays, g.binding->set());
+      }
+    }
+  }
+  memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+  uint32_t t2 = timer.mark(cmd);
+  for (size_t gi = 1; gi < plans.size(); ++gi) {
+    BitmapOpParams p{out->words.address(),
+                     plans[gi].bitmap->words.address(),
+                     static_cast<uint32_t>(words()),
+                     static_cast<uint32_t>(n),
+                     kAnd,
+                     0};
+    kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
+    memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+  }
+  uint32_t t3 = timer.mark(cmd);
+  if (counter)
+    memory_barrier(cmd, kAll, kRw, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+  Buffer readback;
+  if (counter) {
+    readback = Buffer(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                      "rtscan count readback");
+    VkBufferCopy r{0, 0, 4};
+    c.vk.vkCmdCopyBuffer(cmd, counter.handle(), readback.handle(), 1, &r);
+  }
+  cb.submit_and_wait();
+  query_stats.sieve_ms = timer.ms(t0, t1);
+  query_stats.refine_ms = timer.ms(t1, t2);
+  query_stats.merge_ms = timer.ms(t2, t3);
+  out->gpu_ms = query_stats.gpu_ms();
+  if (counter) {
+    readback.invalidate();
+    query_stats.intersections = *readback.as<uint32_t>();
+  }
+  if (counter && !host_keys.empty()) {
+    // Rows inside at least one refine box (the paper's refined rows).
+    std::vector<uint64_t> inside(host_threads(), 0);
+    parallel_slices(n, host_threads(), [&](size_t b, size_t e, unsigned th) {
+      for (size_t r = b; r < e; ++r) {
+        bool in = false;
+        for (size_t gi = 0; gi < groups.size() && !in; ++gi)
+          for (const Box& box : plans[gi].boxes) {
+            bool all = true;
+            for (size_t d = 0; d < groups[gi].columns.size() && all; ++d) {
+              int64_t v = host_keys[groups[gi].columns[d]][r];
+              all = v >= box.axis[d].lo && v <= box.axis[d].hi;
+            }
+            if (all) {
+              in = true;
+              break;
+            }
+          }
+        inside[th] += in;
+      }
+    });
+    for (uint64_t x : inside) query_stats.refined_rows += x;
+  }
+  return out;
+}
+
+}  // namespace detail
+
+using detail::capture;
+using detail::RtScanImpl;
+
+Result<RtScanTable> RtScanTable::build(const Context& ctx,
+                                       std::span<const std::span<const uint32_t>> columns,
+                                       const RtScanOptions& options) {
+  return capture([&]() -> RtScanTable {
+    auto impl = std::make_unique<RtScanImpl>();
+    impl->ctx = ctx.shared();
+    impl->options = options;
+    impl->mode = impl->ctx->resolve(options.traversal);
+    impl->build(columns);
+    return RtScanTable(std::move(impl));
+  });
+}
+
+Result<Bitmap> RtScanTable::select(std::span<const Predicate> predicates) {
+  return capture([&] { return Bitmap(impl_->select(predicates)); });
+}
+
+uint64_t RtScanTable::rows() const {
+  return impl_->n;
+}
+uint32_t RtScanTable::columns() const {
+  return impl_->cols;
+}
+TraversalMode RtScanTable::traversal() const {
+  return impl_->mode;
+}
+const RtScanOptions& RtScanTable::options() const {
+  return impl_->options;
+}
+const RtScanBuildStats& RtScanTable::build_stats() const {
+  return impl_->build_stats;
+}
+const RtScanQueryStats& RtScanTable::last_query() const {
+  return impl_->query_stats;
+}
+void RtScanTable::set_count_intersections(bool on) {
+  impl_->options.count_intersections = on;
+}
+
+RtScanTable::RtScanTable(std::unique_ptr<RtScanImpl> impl) : impl_(std::move(impl)) {}
+RtScanTable::RtScanTable(RtScanTable&&) noexcept = default;
+RtScanTable& RtScanTable::operator=(RtScanTable&&) noexcept = default;
+RtScanTable::~RtScanTable() = default;
+
+}  // namespace raydb
