@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Turns bench/results/<device>/rx.jsonl into the README's result tables and PNG plots.
+"""Turns bench/results/<device>/*.jsonl into the README's result tables and PNG plots.
 
-    tools/report.py tables   # rewrites the README between <!-- results:rx:begin/end --> markers
-                             # and (thesis below) between <!-- results:thesis:begin/end -->
+    tools/report.py tables   # rewrites the README between <!-- results:rx:begin/end --> markers,
+                             # each of SECTIONS (optix, cgrx, join, rtscan, ssb, bandwidth) between
+                             # <!-- results:<name>:begin/end --> and (thesis below) <!-- results:thesis:... -->
     tools/report.py thesis   # only "Where each optimization helps" (bench/gpu/rx.sh thesis rows)
     tools/report.py plots    # writes bench/plots/*.png (needs matplotlib: apt install python3-matplotlib)
+                             # (RTScan's main sweep and SSB per query among them)
 
 Every number printed comes from a JSON line under bench/results/; for a configuration measured
 more than once, the newest line wins. Figures and tables name the device and driver.
@@ -677,7 +679,7 @@ def cgrx_section():
                 "(the ray covers a window of the representatives' line) or `full` (the whole line). Probe ms of the "
                 "full lookup, the trace alone (`--diagnostic trace_only`) and the launch without rays "
                 "(`no_trace`); the diagnostics return no lookups (not checked). RX: default lookup (hit_and_scan, "
-                "opaque rays), newest row at the same size.", "",
+                "opaque rays), the newest row at the same size; its trace only / no trace from RX's own `diagnostic-*` rows.", "",
                 "| index | bucket size | first ray | probes | probe ms | trace only ms | no trace ms | rays per lookup | "
                 "build ms | BVH MB | checked |",
                 "|---|---|---|---|---|---|---|---|---|---|---|"]
