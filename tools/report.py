@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-"""Turns bench/results/<device>/rx.jsonl into the README's result tables and PNG plots.
+"""Turns bench/results/<device>/*.jsonl into the README's result tables and PNG plots.
 
-    tools/report.py tables   # rewrites the README between <!-- results:rx:begin/end --> markers
-                             # and (thesis below) between <!-- results:thesis:begin/end -->
+    tools/report.py tables   # rewrites the README between <!-- results:rx:begin/end --> markers,
+                             # each of SECTIONS (optix, cgrx, join, rtscan, ssb, bandwidth) between
+                             # <!-- results:<name>:begin/end --> and (thesis below) <!-- results:thesis:... -->
     tools/report.py thesis   # only "Where each optimization helps" (bench/gpu/rx.sh thesis rows)
     tools/report.py plots    # writes bench/plots/*.png (needs matplotlib: apt install python3-matplotlib)
+                             # (RTScan's main sweep and SSB per query among them)
 
 Every number printed comes from a JSON line under bench/results/; for a configuration measured
 more than once, the newest line wins. Figures and tables name the device and driver.
@@ -139,7 +141,7 @@ def key_sweep_table(rows):
 def newer_tables(rows):
     """cgRX, and RX built in partitions: 2^27 lookups, hit rate 1."""
     out = []
-    cg = [r for r in plain(rows) if r.get("index") == "cgrx"]
+    cg = [r for r in plain(rows) if r.get("index") == "cgrx" and r.get("label") == "cgrx"]
     if cg:
         out += [f"cgRX (issue 7), {cg[0]['num_keys']} 32-bit keys, {cg[0]['num_lookups']} point lookups, hit rate 1 "
                 "(first measurement; see docs/cgrx.md):", "",
@@ -401,36 +403,6 @@ def dpbis_table(d):
                    f"{'-' if r.get('bandwidth_fraction') is None else format(r['bandwidth_fraction'], '.2f')} | "
                    f"{r['candidates']} | {r['checked_result']} |")
     out.append("")
-    return out + bandwidth_table(d, every)
-
-
-def bandwidth_table(d, every):
-    """bench/gpu/bandwidth.sh: each pass alone beside the whole query, streams of the same sizes."""
-    rows = [r for r in every if str(r.get("label", "")).startswith("bandwidth-")]
-    if not rows:
-        return []
-    key = lambda r: (r["index"], r.get("backend", "vulkan"), r.get("cuda_hold_us") or 0, r["rows"], r["columns"],
-                     r["selectivity"], r["combine"], r.get("stream_bytes", 0))
-    newest_of = {}
-    for r in rows:
-        if key(r) not in newest_of or r["timestamp"] > newest_of[key(r)]["timestamp"]:
-            newest_of[key(r)] = r
-    rows = sorted(newest_of.values(), key=lambda r: (r["rows"], r.get("backend", "vulkan"), r.get("cuda_hold_us") or 0,
-                                                      r["index"].split("_")[0], r["selectivity"], r["index"],
-                                                      r.get("stream_bytes", 0)))
-    out = [f"Bandwidth by pass (`bench/gpu/bandwidth.sh`, {device_line(rows[0])}): `*_select` is the codes or vectors "
-           f"pass alone, `*_refine` the boundary bins' refinement alone (atomics into the bitmap not counted in MB), "
-           f"read_only / write_only / copy one compute pass of the size in MB; hold: CUDA stream held (us) before "
-           f"the first event, so host launch latency is out.", "",
-           "| index | kernels | hold us | rows | selectivity | MB moved | ms | GB/s | of copy bandwidth | candidates | checked |",
-           "|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in rows:
-        out.append(f"| {r['index']} | {r.get('backend', 'vulkan')} | {r.get('cuda_hold_us') or 0:g} | {r['rows']} | "
-                   f"{r['selectivity']:g} | {r['bytes_moved'] / 1e6:.1f} | {fmt_ms(r['query_time_ms'])} | "
-                   f"{r['achieved_gbps']:.1f} | "
-                   f"{'-' if r.get('bandwidth_fraction') is None else format(r['bandwidth_fraction'], '.2f')} | "
-                   f"{r['candidates']} | {r['checked_result']} |")
-    out.append("")
     return out
 
 
@@ -453,6 +425,7 @@ def tables():
     _, tail = rest.split(END, 1)
     README.write_text(head + BEGIN + "\n" + "\n".join(lines) + "\n" + END + tail)
     print(f"README.md: {len(lines)} lines of results")
+    write_sections()
     if THESIS_BEGIN in README.read_text():
         thesis()
 
@@ -588,7 +561,7 @@ def thesis_rows(rx, join):
     jn = [r for r in join if r.get("label") == "thesis-join"]
     for output in ("aggregate", "pairs"):
         rj = _newest(jn, index="rx", output=output, multiplicity=1)
-        for other in ("sort_merge", "hash"):
+        for other in ("sort_merge", "sorted_array", "hash"):
             o = _newest(jn, index=other, output=output, multiplicity=1)
             total = lambda r: _sum(_val(r, "index_time_ms"), _val(r, "join_time_ms"))
             add(f"Join ({output}, multiplicity 1): RX vs {other}",
@@ -630,6 +603,317 @@ def thesis():
     lines = thesis_lines()
     README.write_text(head + THESIS_BEGIN + "\n" + "\n".join(lines) + "\n" + THESIS_END + tail)
     print(f"README.md: {len(lines)} lines in 'Where each optimization helps'")
+
+
+# --- Sections of their own, each between <!-- results:<name>:begin/end --> markers.
+
+def rows_e(n):
+    """1e+08 as 1e8."""
+    m, e = f"{n:.0e}".split("e")
+    return f"{m}e{int(e)}" if float(f"{m}e{int(e)}") == n else str(n)
+
+
+def newest_by(rows, key):
+    """The newest row of each configuration key(r)."""
+    out = {}
+    for r in rows:
+        k = key(r)
+        if k not in out or r["timestamp"] > out[k]["timestamp"]:
+            out[k] = r
+    return out
+
+
+def device_dirs():
+    return sorted(p for p in RESULTS.iterdir() if p.is_dir())
+
+
+def optix_section():
+    """Vulkan against OptiX on the same keys and lookups (rows of one label with api vulkan and optix)."""
+    out = []
+    for d in device_dirs():
+        rows = [r for r in load(d) if r.get("api") in ("vulkan", "optix") and r.get("diagnostic", "none") == "none"]
+        labels = {r["label"] for r in rows if r.get("api") == "optix"}
+        cfg = lambda r: (r["label"], r.get("index", "rx"), method(r), r.get("primitive"), r["key_bits"], r["num_keys"],
+                         r["num_lookups"], r["hit_rate"], order_of(r), r.get("range_width", 0))
+        best = newest_by([r for r in rows if r["label"] in labels and r["checked_result"] == "ok"],
+                         lambda r: cfg(r) + (r["api"],))
+        pairs = [(best[k + ("vulkan",)], best[k + ("optix",)]) for k in sorted({k[:-1] for k in best}, key=str)
+                 if k + ("vulkan",) in best and k + ("optix",) in best]
+        if not pairs:
+            continue
+        v0, o0 = pairs[0]
+        out += [f"Source: `bench/results/{d.name}/rx.jsonl`, labels {', '.join(f'`{l}`' for l in sorted(labels))}. "
+                f"{device_line(v0)}, OptiX {o0.get('optix_version', '?')}; {v0['key_bits']}-bit uniform keys, "
+                f"{v0['num_keys']} keys, {v0['num_lookups']} point lookups, triangles, compacted BVH; both APIs on the "
+                "same keys and lookups in one run, only rows whose result check was ok. Ratio: OptiX / Vulkan.", "",
+                "| lookup | hit rate | probes | Vulkan build ms | OptiX build ms | Vulkan BVH MB | OptiX BVH MB | "
+                "Vulkan probe ms | OptiX probe ms | probe ratio | OptiX result |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for v, o in sorted(pairs, key=lambda p: (method(p[0]) != "hit_and_scan", -p[0]["hit_rate"], order_of(p[0]))):
+            out.append(f"| {variant(v)} | {v['hit_rate']:g} | {order_of(v)} | {fmt_ms(v['build_time_ms'])} | "
+                       f"{fmt_ms(o['build_time_ms'])} | {v['build_bytes'] / 1e6:.0f} | {o['build_bytes'] / 1e6:.0f} | "
+                       f"{fmt_ms(v['probe_time_ms'])} | {fmt_ms(o['probe_time_ms'])} | "
+                       f"{o['probe_time_ms'] / v['probe_time_ms']:.2f} | {o.get('api_check', '-')} |")
+        out.append("")
+    return out or ["Not measured yet (`bench/gpu/optix.sh`).", ""]
+
+
+def cgrx_section():
+    """cgRX's first ray (windowed vs whole line) and where its time goes, beside RX at the same size."""
+    out = []
+    for d in device_dirs():
+        rows = load(d)
+        cg = [r for r in rows if r.get("index") == "cgrx" and
+              (r.get("label") == "cgrx-ray" or str(r.get("label", "")).startswith("cgrx-diagnostic-"))]
+        if not cg:
+            continue
+        best = newest_by(cg, lambda r: (r["bucket_size"], r.get("cgrx_rays", "window"), order_of(r),
+                                        r.get("diagnostic", "none")))
+        n, k = cg[0]["num_lookups"], cg[0]["num_keys"]
+        rx = [r for r in plain(rows) if r.get("index", "rx") == "rx" and r.get("api", "vulkan") == "vulkan"
+              and r["num_keys"] == k and r["num_lookups"] == n and r["hit_rate"] == 1.0 and r["key_bits"] == 32
+              and method(r) == "hit_and_scan" and r.get("opaque_hits") and r.get("primitive", "triangles") == "triangles"
+              and r.get("partitions", 1) == 1 and r.get("label") in ("paper-points", "optix-points")]
+        out += [f"Source: `bench/results/{d.name}/rx.jsonl`, labels `cgrx-ray`, `cgrx-diagnostic-*`; "
+                f"{device_line(cg[0])}; {k} 32-bit uniform keys, {n} point lookups, hit rate 1. First ray: `window` "
+                "(the ray covers a window of the representatives' line) or `full` (the whole line). Probe ms of the "
+                "full lookup, the trace alone (`--diagnostic trace_only`) and the launch without rays "
+                "(`no_trace`); the diagnostics return no lookups (not checked). RX: default lookup (hit_and_scan, "
+                "opaque rays), the newest row at the same size; its trace only / no trace from RX's own `diagnostic-*` rows.", "",
+                "| index | bucket size | first ray | probes | probe ms | trace only ms | no trace ms | rays per lookup | "
+                "build ms | BVH MB | checked |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (b, ray, order, diag), r in sorted(best.items(), key=lambda kv: (kv[0][0], kv[0][1] != "window", kv[0][2])):
+            if diag != "none":
+                continue
+            t = best.get((b, ray, order, "trace_only"))
+            nt = best.get((b, ray, order, "no_trace"))
+            out.append(f"| cgrx | {b} | {ray} | {order} | {fmt_ms(r['probe_time_ms'])} | "
+                       f"{fmt_ms(t['probe_time_ms']) if t else '-'} | {fmt_ms(nt['probe_time_ms']) if nt else '-'} | "
+                       f"{r['rays'] / r['num_lookups']:.4f} | {fmt_ms(r['build_time_ms'])} | "
+                       f"{r['build_bytes'] / 1e6:.1f} | {r['checked_result']} |")
+        for order in ("unsorted", "sorted"):
+            r = max((x for x in rx if order_of(x) == order), key=lambda x: x["timestamp"], default=None)
+            if r:
+                t = newest(plain_or_diag(rows, "trace_only"), sorted_probes=order == "sorted")
+                nt = newest(plain_or_diag(rows, "no_trace"), sorted_probes=order == "sorted")
+                out.append(f"| rx | - | - | {order} | {fmt_ms(r['probe_time_ms'])} | "
+                           f"{fmt_ms(t['probe_time_ms']) if t else '-'} | {fmt_ms(nt['probe_time_ms']) if nt else '-'} | "
+                           f"{r['rays'] / r['num_lookups']:.4f} | {fmt_ms(r['build_time_ms'])} | "
+                           f"{r['build_bytes'] / 1e6:.1f} | {r['checked_result']} |")
+        out.append("")
+    return out or ["Not measured yet (`bench/gpu/rx.sh`, cgRX parts).", ""]
+
+
+def plain_or_diag(rows, diag):
+    """RX's own --diagnostic rows (label diagnostic-<diag>)."""
+    return [r for r in rows if r.get("label") == f"diagnostic-{diag}" and r.get("index", "rx") == "rx"]
+
+
+JOIN_ORDER = {"rx": 0, "sort_merge": 1, "sorted_array": 2, "hash": 3}
+
+
+def join_section():
+    out = []
+    for d in device_dirs():
+        rows = load(d, "join.jsonl")
+        if not rows:
+            continue
+        best = newest_by(rows, lambda r: (r["label"], r["output"], r["multiplicity"], r["build_rows"], r["probe_rows"],
+                                          r["index"], r.get("indexed_side", "build"), r["hit_rate"]))
+        out += [f"Source: `bench/results/{d.name}/join.jsonl` (`raydb bench join`); {device_line(rows[0])}; "
+                f"{rows[0]['key_bits']}-bit keys, GPU timestamps, median of {rows[0]['repeats']} after "
+                f"{rows[0]['warmup']} warm-up. index: building the index on the indexed side (RX: its BVH; "
+                "sort_merge and sorted_array: the build side's sort; hash: sort + insert); probe sort: sort_merge's sort of the probe side; count: the pass that counts "
+                "matches (the whole join for `aggregate`); collect: writing the pairs; join = probe sort + count + "
+                "collect. Multiplicity: matches per probe key.", "",
+                "| label | output | build rows | probe rows | multiplicity | join | indexed side | index ms | "
+                "probe sort ms | count ms | collect ms | join ms | index + join ms | matches | checked |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for k, r in sorted(best.items(), key=lambda kv: (kv[0][0] != "thesis-join", kv[0][1], kv[0][2], kv[0][3],
+                                                          kv[0][4], JOIN_ORDER.get(kv[0][5], 9), kv[0][6])):
+            out.append(f"| {r['label']} | {r['output']} | {r['build_rows']} | {r['probe_rows']} | {r['multiplicity']} | "
+                       f"{r['index']} | {r.get('indexed_side', 'build')} | {fmt_ms(r['index_time_ms'])} | "
+                       f"{fmt_ms(r['probe_sort_ms']) if 'probe_sort_ms' in r else '-'} | {fmt_ms(r['count_ms'])} | {fmt_ms(r['collect_ms'])} | "
+                       f"{fmt_ms(r['join_time_ms'])} | {fmt_ms(r['index_time_ms'] + r['join_time_ms'])} | "
+                       f"{r['matches']} | {r['checked_result']} |")
+        out.append("")
+    return out or ["Not measured yet (`bench/gpu/rx.sh thesis`).", ""]
+
+
+# Issue targets for RTScan's main sweep on an H100.
+RTSCAN_TARGETS = {"query_ms": 1.2, "build_ms": 5000.0, "bvh_bytes": 7.6e9}
+
+
+def rtscan_main(rows):
+    """(label, {selectivity: rtscan row}, {selectivity: full_scan row}) of the main sweep, or None."""
+    main = [r for r in rows if r.get("label") == "paper-main"]
+    if not main:
+        return None
+    key = lambda r: (r["index"], r["selectivity"])
+    best = newest_by(main, key)
+    rt = {s: r for (i, s), r in best.items() if i == "rtscan"}
+    fs = {s: r for (i, s), r in best.items() if i == "full_scan"}
+    return ("paper-main", rt, fs) if rt else None
+
+
+def rtscan_section():
+    out = []
+    for d in device_dirs():
+        m = rtscan_main(load(d, "rtscan.jsonl"))
+        if not m:
+            continue
+        label, rt, fs = m
+        r0 = next(iter(rt.values()))
+        out += [f"Source: `bench/results/{d.name}/rtscan.jsonl`, label `{label}` (`bench/gpu/rtscan.sh`); "
+                f"{device_line(r0)}; {r0['rows']:,} rows x {r0['columns']} uint32 columns ({r0['distribution']} of "
+                f"0..N-1 per column), K = {r0['bins']} bins, one `lt` predicate per column at the given selectivity "
+                f"(all three), GPU timestamps, median of {r0['repeats']} after {r0['warmup']} warm-up; query time "
+                "without the result transfer (transfer ms listed apart). IS calls: intersection-shader calls.", "",
+                "| selectivity | result rows | RTScan ms | sieve ms | refine ms | merge ms | rays | IS calls | "
+                "refined rows | transfer ms | full scan ms | checked (RTScan / full scan) |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for s in sorted(rt):
+            r, f = rt[s], fs.get(s)
+            out.append(f"| {s:g} | {r['result_rows']} | {fmt_ms(r['query_time_ms'])} | {fmt_ms(r['sieve_ms'])} | "
+                       f"{fmt_ms(r['refine_ms'])} | {fmt_ms(r['merge_ms'])} | {r['rays']} | {r['intersections']} | "
+                       f"{r['refined_rows']} | {fmt_ms(r['transfer_ms'])} | {fmt_ms(f['query_time_ms']) if f else '-'} | "
+                       f"{r['checked_result']} / {f['checked_result'] if f else '-'} |")
+        mean = sum(r["query_time_ms"] for r in rt.values()) / len(rt)
+        fmean = sum(r["query_time_ms"] for r in fs.values()) / len(fs) if fs else None
+        b = max(rt.values(), key=lambda r: r["timestamp"])
+        build = b["index_build_ms"]
+        out += ["", "| over the sweep | target (issue, H100) | measured | met |", "|---|---|---|---|",
+                f"| mean RTScan query time over the {len(rt)} queries | <= {RTSCAN_TARGETS['query_ms']:g} ms | "
+                f"{fmt_ms(mean)} ms (full scan: {fmt_ms(fmean) if fmean is not None else '-'} ms) | "
+                f"{'yes' if mean <= RTSCAN_TARGETS['query_ms'] else 'no'} |",
+                f"| index build: encode {fmt_ms(b['build_encode_ms'])} ms GPU + {fmt_ms(b['build_encode_host_ms'])} ms "
+                f"host, sieve {fmt_ms(b['build_sieve_ms'])} ms, BVH {fmt_ms(b['build_bvh_ms'])} ms "
+                f"(upload {fmt_ms(b['build_upload_ms'])} ms not included) | <= {RTSCAN_TARGETS['build_ms'] / 1000:g} s | "
+                f"{build / 1000:.2f} s | {'yes' if build <= RTSCAN_TARGETS['build_ms'] else 'no'} |",
+                f"| BVH size | <= {RTSCAN_TARGETS['bvh_bytes'] / 1e9:g} GB | {gb(b['bvh_bytes'])} GB (sieving vectors: "
+                f"{gb(b['sieve_bytes'])} GB more) | {'yes' if b['bvh_bytes'] <= RTSCAN_TARGETS['bvh_bytes'] else 'no'} |",
+                ""]
+        out.append(f"![RTScan against selectivity]({'bench/plots/' + d.name + '-rtscan.png'})")
+        out.append("")
+    return out or ["Not measured yet (`bench/gpu/rtscan.sh`).", ""]
+
+
+SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "Q3.3", "Q3.4", "Q4.1", "Q4.2", "Q4.3"]
+
+
+def ssb_rows(d):
+    rows = load(d, "ssb.jsonl")
+    return newest_by(rows, lambda r: (r["sf"], r["query"], r["engine"])) if rows else {}
+
+
+def ssb_section():
+    out = []
+    for d in device_dirs():
+        best = ssb_rows(d)
+        if not best:
+            continue
+        r0 = next(iter(best.values()))
+        sfs = sorted({k[0] for k in best})
+        out += [f"Source: `bench/results/{d.name}/ssb.jsonl` (`bench/gpu/ssb.sh`); {device_line(r0)}. RT engine "
+                "(RTCUDB-style, one BVH per query) against the star-join baseline on the same loaded columns; "
+                f"query ms: GPU timestamps, median of {r0['repeats']} after {r0['warmup']} warm-up; BVH build "
+                "and size reported apart from the query. checked: the query's result against SQLite (MATCH), "
+                "`unchecked` where the bench skipped SQLite.", ""]
+        for sf in sfs:
+            lo = next(r for k, r in best.items() if k[0] == sf)
+            out += [f"SF {sf:g} ({lo['rows']} lineorder rows):", "",
+                    "| query | RT query ms | RT BVH build ms | RT BVH MiB | rays | star join ms | star join / RT | "
+                    "checked (RT / star join) |",
+                    "|---|---|---|---|---|---|---|---|"]
+            for q in sorted({k[1] for k in best if k[0] == sf}, key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q)):
+                rt, sj = best.get((sf, q, "rt")), best.get((sf, q, "star_join"))
+                cell = lambda r, f: f(r) if r else "-"
+                out.append(f"| {q} | {cell(rt, lambda r: fmt_ms(r['query_ms']))} | "
+                           f"{cell(rt, lambda r: fmt_ms(r['bvh_build_ms']))} | "
+                           f"{cell(rt, lambda r: format(r['bvh_bytes'] / 2 ** 20, '.1f'))} | {cell(rt, lambda r: r['rays'])} | "
+                           f"{cell(sj, lambda r: fmt_ms(r['query_ms']))} | "
+                           f"{format(sj['query_ms'] / rt['query_ms'], '.2f') if rt and sj else '-'} | "
+                           f"{cell(rt, lambda r: r['checked_result'])} / {cell(sj, lambda r: r['checked_result'])} |")
+            out.append("")
+        out.append(f"![SSB per query]({'bench/plots/' + d.name + '-ssb.png'})")
+        out.append("")
+    return out or ["Not measured yet (`bench/gpu/ssb.sh`).", ""]
+
+
+def bandwidth_section():
+    """bench/gpu/bandwidth.sh: each query beside its passes alone, as a fraction of the copy ceiling; streams."""
+    out = []
+    for d in device_dirs():
+        every = load(d, "dpbis.jsonl")
+        rows = [r for r in every if str(r.get("label", "")).startswith("bandwidth-")]
+        if not rows:
+            continue
+        kernels = lambda r: r.get("backend", "vulkan") + (f", hold {r['cuda_hold_us']:g} us" if r.get("cuda_hold_us") else "")
+        best = newest_by(rows, lambda r: (r["index"], kernels(r), r["rows"], r["columns"], r["selectivity"],
+                                          r.get("stream_bytes", 0)))
+        copy = sorted({round(r["copy_gbps"]) for r in rows if r.get("copy_gbps")})
+        copy = f"{copy[0]} GB/s" if len(copy) == 1 else f"{copy[0]} to {copy[-1]} GB/s"
+        out += [f"Source: `bench/results/{d.name}/dpbis.jsonl`, labels `bandwidth-*` (`bench/gpu/bandwidth.sh`); "
+                f"{device_line(rows[0])}. Each query (whole) beside its passes run alone: select = the codes (DP-BIS) "
+                "or sieving vectors (sieve) pass, refine = the boundary bins' refinement (atomics into the bitmap not "
+                "counted in bytes). Fraction: bytes moved / time over the copy bandwidth measured in the same run "
+                f"({copy}). Kernels: Vulkan compute or CUDA; hold: the CUDA stream "
+                "held (us) before the first event so host launch latency is out. One uint32 column for DP-BIS and "
+                "the sieve; bitmaps of the row count for AND / OR (two inputs) and NOT. checked: the whole query's "
+                "result against the CPU reference (passes alone are not checked).", "",
+                "| operation | kernels | rows | selectivity | whole ms | whole fraction | select ms | select fraction | "
+                "refine ms | refine fraction | checked |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        frac = lambda r: "-" if r is None or r.get("bandwidth_fraction") is None else f"{r['bandwidth_fraction']:.2f}"
+        ms = lambda r: "-" if r is None else fmt_ms(r["query_time_ms"])
+        ops = ("dpbis", "sieve", "bitmap_and", "bitmap_or", "bitmap_not")
+        confs = sorted({(k[2], k[0], k[1], k[4], k[3]) for k in best if k[0] in ops},
+                       key=lambda c: (c[0], ops.index(c[1]), c[2] != "vulkan", c[2], c[3]))
+        for n, op, kern, sel, cols in confs:
+            w = best[(op, kern, n, cols, sel, 0)]
+            s = best.get((f"{op}_select", kern, n, cols, sel, 0))
+            f = best.get((f"{op}_refine", kern, n, cols, sel, 0))
+            out.append(f"| {op} | {kern} | {rows_e(n)} | {sel:g} | {ms(w)} | {frac(w)} | {ms(s)} | {frac(s)} | {ms(f)} | "
+                       f"{frac(f)} | {w['checked_result']} |")
+        out.append("")
+        failed = [r for r in rows if r["checked_result"] not in ("ok", "diagnostic") and r is not best[
+            (r["index"], kernels(r), r["rows"], r["columns"], r["selectivity"], r.get("stream_bytes", 0))]]
+        for r in failed:
+            now = best[(r["index"], kernels(r), r["rows"], r["columns"], r["selectivity"], r.get("stream_bytes", 0))]
+            out += [f"An earlier run of {r['index']} ({kernels(r)}, {rows_e(r['rows'])} rows, selectivity "
+                    f"{r['selectivity']:g}, {r['timestamp']}) returned {r['checked_result']}; the newest run "
+                    f"({now['timestamp']}, listed above) returned {now['checked_result']}.", ""]
+        streams = sorted((r for k, r in best.items() if k[0] in ("read_only", "write_only", "copy", "full_scan")),
+                         key=lambda r: (r["rows"], r.get("stream_bytes", 0), r["index"], r["selectivity"]))
+        if streams:
+            out += ["Streams of the same sizes (one compute pass; read_only / write_only / copy move the listed bytes, "
+                    "full_scan reads one uint32 column and writes its bitmap), Vulkan:", "",
+                    "| pass | rows | selectivity | MB moved | ms | GB/s | fraction of copy |", "|---|---|---|---|---|---|---|"]
+            for r in streams:
+                sel = "-" if r["index"] != "full_scan" else f"{r['selectivity']:g}"
+                out.append(f"| {r['index']} | {rows_e(r['rows'])} | {sel} | {r['bytes_moved'] / 1e6:.1f} | "
+                           f"{ms(r)} | {r['achieved_gbps']:.1f} | {frac(r)} |")
+            out.append("")
+    return out or ["Not measured yet (`bench/gpu/bandwidth.sh`).", ""]
+
+
+SECTIONS = {"optix": optix_section, "cgrx": cgrx_section, "join": join_section, "rtscan": rtscan_section,
+            "ssb": ssb_section, "bandwidth": bandwidth_section}
+
+
+def write_sections():
+    text = README.read_text()
+    for name, make in SECTIONS.items():
+        b, e = f"<!-- results:{name}:begin -->", f"<!-- results:{name}:end -->"
+        if b not in text or e not in text:
+            sys.exit(f"README.md lacks the {b} / {e} markers")
+        head, rest = text.split(b, 1)
+        _, tail = rest.split(e, 1)
+        lines = make()
+        text = head + b + "\n" + "\n".join(lines) + "\n" + e + tail
+        print(f"README.md: {len(lines)} lines in results:{name}")
+    README.write_text(text)
 
 
 def plots():
@@ -701,6 +985,8 @@ def plots():
             fig.savefig(outdir / f"{d.name}-key-sweep.png", dpi=120)
             plt.close(fig)
         scan_plots(plt, d, outdir)
+        rtscan_plot(plt, d, outdir)
+        ssb_plot(plt, d, outdir)
     print(f"plots written to {outdir.relative_to(ROOT)}")
 
 
@@ -710,7 +996,8 @@ def scan_plots(plt, d, outdir):
     if not path.exists():
         return
     rows = [json.loads(l) for l in path.read_text().splitlines() if l.strip()]
-    rows = [r for r in rows if r["combine"] == "all" and r.get("backend", "vulkan") != "cpu" and not is_diagnostic(r)]
+    rows = [r for r in rows if r["combine"] == "all" and r.get("backend", "vulkan") != "cpu" and not is_diagnostic(r)
+            and not r["index"].startswith("bitmap_")]
     newest_of = {}
     for r in rows:
         k = (r["index"], r.get("backend", "vulkan"), r["rows"], r["columns"], r["selectivity"])
@@ -742,6 +1029,63 @@ def scan_plots(plt, d, outdir):
     fig.suptitle(f"Range selections over {n:,} uint32 rows\n{device_line(rows[0])}", fontsize=9)
     fig.tight_layout()
     fig.savefig(outdir / f"{d.name}-scans.png", dpi=120)
+    plt.close(fig)
+
+
+def rtscan_plot(plt, d, outdir):
+    """RTScan's query time (sieve and refine) against selectivity, beside the full scan."""
+    m = rtscan_main(load(d, "rtscan.jsonl"))
+    if not m:
+        return
+    label, rt, fs = m
+    sels = sorted(rt)
+    r0 = rt[sels[0]]
+    fig, ax = plt.subplots(figsize=(6.4, 4))
+    ax.plot(sels, [rt[s]["query_time_ms"] for s in sels], "o-", label="RTScan query (sieve + refine + merge)")
+    ax.plot(sels, [rt[s]["sieve_ms"] for s in sels], "s--", label="RTScan sieve")
+    ax.plot(sels, [rt[s]["refine_ms"] for s in sels], "d--", label="RTScan refine (rays)")
+    fsel = sorted(fs)
+    if fsel:
+        ax.plot(fsel, [fs[s]["query_time_ms"] for s in fsel], "^-", label="full scan")
+    ax.axhline(RTSCAN_TARGETS["query_ms"], color="grey", linewidth=0.8, linestyle=":",
+               label=f"issue target for the mean ({RTSCAN_TARGETS['query_ms']:g} ms)")
+    ax.set_xlabel("selectivity of each of the 3 `lt` predicates")
+    ax.set_ylabel("query time (ms, GPU, no result transfer)")
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"RTScan main sweep ({label}): {r0['rows']:,} rows x {r0['columns']} columns, K = {r0['bins']}\n"
+                 f"{device_line(r0)}", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(outdir / f"{d.name}-rtscan.png", dpi=120)
+    plt.close(fig)
+
+
+def ssb_plot(plt, d, outdir):
+    """Per SSB query: RT engine query time and BVH build against the star-join baseline, one panel per SF."""
+    best = ssb_rows(d)
+    if not best:
+        return
+    sfs = sorted({k[0] for k in best})
+    fig, axes = plt.subplots(1, len(sfs), figsize=(4.8 * len(sfs), 4), squeeze=False)
+    for ax, sf in zip(axes[0], sfs):
+        qs = sorted({k[1] for k in best if k[0] == sf}, key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q))
+        xs = range(len(qs))
+        val = lambda q, e, f: best[(sf, q, e)][f] if (sf, q, e) in best else 0
+        wid = 0.27
+        ax.bar([x - wid for x in xs], [val(q, "rt", "query_ms") for q in qs], wid, label="RT engine query")
+        ax.bar(list(xs), [val(q, "rt", "bvh_build_ms") for q in qs], wid, label="RT engine BVH build")
+        ax.bar([x + wid for x in xs], [val(q, "star_join", "query_ms") for q in qs], wid, label="star join query")
+        ax.set_yscale("log")
+        ax.set_xticks(list(xs))
+        ax.set_xticklabels(qs, rotation=90, fontsize=7)
+        ax.set_ylabel("ms (GPU)")
+        rows = next(r for k, r in best.items() if k[0] == sf)["rows"]
+        ax.set_title(f"SF {sf:g} ({rows:,} lineorder rows)", fontsize=9)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7)
+    fig.suptitle(f"SSB queries\n{device_line(next(iter(best.values())))}", fontsize=9)
+    fig.tight_layout(rect=(0, 0.07, 1, 1))
+    fig.savefig(outdir / f"{d.name}-ssb.png", dpi=120)
     plt.close(fig)
 
 
