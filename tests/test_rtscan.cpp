@@ -164,12 +164,14 @@ TEST_CASE("rtscan: Uniform Encoding on the GPU equals the CPU one") {
   std::mt19937_64 rng(test::fresh_seed());
   auto& vk = *test::context().shared();
   for (uint64_t rows : {uint64_t{0}, uint64_t{1}, uint64_t{1000}, uint64_t{70001}})
-    for (int kind = 0; kind < 3; ++kind) {
+    for (int kind = 0; kind < 4; ++kind) {
       std::vector<uint32_t> col(rows);
+      const uint32_t one_value = static_cast<uint32_t>(rng());
       for (auto& v : col)
         v = kind == 0   ? static_cast<uint32_t>(rng())
             : kind == 1 ? static_cast<uint32_t>(rng() % 7)  // many duplicates
-                        : std::vector<uint32_t>{0u, 1u << 24, 0xFFFFFFFFu}[rng() % 3];
+            : kind == 2 ? std::vector<uint32_t>{0u, 1u << 24, 0xFFFFFFFFu}[rng() % 3]
+                        : one_value;  // a single distinct value
       std::vector<std::span<const uint32_t>> cols = {col};
       auto table = ColumnTable::upload(test::context(), cols).value();
       auto gpu = detail::rtscan::encode_on_gpu(vk, table.impl()->columns[0], rows);
@@ -186,6 +188,19 @@ TEST_CASE("rtscan: Uniform Encoding on the GPU equals the CPU one") {
   std::vector<uint32_t> unsorted = {2, 1};
   CHECK(rtscan::EncodedColumn::from_sorted_values(unsorted).error().code() ==
         Errc::invalid_argument);
+  auto bad_table = [](uint64_t rows, std::vector<uint32_t> v, std::vector<uint32_t> lo) {
+    auto r = rtscan::EncodedColumn::from_table(rows, std::move(v), std::move(lo));
+    return !r.ok() && r.error().code() == Errc::invalid_argument;
+  };
+  CHECK(bad_table(3, {1, 2}, {1}));     // sizes differ
+  CHECK(bad_table(3, {}, {}));          // rows without values
+  CHECK(bad_table(0, {1}, {1}));        // values without rows
+  CHECK(bad_table(3, {1, 2}, {2, 3}));  // first code not 1
+  CHECK(bad_table(3, {1, 2}, {1, 4}));  // a code past the rows
+  CHECK(bad_table(1, {1, 2}, {1, 1}));  // more values than rows
+  auto good = rtscan::EncodedColumn::from_table(4, {5, 9}, {1, 3}).value();
+  CHECK(good.count_less(9) == 2);
+  CHECK(good.codes_of(9) == rtscan::CodeRange{3, 4});
 }
 
 TEST_CASE("rtscan: random predicates on every distribution equal the CPU scan") {

@@ -27,8 +27,12 @@ if part main; then
   # lt queries (selectivity 0, 0.1, ..., 1 per column). Index build (encode + sieve + BVH) and
   # BVH size are in every row; the full scan on the same data beside it. Counting run included.
   echo "== main sweep: rtscan vs full scan, 1e8 x 3 permutation, K 128"
+  t0=$SECONDS
   $B --label paper-main --rows 1e8 --columns 3 --dist permutation --bins 128 \
     --baseline full_scan --repeats 5 --warmup 2
+  echo "main sweep: $((SECONDS - t0)) s"
+  grep -h '"index":"rtscan"' "$OUT"/results/*/rtscan.jsonl | head -1 | grep -oE \
+    '"(index_build_ms|build_parts_ms|build_upload_ms|build_encode_ms|build_encode_host_ms|build_sieve_ms|build_bvh_ms)":[0-9.]+'
 fi
 if part variants; then
   echo "== RT variants and baselines at 1e7 rows (RTc1/RTc3 trace far more)"

@@ -66,11 +66,16 @@ struct RtScanOptions {
 };
 
 struct RtScanBuildStats {
-  double encode_ms = 0;       // Uniform Encoding on the GPU: sort, codes, sorted values back
-  double host_encode_ms = 0;  // host part: the mapping table (GPU encoding) or all of it (CPU)
-  double upload_ms = 0;       // keys to the device
-  double sieve_ms = 0;        // sieving vectors
-  double bvh_ms = 0;          // cube generation, BLAS and TLAS builds, compaction
+  double encode_ms = 0;  // Uniform Encoding on the GPU: sort, codes, mapping table, table back
+  // Host part (host clock): with GPU encoding the encoder's wall clock less its GPU time
+  // (allocation, submits, copying the table out of mapped memory); the whole CPU encoder otherwise.
+  double host_encode_ms = 0;
+  double upload_ms = 0;  // keys to the device
+  double sieve_ms = 0;   // sieving vectors
+  double bvh_ms = 0;     // cube generation, BLAS and TLAS builds, compaction
+  // Host clock of the whole build, what a caller waits for (less counter_keys_ms).
+  double wall_ms = 0;
+  double counter_keys_ms = 0;  // keys copied to the host for count_intersections (host clock)
   uint64_t sieve_bytes = 0, bvh_bytes = 0, key_bytes = 0;
   std::vector<uint32_t> bins_used;  // per column (fewer than asked when values repeat)
 };

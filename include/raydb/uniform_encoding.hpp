@@ -40,6 +40,13 @@ class EncodedColumn {
   // that keeps the codes on the device hands back); codes() is then empty. At most 2^32 - 2.
   static Result<EncodedColumn> from_sorted_values(std::span<const uint32_t> sorted);
 
+  // The mapping table as built elsewhere (the GPU encoder): `values` the distinct values in
+  // ascending order, `lo_codes` the first code of each (ascending, the first 1). Takes both
+  // vectors. Sizes, the first code and the last code (<= rows) are checked; the order is the
+  // caller's promise (checking it would cost the pass over the table this saves). codes() empty.
+  static Result<EncodedColumn> from_table(uint64_t rows, std::vector<uint32_t> values,
+                                          std::vector<uint32_t> lo_codes);
+
   uint64_t rows() const { return rows_; }
   // codes()[row] in 1..rows() (empty when made by from_sorted_values).
   const std::vector<uint32_t>& codes() const { return codes_; }

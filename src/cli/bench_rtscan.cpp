@@ -243,10 +243,11 @@ void run(BenchRtScanOptions& o) {
                 auto rt = std::move(built).value();
                 const RtScanBuildStats& bs = rt.build_stats();
                 progress(
-                    fmt::format("built: encode {:.1f} ms GPU + {:.1f} ms host, sieve {:.1f} ms, "
-                                "BVH {:.1f} ms, BVH {} MB, vectors {} MB",
-                                bs.encode_ms, bs.host_encode_ms, bs.sieve_ms, bs.bvh_ms,
-                                bs.bvh_bytes >> 20, bs.sieve_bytes >> 20));
+                    fmt::format("built in {:.1f} ms: upload {:.1f} ms, encode {:.1f} ms GPU + "
+                                "{:.1f} ms host, sieve {:.1f} ms, BVH {:.1f} ms, BVH {} MB, "
+                                "vectors {} MB",
+                                bs.wall_ms, bs.upload_ms, bs.encode_ms, bs.host_encode_ms,
+                                bs.sieve_ms, bs.bvh_ms, bs.bvh_bytes >> 20, bs.sieve_bytes >> 20));
                 for (size_t q = 0; q < queries.size(); ++q) {
                   progress(fmt::format("{}: selectivity {}", to_string(mode), o.selectivities[q]));
                   RtScanQueryStats counted;
@@ -300,8 +301,11 @@ void run(BenchRtScanOptions& o) {
                              o.counts ? nlohmann::json(counted.refined_rows) : nlohmann::json()},
                             {"build_encode_ms", bs.encode_ms},
                             {"build_encode_host_ms", bs.host_encode_ms},
-                            {"index_build_ms",
-                             bs.encode_ms + bs.host_encode_ms + bs.sieve_ms + bs.bvh_ms},
+                            // What a caller of build() waits for (host clock; GPU
+                            // and host work, uploads, pipelines), and the timed parts.
+                            {"index_build_ms", bs.wall_ms},
+                            {"build_parts_ms", bs.upload_ms + bs.encode_ms + bs.host_encode_ms +
+                                                   bs.sieve_ms + bs.bvh_ms},
                             {"build_upload_ms", bs.upload_ms},
                             {"build_sieve_ms", bs.sieve_ms},
                             {"build_bvh_ms", bs.bvh_ms},

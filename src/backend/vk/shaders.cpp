@@ -183,6 +183,9 @@ const uint32_t kRtScanRefineQuery[] = {
 const uint32_t kRtScanCodes[] = {
 #include "rtscan_codes.comp.inc"
 };
+const uint32_t kRtScanTable[] = {
+#include "rtscan_table.comp.inc"
+};
 const uint32_t kRtScanTriangles[] = {
 #include "rtscan_triangles.comp.inc"
 };
@@ -310,6 +313,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRtScanRefineQuery;
     case ShaderId::rtscan_codes:
       return kRtScanCodes;
+    case ShaderId::rtscan_table:
+      return kRtScanTable;
     case ShaderId::rtscan_triangles:
       return kRtScanTriangles;
   }

@@ -67,6 +67,7 @@ enum class ShaderId {
   rtscan_refine_rchit,
   rtscan_refine_query,
   rtscan_codes,
+  rtscan_table,
   rtscan_triangles,
 };
 

@@ -341,9 +341,12 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
       auto [lo, hi] = std::minmax_element(key_spans[k].begin(), key_spans[k].end());
       key_range.push_back({*lo, *hi});
     }
-    if (options.count_intersections)
+    if (options.count_intersections) {  // a debugging aid: not part of the build a user waits for
+      auto t0 = std::chrono::steady_clock::now();
       host_keys.push_back(on_gpu ? rtscan::download_words(c, keys[k], n)
                                  : std::vector<uint32_t>(key_spans[k].begin(), key_spans[k].end()));
+      build_stats.counter_keys_ms += host_ms_since(t0);
+    }
   }
   pick_lattice();
   if (n == 0) return;  // nothing to trace: every selection is empty
@@ -580,7 +583,10 @@ Result<RtScanTable> RtScanTable::build(const Context& ctx,
     impl->ctx = ctx.shared();
     impl->options = options;
     impl->mode = impl->ctx->resolve(options.traversal);
+    auto t0 = std::chrono::steady_clock::now();
     impl->build(columns);
+    impl->build_stats.wall_ms =
+        std::max(0.0, detail::host_ms_since(t0) - impl->build_stats.counter_keys_ms);
     return RtScanTable(std::move(impl));
   });
 }

@@ -51,6 +51,28 @@ Result<EncodedColumn> EncodedColumn::from_sorted_values(std::span<const uint32_t
   });
 }
 
+Result<EncodedColumn> EncodedColumn::from_table(uint64_t rows, std::vector<uint32_t> values,
+                                                std::vector<uint32_t> lo_codes) {
+  if (rows > 0xFFFFFFFEull)
+    return Error(Errc::invalid_argument,
+                 fmt::format("a column of {} rows is too long to encode (at most 2^32 - 2)", rows));
+  if (values.size() != lo_codes.size())
+    return Error(Errc::invalid_argument, fmt::format("mapping table with {} values but {} codes",
+                                                     values.size(), lo_codes.size()));
+  if ((rows == 0) != values.empty() || values.size() > rows)
+    return Error(Errc::invalid_argument,
+                 fmt::format("mapping table of {} values for {} rows", values.size(), rows));
+  if (rows > 0 && (lo_codes.front() != 1 || lo_codes.back() > rows))
+    return Error(Errc::invalid_argument,
+                 fmt::format("mapping table codes must start at 1 and end by {} (got {} .. {})",
+                             rows, lo_codes.front(), lo_codes.back()));
+  EncodedColumn e;
+  e.rows_ = rows;
+  e.values_ = std::move(values);
+  e.lo_codes_ = std::move(lo_codes);
+  return e;
+}
+
 std::optional<CodeRange> EncodedColumn::codes_of(uint32_t value) const {
   auto it = std::lower_bound(values_.begin(), values_.end(), value);
   if (it == values_.end() || *it != value) return std::nullopt;
