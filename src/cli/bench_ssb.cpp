@@ -19,9 +19,24 @@ struct BenchSsbOptions {
   std::vector<double> sfs = {0.01};
   std::vector<std::string> queries = {"all"};
   double check_max_sf = 1;
-  uint32_t max_lanes = 1024;
+  uint32_t max_lanes = ssb::SsbEngineOptions{}.max_lanes;
   std::vector<std::string> engines = {"rt", "star_join"};
 };
+
+// The bytes of the lineorder columns a query reads (4-byte codes, each column once over every
+// row), for both engines: the star-join kernel's reads (an upper bound: early exits skip some
+// sectors) and the RT engine's "lineorder-equivalent" bytes, since the BVH bytes it touches are
+// not known. query_gbps = these bytes / the query time.
+uint64_t lineorder_query_bytes(const std::string& q, uint64_t rows) {
+  // Q1: orderdate, discount, quantity, extendedprice. Q2: orderdate, partkey, suppkey, revenue.
+  // Q3: orderdate, custkey, suppkey, revenue. Q4: those of Q2 and Q3 and supplycost.
+  uint64_t columns = q[0] == '4' ? 6 : 4;
+  return rows * columns * 4;
+}
+
+double gbps(uint64_t bytes, double ms) {
+  return ms > 0 ? double(bytes) / (ms * 1e6) : 0;
+}
 
 void run(BenchSsbOptions& o) {
   auto ctx = open_context(o.common).value();
@@ -81,6 +96,8 @@ void run(BenchSsbOptions& o) {
                   {"query_ms", ms},
                   {"query_ms_all", times},
                   {"column_bytes", join.column_bytes()},
+                  {"query_bytes", lineorder_query_bytes(q, tables.lineorder.size())},
+                  {"query_gbps", gbps(lineorder_query_bytes(q, tables.lineorder.size()), ms)},
                   {"result_rows", first.rows.size()},
                   {"seed", seed},
                   {"checked_result", checked}});
@@ -128,6 +145,9 @@ void run(BenchSsbOptions& o) {
                 {"post_ms", build.post_ms},
                 {"intervals", build.intervals},
                 {"rays", build.rays},
+                {"rows_hit", build.rows_hit},
+                {"query_bytes", lineorder_query_bytes(q, build.rows)},
+                {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
                 {"lanes", build.lanes},
                 {"groups", build.groups},
                 {"side_values", build.side_values},
