@@ -55,12 +55,13 @@ bool has_rows(const ResultTable& r) {
 
 // Runs every query on the RT engine and on SQLite and compares the whole tables.
 NonEmpty check_all_queries(const SsbTables& tables, TraversalMode mode, bool force_side = false,
-                           uint32_t max_lanes = 1024) {
+                           uint32_t max_lanes = 1024, bool per_row_atomics = false) {
   SsbEngineOptions o;
   o.traversal = mode;
   o.force_side_values = force_side;
   o.target_rays = 512;
   o.max_lanes = max_lanes;
+  o.per_row_atomics = per_row_atomics;
   SsbEngine engine = SsbEngine::create(test::context(), tables, o).value();
   SqliteReference ref = SqliteReference::load(tables).value();
   NonEmpty non_empty;
@@ -221,6 +222,7 @@ TEST_CASE("ssb queries equal SQLite with values past float32 in the side array")
   TraversalMode m = modes().front();
   check_all_queries(t, m, false, /*max_lanes=*/1);
   check_all_queries(t, m, /*force_side=*/true);
+  check_all_queries(t, m, false, 1024, /*per_row_atomics=*/true);
 }
 
 TEST_CASE("ssb queries equal SQLite on the reference dbgen files at SF 0.01") {

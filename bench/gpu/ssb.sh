@@ -4,9 +4,12 @@
 # against SQLite), 10 and 20.
 # Binaries are built on the developer machine and carried in build/; results go to
 # $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/ssb.sh [tests] [sf1] [sf10] [sf20] | all
+# Usage: bench/gpu/ssb.sh [tests] [sf1] [sf10] [sf20] [ab] | all
 # 'sf1 sf20' fits one call (about 5 minutes expected; its timeouts add up to 7.75 minutes);
-# 'tests sf10' is a second call ('all' no longer fits the 9 minutes of one call). sf20 runs
+# 'tests sf10 ab' is a second call (about 5 minutes; 'all' no longer fits one call's 9 minutes).
+# 'ab' runs the four slowest RT queries at SF 10 three ways: the engine as the first H100 run
+# had it (1,024 lanes, 2^16 target rays, atomics per row), only the atomics per row, and the
+# defaults, so the time splits into parallelism (rays) and atomic contention. sf20 runs
 # as five processes (the star-join baseline, then the RT engine per query flight), each writing
 # its rows when it ends, so a timeout loses one flight, not the scale factor. Each regenerates
 # SF 20 (about 13 s; SF 10 took 6.5 s on the H100's host) and encodes 2.7 s per query at SF 10.
@@ -44,4 +47,11 @@ if part sf20; then
     timeout 75 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
       --query $flight
   done
+fi
+if part ab; then
+  echo "== SF 10, Q1.1 Q2.1 Q3.1 Q4.1 on the RT engine: old rays and atomics, old atomics, now"
+  Q="--sf 10 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt --query 1.1,2.1,3.1,4.1"
+  timeout 60 $B --label ssb-ab-old $Q --max-lanes 1024 --target-rays 65536 --per-row-atomics
+  timeout 60 $B --label ssb-ab-per-row $Q --per-row-atomics
+  timeout 60 $B --label ssb-ab-now $Q
 fi

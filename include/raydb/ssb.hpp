@@ -61,6 +61,9 @@ struct SsbEngineOptions {
   // many as fit the 2^23 Z codes and no more than the average rows per filter code), so even a
   // one-code selection is traced by parallel rays.
   uint32_t max_lanes = 65536;
+  // The paper's two atomics per counted row instead of one pair per run of one group along a
+  // ray (benchmarks: measures what the runs save; results are the same).
+  bool per_row_atomics = false;
   // Tests: keep every aggregated value in the side array even where float32 holds it exactly.
   bool force_side_values = false;
 };

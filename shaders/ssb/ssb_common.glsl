@@ -24,6 +24,8 @@ layout(push_constant, scalar) uniform SsbTraceParams {
   float ray_x, ray_y;    // the lattice point inside every triangle
   uint ray_offset;       // first ray of this launch
   uint num_rays;         // rays in this launch
+  uint per_row_atomics;  // 1: the paper's atomics per row, no runs (to measure the runs' gain)
+  uint unused;
 }
 pc;
 
@@ -67,6 +69,11 @@ void ssb_count_row(uint prim, inout SsbRun run) {
                                         : int64_t(v.v[9u * prim]);
   if (pc.multipliers != 0ul) value *= int64_t(SsbU32s(pc.multipliers).v[prim]);
   uint group = uint(v.v[9u * prim + 1u]);
+  if (pc.per_row_atomics != 0u) {
+    atomicAdd(SsbSums(pc.sums).s[group], uint64_t(value));
+    atomicAdd(SsbWords(pc.counts).w[group], 1u);
+    return;
+  }
   if (group != run.group) {
     ssb_run_flush(run);
     run.group = group;

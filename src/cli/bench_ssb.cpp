@@ -20,6 +20,8 @@ struct BenchSsbOptions {
   std::vector<std::string> queries = {"all"};
   double check_max_sf = 1;
   uint32_t max_lanes = ssb::SsbEngineOptions{}.max_lanes;
+  uint32_t target_rays = ssb::SsbEngineOptions{}.target_rays;
+  bool per_row_atomics = false;
   std::vector<std::string> engines = {"rt", "star_join"};
 };
 
@@ -113,6 +115,8 @@ void run(BenchSsbOptions& o) {
     if (!rt) continue;
     ssb::SsbEngineOptions eo;
     eo.max_lanes = o.max_lanes;
+    eo.target_rays = o.target_rays;
+    eo.per_row_atomics = o.per_row_atomics;
     ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
     for (const auto& q : names) {
       ssb::ResultTable first = engine.run(q).value();
@@ -149,6 +153,8 @@ void run(BenchSsbOptions& o) {
                 {"query_bytes", lineorder_query_bytes(q, build.rows)},
                 {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
                 {"lanes", build.lanes},
+                {"target_rays", o.target_rays},
+                {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
                 {"groups", build.groups},
                 {"side_values", build.side_values},
                 {"result_rows", first.rows.size()},
@@ -188,6 +194,9 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_option("--check-max-sf", o->check_max_sf,
                   "compare with SQLite up to this scale factor (SQLite is slow beyond)");
   cmd->add_option("--max-lanes", o->max_lanes, "SsbEngineOptions::max_lanes");
+  cmd->add_option("--target-rays", o->target_rays, "SsbEngineOptions::target_rays");
+  cmd->add_flag("--per-row-atomics", o->per_row_atomics,
+                "the paper's atomics per row instead of per run of one group along a ray");
   cmd->add_option("--engine", o->engines,
                   "rt (the ray-tracing engine) and/or star_join (the Crystal-style baseline)")
       ->delimiter(',');

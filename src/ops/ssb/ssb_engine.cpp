@@ -224,6 +224,7 @@ struct SsbEngine::Impl {
     p.side_values = enc.side_values.empty() ? 0 : side_values.address();
     p.ray_x = enc.ray_x;
     p.ray_y = enc.ray_y;
+    p.per_row_atomics = options.per_row_atomics ? 1 : 0;
     CommandBatch batch(c);
     VkCommandBuffer cmd = batch.cmd();
     GpuTimer timer(c, 2);
