@@ -43,25 +43,43 @@ std::vector<TraversalMode> modes() {
   return m;
 }
 
-// Runs every query on the RT engine and on SQLite and compares the whole tables. Returns how
-// many queries gave at least one non-NULL row (so a caller can tell the data exercised them).
-int check_all_queries(const SsbTables& tables, TraversalMode mode, bool force_side = false,
-                      uint32_t max_lanes = 1024) {
+// How many queries gave at least one non-NULL row, by SQLite and by the engine (so a caller can
+// tell the data exercised them and that the engine found every one SQLite found).
+struct NonEmpty {
+  int sqlite = 0, engine = 0;
+};
+
+bool has_rows(const ResultTable& r) {
+  return !r.rows.empty() && r.rows[0][0] != "NULL";
+}
+
+// Runs every query on the RT engine and on SQLite and compares the whole tables.
+NonEmpty check_all_queries(const SsbTables& tables, TraversalMode mode, bool force_side = false,
+                           uint32_t max_lanes = 1024, bool per_row_atomics = false) {
   SsbEngineOptions o;
   o.traversal = mode;
   o.force_side_values = force_side;
   o.target_rays = 512;
   o.max_lanes = max_lanes;
+  o.per_row_atomics = per_row_atomics;
   SsbEngine engine = SsbEngine::create(test::context(), tables, o).value();
   SqliteReference ref = SqliteReference::load(tables).value();
-  int non_empty = 0;
+  NonEmpty non_empty;
   for (const auto& q : query_names()) {
     ResultTable want = ref.run(q).value();
     ResultTable got = engine.run(q).value();
     CHECK_MESSAGE(got == want, "Q" << q << " (" << to_string(mode) << ") differs from SQLite\nRT:\n"
                                    << got.format() << "SQLite:\n"
                                    << want.format());
-    if (!want.rows.empty() && want.rows[0][0] != "NULL") ++non_empty;
+    // rows_hit (the rows the any-hit work counted) is at least one per result group, and zero
+    // exactly when nothing matched.
+    uint64_t hit = engine.last_stats().rows_hit;
+    if (has_rows(want))
+      CHECK_MESSAGE(hit >= want.rows.size(), "Q" << q << ": " << hit << " rows hit");
+    else
+      CHECK_MESSAGE(hit == 0, "Q" << q << ": " << hit << " rows hit");
+    non_empty.sqlite += has_rows(want);
+    non_empty.engine += has_rows(got);
   }
   return non_empty;
 }
@@ -180,9 +198,12 @@ TEST_CASE("ssb encoding: intervals cover the selection and rays cover the interv
 TEST_CASE("ssb queries equal SQLite at SF 0.01 in every traversal mode") {
   test::ValidationGuard guard;
   SsbTables t = generate_ssb(0.01, test::fresh_seed()).value();
+  // At SF 0.01 (60,000 rows) several selective queries (Q2.3, Q3.3, Q3.4, Q4.3) may rightly be
+  // empty, so the count is reported, not bounded; the engine must find every one SQLite finds.
   for (TraversalMode m : modes()) {
-    int non_empty = check_all_queries(t, m);
-    CHECK(non_empty >= 9);
+    NonEmpty n = check_all_queries(t, m);
+    MESSAGE(std::string(to_string(m)) << ": " << n.sqlite << " of 13 queries non-empty in SQLite");
+    CHECK(n.engine == n.sqlite);
   }
 }
 
@@ -201,6 +222,7 @@ TEST_CASE("ssb queries equal SQLite with values past float32 in the side array")
   TraversalMode m = modes().front();
   check_all_queries(t, m, false, /*max_lanes=*/1);
   check_all_queries(t, m, /*force_side=*/true);
+  check_all_queries(t, m, false, 1024, /*per_row_atomics=*/true);
 }
 
 TEST_CASE("ssb queries equal SQLite on the reference dbgen files at SF 0.01") {
@@ -222,14 +244,25 @@ TEST_CASE("ssb queries equal SQLite on the reference dbgen files at SF 0.01") {
   CHECK(t.part.size() == 2000);
   CHECK(t.supplier.size() == 20);
   CHECK(t.date.size() == 2556);
-  for (TraversalMode m : modes()) CHECK(check_all_queries(t, m) >= 9);
+  for (TraversalMode m : modes()) {
+    NonEmpty n = check_all_queries(t, m);
+    CHECK(n.sqlite >= 9);  // fixed files: the count is known
+    CHECK(n.engine == n.sqlite);
+  }
 }
 
 TEST_CASE("ssb queries equal SQLite at SF 0.1") {
   test::ValidationGuard guard;
   SsbTables t = generate_ssb(0.1, test::fresh_seed()).value();
   // Q3.3 and Q3.4 need one of the 200 suppliers in two given cities: often none at SF 0.1.
-  for (TraversalMode m : modes()) CHECK(check_all_queries(t, m) >= 11);
+  for (TraversalMode m : modes()) {
+    NonEmpty n = check_all_queries(t, m);
+    MESSAGE(std::string(to_string(m)) << ": " << n.sqlite << " of 13 queries non-empty in SQLite");
+    CHECK(n.engine == n.sqlite);
+    // The data exercises the engine: at 600,000 rows only Q3.3 and Q3.4 (two given cities of 250
+    // on both sides) are likely empty; the others expect about 50 (Q4.3) rows or many more.
+    CHECK(n.sqlite >= 11);
+  }
 }
 
 TEST_CASE("ssb queries equal SQLite on tiny tables (empty results and NULL sums)") {

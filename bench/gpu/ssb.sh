@@ -4,9 +4,15 @@
 # against SQLite), 10 and 20.
 # Binaries are built on the developer machine and carried in build/; results go to
 # $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/ssb.sh [tests] [sf1] [sf10] [sf20] | all
-# 'all' fits one call: about 5 minutes expected (SF 1 with SQLite took 79 s on lavapipe); the
-# timeouts below (45 + 130 + 110 + 240 s) keep it under 9 minutes even if a part stalls.
+# Usage: bench/gpu/ssb.sh [tests] [sf1] [sf10] [sf20] [ab] | all
+# 'sf1 sf20' fits one call (about 5 minutes expected; its timeouts add up to 7.6 minutes);
+# 'tests sf10 ab' is a second call (about 5 minutes; 'all' no longer fits one call's 9 minutes).
+# 'ab' runs the four slowest RT queries at SF 10 three ways: the engine as the first H100 run
+# had it (1,024 lanes, 2^16 target rays, atomics per row), only the atomics per row, and the
+# defaults, so the time splits into parallelism (rays) and atomic contention. sf20 runs
+# as five processes (the star-join baseline, then the RT engine per query flight), each writing
+# its rows when it ends, so a timeout loses one flight, not the scale factor. Each regenerates
+# SF 20 (about 13 s; SF 10 took 6.5 s on the H100's host) and encodes 2.7 s per query at SF 10.
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -29,9 +35,23 @@ if part sf1; then
   echo "== SF 1: all 13 queries, every result compared with SQLite"
   timeout 130 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2
 fi
-for sf in 10 20; do
-  if part sf$sf; then
-    echo "== SF $sf: all 13 queries (not checked: SQLite is too slow there)"
-    timeout $((sf == 10 ? 110 : 240)) $B --label ssb-sf$sf --sf $sf --check-max-sf 1 --repeats 5 --warmup 2
-  fi
-done
+if part sf10; then
+  echo "== SF 10: all 13 queries (not checked: SQLite is too slow there)"
+  timeout 110 $B --label ssb-sf10 --sf 10 --check-max-sf 1 --repeats 5 --warmup 2
+fi
+if part sf20; then
+  echo "== SF 20: star-join baseline, then the RT engine one query flight at a time (unchecked)"
+  timeout 45 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
+    --engine star_join
+  for flight in 1.1,1.2,1.3 2.1,2.2,2.3 3.1,3.2,3.3,3.4 4.1,4.2,4.3; do
+    timeout 70 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
+      --query $flight
+  done
+fi
+if part ab; then
+  echo "== SF 10, Q1.1 Q2.1 Q3.1 Q4.1 on the RT engine: old rays and atomics, old atomics, now"
+  Q="--sf 10 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt --query 1.1,2.1,3.1,4.1"
+  timeout 60 $B --label ssb-ab-old $Q --max-lanes 1024 --target-rays 65536 --per-row-atomics
+  timeout 60 $B --label ssb-ab-per-row $Q --per-row-atomics
+  timeout 60 $B --label ssb-ab-now $Q
+fi

@@ -55,10 +55,15 @@ struct SsbEngineOptions {
   TraversalMode traversal = TraversalMode::automatic;
   // Each filter interval is cut into rays of at most ceil(total Z length / target_rays) codes,
   // so the launch has about this many rays (plus one per interval).
-  uint32_t target_rays = 65536;
+  // 2^18: an H100 holds 270,336 resident threads (132 SMs x 2,048); fewer rays leave it idle.
+  uint32_t target_rays = 262144;
   // Rows that share a filter code are spread over up to this many Z codes (a power of two, as
-  // many as fit the 2^23 Z codes), so even a one-code selection is traced by parallel rays.
-  uint32_t max_lanes = 1024;
+  // many as fit the 2^23 Z codes and no more than the average rows per filter code), so even a
+  // one-code selection is traced by parallel rays.
+  uint32_t max_lanes = 65536;
+  // The paper's two atomics per counted row instead of one pair per run of one group along a
+  // ray (benchmarks: measures what the runs save; results are the same).
+  bool per_row_atomics = false;
   // Tests: keep every aggregated value in the side array even where float32 holds it exactly.
   bool force_side_values = false;
 };
@@ -73,6 +78,10 @@ struct SsbQueryStats {
   uint64_t rows = 0, intervals = 0, rays = 0, groups = 0, z_codes = 0, lanes = 0;
   uint64_t bvh_bytes = 0, triangle_bytes = 0, side_bytes = 0;
   bool side_values = false;  // the aggregated value came from the side array
+  // Rows the any-hit work counted (the sum of the group counts): with NO_DUPLICATE_ANY_HIT and
+  // disjoint rays also the any-hit invocations that pass the row flag. rows_hit / rays is the
+  // serial work of one ray.
+  uint64_t rows_hit = 0;
 };
 
 // The RT engine over one set of tables, on one context. Each query builds its own BVH (the

@@ -24,6 +24,8 @@ layout(push_constant, scalar) uniform SsbTraceParams {
   float ray_x, ray_y;    // the lattice point inside every triangle
   uint ray_offset;       // first ray of this launch
   uint num_rays;         // rays in this launch
+  uint per_row_atomics;  // 1: the paper's atomics per row, no runs (to measure the runs' gain)
+  uint unused;
 }
 pc;
 
@@ -35,9 +37,31 @@ void ssb_ray(uint ray, out vec3 origin, out float tmax) {
   tmax = float(z.y - z.x) + 1.0;
 }
 
+// The rows one ray counted for one group, not yet added to the group's sums: consecutive hits
+// of one group cost one pair of atomics (Q1.x have a single group, which every row of every ray
+// would otherwise hit). A ray-tracing payload in the pipeline, a local in the ray-query loop.
+struct SsbRun {
+  uint group;  // 0xFFFFFFFF: none yet
+  uint count;
+  int64_t sum;
+};
+
+SsbRun ssb_run_start() {
+  return SsbRun(0xFFFFFFFFu, 0u, 0l);
+}
+
+void ssb_run_flush(inout SsbRun run) {
+  if (run.count == 0u) return;
+  atomicAdd(SsbSums(pc.sums).s[run.group], uint64_t(run.sum));
+  atomicAdd(SsbWords(pc.counts).w[run.group], run.count);
+  run.count = 0u;
+  run.sum = 0l;
+}
+
 // The any-hit work (RTCUDB's Algorithm 1): the first hit of a row sets its flag and adds its
-// value to its group; later hits (from any ray) see the flag and add nothing.
-void ssb_count_row(uint prim) {
+// value to its group (through the ray's run); later hits (from any ray) see the flag and add
+// nothing. Sums wrap as two's complement, so the order of additions does not change them.
+void ssb_count_row(uint prim, inout SsbRun run) {
   uint bit = 1u << (prim & 31u);
   if ((atomicOr(SsbWords(pc.row_flags).w[prim >> 5], bit) & bit) != 0u) return;
   SsbFloats v = SsbFloats(pc.vertices);
@@ -45,6 +69,15 @@ void ssb_count_row(uint prim) {
                                         : int64_t(v.v[9u * prim]);
   if (pc.multipliers != 0ul) value *= int64_t(SsbU32s(pc.multipliers).v[prim]);
   uint group = uint(v.v[9u * prim + 1u]);
-  atomicAdd(SsbSums(pc.sums).s[group], uint64_t(value));
-  atomicAdd(SsbWords(pc.counts).w[group], 1u);
+  if (pc.per_row_atomics != 0u) {
+    atomicAdd(SsbSums(pc.sums).s[group], uint64_t(value));
+    atomicAdd(SsbWords(pc.counts).w[group], 1u);
+    return;
+  }
+  if (group != run.group) {
+    ssb_run_flush(run);
+    run.group = group;
+  }
+  run.sum += value;
+  run.count += 1u;
 }

@@ -17,5 +17,8 @@ void main() {
   rayQueryEXT rq;
   rayQueryInitializeEXT(rq, tlas, gl_RayFlagsNoneEXT, 0xFF, origin, 0.0, vec3(0.0, 0.0, 1.0),
                         tmax);
-  while (rayQueryProceedEXT(rq)) ssb_count_row(rayQueryGetIntersectionPrimitiveIndexEXT(rq, false));
+  SsbRun run = ssb_run_start();
+  while (rayQueryProceedEXT(rq))
+    ssb_count_row(rayQueryGetIntersectionPrimitiveIndexEXT(rq, false), run);
+  ssb_run_flush(run);
 }

@@ -19,9 +19,26 @@ struct BenchSsbOptions {
   std::vector<double> sfs = {0.01};
   std::vector<std::string> queries = {"all"};
   double check_max_sf = 1;
-  uint32_t max_lanes = 1024;
+  uint32_t max_lanes = ssb::SsbEngineOptions{}.max_lanes;
+  uint32_t target_rays = ssb::SsbEngineOptions{}.target_rays;
+  bool per_row_atomics = false;
   std::vector<std::string> engines = {"rt", "star_join"};
 };
+
+// The bytes of the lineorder columns a query reads (4-byte codes, each column once over every
+// row), for both engines: the star-join kernel's reads (an upper bound: early exits skip some
+// sectors) and the RT engine's "lineorder-equivalent" bytes, since the BVH bytes it touches are
+// not known. query_gbps = these bytes / the query time.
+uint64_t lineorder_query_bytes(const std::string& q, uint64_t rows) {
+  // Q1: orderdate, discount, quantity, extendedprice. Q2: orderdate, partkey, suppkey, revenue.
+  // Q3: orderdate, custkey, suppkey, revenue. Q4: those of Q2 and Q3 and supplycost.
+  uint64_t columns = q[0] == '4' ? 6 : 4;
+  return rows * columns * 4;
+}
+
+double gbps(uint64_t bytes, double ms) {
+  return ms > 0 ? double(bytes) / (ms * 1e6) : 0;
+}
 
 void run(BenchSsbOptions& o) {
   auto ctx = open_context(o.common).value();
@@ -81,6 +98,8 @@ void run(BenchSsbOptions& o) {
                   {"query_ms", ms},
                   {"query_ms_all", times},
                   {"column_bytes", join.column_bytes()},
+                  {"query_bytes", lineorder_query_bytes(q, tables.lineorder.size())},
+                  {"query_gbps", gbps(lineorder_query_bytes(q, tables.lineorder.size()), ms)},
                   {"result_rows", first.rows.size()},
                   {"seed", seed},
                   {"checked_result", checked}});
@@ -96,6 +115,8 @@ void run(BenchSsbOptions& o) {
     if (!rt) continue;
     ssb::SsbEngineOptions eo;
     eo.max_lanes = o.max_lanes;
+    eo.target_rays = o.target_rays;
+    eo.per_row_atomics = o.per_row_atomics;
     ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
     for (const auto& q : names) {
       ssb::ResultTable first = engine.run(q).value();
@@ -128,7 +149,12 @@ void run(BenchSsbOptions& o) {
                 {"post_ms", build.post_ms},
                 {"intervals", build.intervals},
                 {"rays", build.rays},
+                {"rows_hit", build.rows_hit},
+                {"query_bytes", lineorder_query_bytes(q, build.rows)},
+                {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
                 {"lanes", build.lanes},
+                {"target_rays", o.target_rays},
+                {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
                 {"groups", build.groups},
                 {"side_values", build.side_values},
                 {"result_rows", first.rows.size()},
@@ -168,6 +194,9 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_option("--check-max-sf", o->check_max_sf,
                   "compare with SQLite up to this scale factor (SQLite is slow beyond)");
   cmd->add_option("--max-lanes", o->max_lanes, "SsbEngineOptions::max_lanes");
+  cmd->add_option("--target-rays", o->target_rays, "SsbEngineOptions::target_rays");
+  cmd->add_flag("--per-row-atomics", o->per_row_atomics,
+                "the paper's atomics per row instead of per run of one group along a ray");
   cmd->add_option("--engine", o->engines,
                   "rt (the ray-tracing engine) and/or star_join (the Crystal-style baseline)")
       ->delimiter(',');

@@ -51,9 +51,10 @@ void run_ssb(const SsbOptions& o) {
     if (o.stats)
       std::printf(
           "   encode %.1f ms, upload %.2f ms, BVH build %.2f ms (%.1f MiB), trace %.3f ms "
-          "(%llu intervals, %llu rays), groups %llu\n",
+          "(%llu intervals, %llu rays, %llu lanes, %llu rows hit), groups %llu\n",
           s.encode_ms, s.upload_ms, s.bvh_build_ms, s.bvh_bytes / 1048576.0, s.trace_ms,
           static_cast<unsigned long long>(s.intervals), static_cast<unsigned long long>(s.rays),
+          static_cast<unsigned long long>(s.lanes), static_cast<unsigned long long>(s.rows_hit),
           static_cast<unsigned long long>(s.groups));
     if (reference) {
       bool same = reference->run(name).value() == r;

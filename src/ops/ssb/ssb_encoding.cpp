@@ -341,8 +341,13 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   // two. It spreads rows that share a filter code over `lanes` Z codes, so an interval of one
   // filter code still becomes `lanes` rays that run in parallel; every interval keeps covering
   // whole lanes, so the selection is unchanged.
+  // More lanes than rows per filter code (on average) only add empty rays, so the lanes stop
+  // there: a one-code selection (Q2.1) gets as many rays as rows it can have in parallel, which
+  // is what keeps a GPU without RT cores busy (1,024 lanes left an H100 with 2,048 rays).
+  uint64_t rows_per_code = (uint64_t{f.n} + zc - 1) / zc;
   uint64_t lanes = 1;
-  while (lanes * 2 <= max_lanes && zc * lanes * 2 <= kMaxZCodes) lanes *= 2;
+  while (lanes * 2 <= max_lanes && zc * lanes * 2 <= kMaxZCodes && lanes < rows_per_code)
+    lanes *= 2;
   e.lanes = static_cast<uint32_t>(lanes);
   e.z_codes = static_cast<uint32_t>(zc * lanes);
 

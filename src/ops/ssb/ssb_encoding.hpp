@@ -108,7 +108,8 @@ struct EncodedQuery {
 inline constexpr uint32_t kMaxZCodes = 1u << 23;
 
 // `max_lanes`: the most rows of one filter code spread over separate Z codes (a power of two is
-// used, as large as fits below kMaxZCodes).
+// used, as large as fits below kMaxZCodes and no larger than needed for the average rows per
+// filter code).
 EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& flat, bool force_side_values,
                           uint32_t max_lanes);
 

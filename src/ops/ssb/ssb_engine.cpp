@@ -224,6 +224,7 @@ struct SsbEngine::Impl {
     p.side_values = enc.side_values.empty() ? 0 : side_values.address();
     p.ray_x = enc.ray_x;
     p.ray_y = enc.ray_y;
+    p.per_row_atomics = options.per_row_atomics ? 1 : 0;
     CommandBatch batch(c);
     VkCommandBuffer cmd = batch.cmd();
     GpuTimer timer(c, 2);
@@ -262,6 +263,8 @@ struct SsbEngine::Impl {
     std::vector<uint32_t> count(groups);
     std::memcpy(sum.data(), readback.mapped(), uint64_t{groups} * 8);
     std::memcpy(count.data(), readback.as<char>() + uint64_t{groups} * 8, uint64_t{groups} * 4);
+    stats.rows_hit = 0;
+    for (uint32_t k : count) stats.rows_hit += k;
     ResultTable r = detail::finish_query(plan, flat, enc, sum, count);
     stats.post_ms = ms_since(t_post);
     return r;
