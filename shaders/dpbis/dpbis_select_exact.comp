@@ -6,6 +6,8 @@
 // with b_lo < code < b_hi are set; rows whose code is b_lo or b_hi load their value from the
 // row-ordered copy of the column (neighbouring invocations load neighbouring words, so the loads
 // that happen are mostly coalesced) and are set when lo <= value <= hi; the word is written whole.
+// A value's address is formed in 64 bits: the NVIDIA driver forms v[i]'s byte offset in 32 bits
+// (see dpbis_vectors.comp), and more than 2^30 rows pass 4 GiB of values.
 layout(local_size_x = 64) in;
 layout(buffer_reference, std430, buffer_reference_align = 16) readonly buffer U32x4Array { uvec4 v[]; };
 layout(push_constant, scalar) uniform DpBisSelectExactParams {
@@ -51,7 +53,7 @@ void main() {
   while (edge != 0u) {
     int j = findLSB(edge);
     edge &= edge - 1u;
-    uint v = U32Array(pc.values).v[first + uint(j)];
+    uint v = U32Array(pc.values + uint64_t(first + uint(j)) * 4ul).v[0];  // 64-bit: see below
     if (v >= pc.lo && v <= pc.hi) bits |= 1u << uint(j);
   }
   U32Array(pc.bitmap).v[word] = bits & mask;

@@ -55,7 +55,7 @@ void main() {
     while (e != 0u) {
       int b = findLSB(e);
       e &= e - 1u;
-      uint v = U32Array(pc.values).v[(first + j) * 32u + uint(b)];
+      uint v = U32Array(pc.values + uint64_t((first + j) * 32u + uint(b)) * 4ul).v[0];  // 64-bit
       if (v >= pc.lo && v <= pc.hi) bits[j] |= 1u << uint(b);
     }
   }
