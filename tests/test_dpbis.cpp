@@ -41,6 +41,7 @@ void check_queries(const DpBisOptions& options, std::initializer_list<size_t> ro
         CAPTURE(rows);
         CAPTURE(options.bins);
         CAPTURE(options.sieve_vectors);
+        CAPTURE(static_cast<int>(options.refine));
         CAPTURE(trial);
         auto got = table.select(preds, combine).value().words().value();
         test::check_equal_whole(got, test::reference(cols, preds, combine, rows), "dpbis bitmap");
@@ -51,17 +52,55 @@ void check_queries(const DpBisOptions& options, std::initializer_list<size_t> ro
 
 }  // namespace
 
+// Both refinements: the scattered atomics after the selection, and the selection pass that
+// decides the boundary rows itself from the row-ordered values.
+const Refine kRefines[] = {Refine::scatter, Refine::in_select};
+
 TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
   test::ValidationGuard guard;
-  check_queries({}, {1, 1000, 100003}, 40);
-  check_queries({}, {33, 129, 2000}, 10);  // 2, 5 and 63 bitmap words
+  for (Refine refine : kRefines) {
+    DpBisOptions options;
+    options.refine = refine;
+    check_queries(options, {1, 1000, 100003}, 40);
+    check_queries(options, {33, 129, 2000}, 10);  // 2, 5 and 63 bitmap words
+  }
 }
 
 TEST_CASE("dpbis: sieving vectors answer as the codes do") {
   test::ValidationGuard guard;
-  for (uint32_t bins : {2u, 3u, 128u, 256u}) {
-    DpBisOptions sieve{bins, true};
-    check_queries(sieve, {1, 33, 129, 2000, 100003}, 8);
+  for (Refine refine : kRefines)
+    for (uint32_t bins : {2u, 3u, 128u, 256u}) {
+      DpBisOptions sieve{bins, true};
+      sieve.refine = refine;
+      check_queries(sieve, {1, 33, 129, 2000, 100003}, 8);
+    }
+}
+
+TEST_CASE("dpbis: in_select counts its boundary rows and refuses the pass diagnostics") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  size_t rows = 20011;
+  std::vector<uint32_t> data = test::column(rng, rows, 0);
+  std::vector<std::span<const uint32_t>> cols = {data};
+  for (bool sieve : {false, true}) {
+    CAPTURE(sieve);
+    DpBisOptions scatter{128, sieve}, in_select{128, sieve};
+    in_select.refine = Refine::in_select;
+    auto a = DpBisTable::build(test::context(), cols, scatter).value();
+    auto b = DpBisTable::build(test::context(), cols, in_select).value();
+    CHECK(b.build_stats().index_bytes == a.build_stats().index_bytes + rows * 4);
+    std::vector<Predicate> preds{{0, CompareOp::between, data[rows / 3], data[rows / 2]}};
+    if (preds[0].value > preds[0].value2) std::swap(preds[0].value, preds[0].value2);
+    auto want = test::reference(cols, preds, Combine::all, rows);
+    test::check_equal_whole(a.select(preds).value().words().value(), want, "scatter");
+    test::check_equal_whole(b.select(preds).value().words().value(), want, "in_select");
+    // The same boundary bins are decided, both bins refined.
+    CHECK(b.last_query().candidates == a.last_query().candidates);
+    REQUIRE(b.last_query().candidates > 0);
+    b.set_diagnostic(DpBisDiagnostic::select_only);
+    auto refused = b.select(preds);
+    REQUIRE(!refused.ok());
+    CHECK(std::string(refused.error().what()).find("in_select") != std::string::npos);
   }
 }
 

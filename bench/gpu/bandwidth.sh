@@ -4,13 +4,18 @@
 # machine (with nvcc) and carried in build/; results go to $OUT/results/<device>/dpbis.jsonl
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
-# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] | all   (all: about 6 minutes)
+# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] | all
+#   (all without refine: about 6 minutes; refine alone: under 3, not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
 #   vulkan  Vulkan kernels: whole queries, the selection alone, the refinement alone, bitmap ops,
 #           read-only / write-only / copy passes of a bitmap's and of the codes' size, full scan
 #   cuda    the same queries and passes with the CUDA kernels, timed as before (launches in)
 #   hold    the same again with the CUDA stream held 300 us before each timed region, so the
 #           host's launch latency is not timed (the difference to `cuda` is that latency)
+#   refine  Vulkan DP-BIS and sieve whole queries with the boundary bins refined after the
+#           selection (scatter: atomics) and inside it (in_select: row-ordered values), label
+#           refine. 1e9 rows with one column only: three sieve tables of 1e9 rows (16 GB of
+#           vectors each, 29 GB with codes, sorted values and row ids) do not fit in 80 GB.
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -41,5 +46,11 @@ fi
 if part hold; then
   echo "== CUDA with the stream held before each timed region"
   $B --backend cuda --label bandwidth-cuda-hold --cuda-hold-us 300 --index $PASSES || rc=$?
+fi
+if [[ $what == *" refine "* ]]; then
+  echo "== Vulkan: boundary-bin refinement, scatter against in_select"
+  RF="$R bench dpbis --out $OUT/results --backend vulkan --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label refine"
+  $RF --rows 1e8 --columns 1,3 || rc=$?
+  $RF --rows 1e9 --columns 1 || rc=$?
 fi
 exit $rc

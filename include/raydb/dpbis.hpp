@@ -22,6 +22,18 @@ namespace raydb {
 
 enum class Combine { all, any };  // AND, OR across predicates
 
+// How a range predicate decides the rows of its (at most two) boundary bins.
+enum class Refine {
+  // After the selection pass, a second pass walks the boundary bins' bin-clustered values and
+  // ORs each qualifying row's bit into the bitmap with an atomic (a scattered read-modify-write).
+  scatter,
+  // The selection pass decides the boundary rows itself: for each row of a word whose bin is a
+  // boundary bin it loads the row's value from a copy of the column kept in row order and compares
+  // it with the bounds. One pass, whole bitmap words, no atomics; costs 4 bytes per row and column
+  // (in index_bytes). Vulkan only: a CUDA table refuses it at build.
+  in_select,
+};
+
 struct DpBisOptions {
   uint32_t bins = 256;  // 2 to 256 (codes are 8-bit)
   // Also keep bins - 1 sieving bit vectors per column (vector k: rows whose bin is below k), and
@@ -33,12 +45,15 @@ struct DpBisOptions {
   // refinement, AND / OR): automatic follows ContextOptions::backend. With CUDA, the index and
   // its result bitmaps live in memory shared with Vulkan; bins and codes stay in Vulkan compute.
   Backend backend = Backend::automatic;
+  Refine refine = Refine::scatter;
 };
 
 struct DpBisBuildStats {
   // GPU timestamps (Vulkan queries, CUDA events), all columns; bin_ms includes the vectors.
   double upload_ms = 0, sort_ms = 0, bin_ms = 0;
-  uint64_t index_bytes = 0;  // codes (1 byte per row), sorted values and row ids (8), vectors
+  // codes (1 byte per row), sorted values and row ids (8), vectors, and with Refine::in_select
+  // the values in row order (4)
+  uint64_t index_bytes = 0;
   std::vector<uint32_t> bins_used;  // non-empty bins per column
 };
 
@@ -50,10 +65,13 @@ struct DpBisQueryStats {
   double gpu_ms = 0;
   uint64_t candidates = 0;  // values checked in boundary bins, all predicates
   // Device memory the kernels read and write: codes (32 bytes per 32 rows) or each sieving vector
-  // read (4 bytes per 32 rows), value and row id of each candidate, each predicate's bitmap
-  // written, and for each AND / OR two bitmaps read and one written. Not counted: the bitmap word
-  // that each qualifying candidate ORs its bit into (an atomic read-modify-write of a random word,
-  // a 32-byte sector each way in DRAM), since the host does not know how many qualify.
+  // read (4 bytes per 32 rows), each predicate's bitmap written, and for each AND / OR two bitmaps
+  // read and one written. Refine::scatter adds the value and row id of each candidate (8 bytes)
+  // and does not count the bitmap word that each qualifying candidate ORs its bit into (an atomic
+  // read-modify-write of a random word, a 32-byte sector each way in DRAM), since the host does
+  // not know how many qualify. Refine::in_select adds one 32-byte sector of row-ordered values
+  // per candidate (an estimate: candidates sharing a sector are counted twice, which is rare when
+  // two of 256 bins are refined), at most the column's value bytes.
   uint64_t bytes = 0;
 };
 
@@ -61,6 +79,7 @@ struct DpBisQueryStats {
 // them apart. select_only: the codes or vectors pass without the boundary bins' refinement;
 // refine_only: the refinement alone, into a bitmap the selection did not write. Either gives an
 // answer that is not the query's (no result check applies); stats count only the passes run.
+// Refine::in_select has one pass only: its selections refuse either diagnostic.
 enum class DpBisDiagnostic { none, select_only, refine_only };
 
 namespace detail {

@@ -32,6 +32,7 @@ struct BenchDpBisOptions {
   std::vector<std::string> combines = {"all"};
   std::vector<std::string> indexes = {"dpbis", "sieve", "full_scan", "bitmap_ops"};
   uint32_t sieve_bins = 128;
+  std::vector<std::string> refines = {"scatter"};
   std::string backend = "auto";
   double cuda_hold_us = 0;
   BenchRunOptions run;
@@ -246,11 +247,10 @@ void run(BenchDpBisOptions& o) {
                          backend == Backend::cuda ? " on " + cuda.name
                          : cuda.available         ? " (asked for)"
                                                   : " (no CUDA: " + cuda.reason + ")"));
-    std::optional<DpBisTable> dpbis, sieve;
-    DpBisOptions codes_options, sieve_options{o.sieve_bins, true};
-    codes_options.backend = sieve_options.backend = backend;
-    if (wants_any("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
-    if (wants_any("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
+    for (auto& r : o.refines)
+      if (r != "scatter" && r != "in_select")
+        throw Error(Errc::invalid_argument,
+                    fmt::format("unknown --refine '{}' (scatter, in_select)", r));
     std::optional<CpuBinDex> cpu_bindex;
     if (wants("cpu_bindex")) {
       progress(fmt::format("building the CPU BinDex-style index ({} bins, {} threads)",
@@ -259,137 +259,161 @@ void run(BenchDpBisOptions& o) {
     }
     if (wants("bitmap_ops")) bench_bitmap_ops(o, ctx, table_dev, cols, ceiling, seed, rows, table);
     if (wants("stream")) bench_stream(o, ctx, n, ceiling, seed, rows, table);
-    for (uint32_t ncols : o.columns)
-      for (double s : o.selectivities)
-        for (const auto& comb : o.combines) {
-          if (comb != "all" && comb != "any")
-            throw Error(Errc::invalid_argument, "--combine takes all or any");
-          if (s < 0 || s > 1 || std::isnan(s))
-            throw Error(Errc::invalid_argument, "--selectivity must be in [0, 1]");
-          Combine combine = comb == "all" ? Combine::all : Combine::any;
-          std::vector<Predicate> preds;
-          // Per column selectivity: s^(1/k) for AND, 1 - (1 - s)^(1/k) for OR, so the result has
-          // about s.
-          double per = combine == Combine::all ? std::pow(s, 1.0 / ncols)
-                                               : 1.0 - std::pow(1.0 - s, 1.0 / ncols);
-          for (uint32_t c = 0; c < ncols; ++c)
-            preds.push_back({c, CompareOp::lt,
-                             static_cast<uint32_t>(std::min(per * 4294967296.0, 4294967295.0))});
-          std::vector<uint32_t> want;
-          if (!o.run.no_check) {
-            if (combine == Combine::all) {
-              want = full_scan_reference(cols, preds);
-            } else {
-              want.assign((n + 31) / 32, 0);
-              for (auto& p : preds) {
-                auto one = full_scan_reference(cols, std::vector<Predicate>{p});
-                for (size_t i = 0; i < want.size(); ++i) want[i] |= one[i];
+    // One refinement's tables at a time (in_select adds 4 bytes per row and column; both sets
+    // at once would not fit at 1e9 rows); the other indexes run with the first refinement only.
+    for (size_t ri = 0; ri < o.refines.size(); ++ri) {
+      const std::string& refine_name = o.refines[ri];
+      std::optional<DpBisTable> dpbis, sieve;
+      DpBisOptions codes_options, sieve_options{o.sieve_bins, true};
+      codes_options.backend = sieve_options.backend = backend;
+      codes_options.refine = sieve_options.refine =
+          refine_name == "in_select" ? Refine::in_select : Refine::scatter;
+      if (wants_any("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
+      if (wants_any("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
+      for (uint32_t ncols : o.columns)
+        for (double s : o.selectivities)
+          for (const auto& comb : o.combines) {
+            if (comb != "all" && comb != "any")
+              throw Error(Errc::invalid_argument, "--combine takes all or any");
+            if (s < 0 || s > 1 || std::isnan(s))
+              throw Error(Errc::invalid_argument, "--selectivity must be in [0, 1]");
+            Combine combine = comb == "all" ? Combine::all : Combine::any;
+            std::vector<Predicate> preds;
+            // Per column selectivity: s^(1/k) for AND, 1 - (1 - s)^(1/k) for OR, so the result has
+            // about s.
+            double per = combine == Combine::all ? std::pow(s, 1.0 / ncols)
+                                                 : 1.0 - std::pow(1.0 - s, 1.0 / ncols);
+            for (uint32_t c = 0; c < ncols; ++c)
+              preds.push_back({c, CompareOp::lt,
+                               static_cast<uint32_t>(std::min(per * 4294967296.0, 4294967295.0))});
+            std::vector<uint32_t> want;
+            if (!o.run.no_check) {
+              if (combine == Combine::all) {
+                want = full_scan_reference(cols, preds);
+              } else {
+                want.assign((n + 31) / 32, 0);
+                for (auto& p : preds) {
+                  auto one = full_scan_reference(cols, std::vector<Predicate>{p});
+                  for (size_t i = 0; i < want.size(); ++i) want[i] |= one[i];
+                }
               }
             }
-          }
-          for (const std::string& which : o.indexes) {
-            if (which == "bitmap_ops" || which == "stream") continue;  // once per row count
-            std::string pass = pass_of(which);
-            DpBisTable* index = which.starts_with("dpbis")   ? &*dpbis
-                                : which.starts_with("sieve") ? &*sieve
-                                                             : nullptr;
-            bool dp = index != nullptr;
-            if (dp)
-              index->set_diagnostic(pass == "select"   ? DpBisDiagnostic::select_only
-                                    : pass == "refine" ? DpBisDiagnostic::refine_only
-                                                       : DpBisDiagnostic::none);
-            bool on_cpu = which == "cpu_bindex" || which == "cpu_scan";
-            if (!dp && which != "cpu_bindex" && combine == Combine::any && ncols > 1)
-              continue;  // the full scans are conjunctive
-            progress(fmt::format("{}: {} rows, {} column(s), selectivity {}, {}", which, n, ncols,
-                                 s, comb));
-            std::vector<double> ms;
-            uint64_t candidates = 0;
-            std::vector<uint32_t> got;
-            for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-              if (on_cpu) {  // host wall clock, all threads
-                CpuBinDexQueryStats qs;
-                auto t0 = std::chrono::steady_clock::now();
-                got = which == "cpu_bindex" ? cpu_bindex->select(preds, combine, &qs).value()
-                                            : full_scan_reference(cols, preds);
-                std::chrono::duration<double, std::milli> wall =
-                    std::chrono::steady_clock::now() - t0;
-                if (r >= o.run.warmup) ms.push_back(wall.count());
-                candidates = qs.candidates;
+            for (const std::string& which : o.indexes) {
+              if (which == "bitmap_ops" || which == "stream") continue;  // once per row count
+              std::string pass = pass_of(which);
+              DpBisTable* index = which.starts_with("dpbis")   ? &*dpbis
+                                  : which.starts_with("sieve") ? &*sieve
+                                                               : nullptr;
+              bool dp = index != nullptr;
+              if (!dp && ri > 0) continue;  // not a DP-BIS index: once, with the first refinement
+              if (dp && pass != "all" && refine_name == "in_select") {
+                progress(
+                    fmt::format("{} skipped with --refine in_select: one pass selects and "
+                                "refines, there are no passes to time apart",
+                                which));
                 continue;
               }
-              Bitmap bm =
-                  dp ? index->select(preds, combine).value() : full_scan(table_dev, preds).value();
-              if (r >= o.run.warmup)
-                ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
-              candidates = dp ? index->last_query().candidates : 0;
-              if (r + 1 == o.run.warmup + o.run.repeats) got = bm.words().value();
+              if (dp)
+                index->set_diagnostic(pass == "select"   ? DpBisDiagnostic::select_only
+                                      : pass == "refine" ? DpBisDiagnostic::refine_only
+                                                         : DpBisDiagnostic::none);
+              bool on_cpu = which == "cpu_bindex" || which == "cpu_scan";
+              if (!dp && which != "cpu_bindex" && combine == Combine::any && ncols > 1)
+                continue;  // the full scans are conjunctive
+              progress(fmt::format("{}{}: {} rows, {} column(s), selectivity {}, {}", which,
+                                   dp ? " (refine " + refine_name + ")" : std::string(), n, ncols,
+                                   s, comb));
+              std::vector<double> ms;
+              uint64_t candidates = 0;
+              std::vector<uint32_t> got;
+              for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+                if (on_cpu) {  // host wall clock, all threads
+                  CpuBinDexQueryStats qs;
+                  auto t0 = std::chrono::steady_clock::now();
+                  got = which == "cpu_bindex" ? cpu_bindex->select(preds, combine, &qs).value()
+                                              : full_scan_reference(cols, preds);
+                  std::chrono::duration<double, std::milli> wall =
+                      std::chrono::steady_clock::now() - t0;
+                  if (r >= o.run.warmup) ms.push_back(wall.count());
+                  candidates = qs.candidates;
+                  continue;
+                }
+                Bitmap bm = dp ? index->select(preds, combine).value()
+                               : full_scan(table_dev, preds).value();
+                if (r >= o.run.warmup)
+                  ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
+                candidates = dp ? index->last_query().candidates : 0;
+                if (r + 1 == o.run.warmup + o.run.repeats) got = bm.words().value();
+              }
+              std::string checked = "skipped";
+              uint64_t result_rows = 0;
+              for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+              if (pass != "all")
+                checked = "diagnostic";  // one pass alone: not the query's answer
+              else if (!o.run.no_check)
+                checked = got == want ? "ok" : "MISMATCH";
+              if (dp) index->set_diagnostic(DpBisDiagnostic::none);
+              double t = median(ms);
+              // Bytes each one's kernels actually read and write, so that GB/s against the copy
+              // ceiling (also read + write) is a like-for-like fraction. DP-BIS and the sieve count
+              // their own (DpBisQueryStats::bytes: codes or only the sieving vectors read,
+              // candidate values and row ids, every per-predicate bitmap and each AND / OR's three
+              // bitmap passes). The full scan reads every predicate's column once, whole, and
+              // writes the bitmap once; a predicate that accepts nothing only clears the bitmap.
+              bool none = std::any_of(preds.begin(), preds.end(),
+                                      [](const Predicate& p) { return !accepted_interval(p); });
+              double bitmap_bytes = 4.0 * static_cast<double>((n + 31) / 32);
+              double scans = static_cast<double>(preds.size() * n);
+              // cpu_bindex: two vectors per predicate, the boundary bins' values and row ids.
+              double bytes =
+                  dp     ? static_cast<double>(index->last_query().bytes)
+                  : none ? bitmap_bytes
+                  : which == "cpu_bindex"
+                      ? scans / 4.0 + 8.0 * static_cast<double>(candidates) + bitmap_bytes
+                      : 4.0 * scans + bitmap_bytes;
+              double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
+              nlohmann::json j = result_fields(ctx, "dpbis", o.run);
+              j.update(
+                  {{"index", which},
+                   {"pass", pass},
+                   {"refine", dp ? nlohmann::json(refine_name) : nlohmann::json()},
+                   {"backend", on_cpu ? "cpu" : to_string(dp ? index->backend() : Backend::vulkan)},
+                   {"cuda_hold_us", dp && index->backend() == Backend::cuda ? o.cuda_hold_us : 0.0},
+                   {"timing", on_cpu ? "host wall clock" : "GPU"},
+                   {"rows", n},
+                   {"columns", ncols},
+                   {"selectivity", s},
+                   {"combine", comb},
+                   {"result_rows", result_rows},
+                   {"query_time_ms", t},
+                   {"query_time_ms_all", ms},
+                   {"candidates", candidates},
+                   {"bytes_moved", bytes},
+                   {"achieved_gbps", gbps},
+                   {"copy_gbps", ceiling},
+                   // The ceiling is the GPU's: no fraction for host runs.
+                   {"bandwidth_fraction",
+                    on_cpu || ceiling <= 0 ? nlohmann::json() : nlohmann::json(gbps / ceiling)},
+                   {"build_time_ms", dp ? index->build_stats().sort_ms + index->build_stats().bin_ms
+                                     : which == "cpu_bindex" ? cpu_bindex->build_stats().build_ms
+                                                             : 0.0},
+                   {"index_bytes", dp                      ? index->build_stats().index_bytes
+                                   : which == "cpu_bindex" ? cpu_bindex->build_stats().index_bytes
+                                                           : 0},
+                   {"bins", which.starts_with("dpbis")                            ? 256u
+                            : which.starts_with("sieve") || which == "cpu_bindex" ? o.sieve_bins
+                                                                                  : 0u},
+                   {"seed", seed},
+                   {"checked_result", checked}});
+              rows.push_back(j);
+              table.push_back(row_line(
+                  dp && refine_name == "in_select" ? which + "+in" : which, n, ncols, s, comb, t,
+                  gbps,
+                  on_cpu || ceiling <= 0 ? std::string("-") : fmt::format("{:.2f}", gbps / ceiling),
+                  candidates, result_rows, checked));
             }
-            std::string checked = "skipped";
-            uint64_t result_rows = 0;
-            for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
-            if (pass != "all")
-              checked = "diagnostic";  // one pass alone: not the query's answer
-            else if (!o.run.no_check)
-              checked = got == want ? "ok" : "MISMATCH";
-            if (dp) index->set_diagnostic(DpBisDiagnostic::none);
-            double t = median(ms);
-            // Bytes each one's kernels actually read and write, so that GB/s against the copy
-            // ceiling (also read + write) is a like-for-like fraction. DP-BIS and the sieve count
-            // their own (DpBisQueryStats::bytes: codes or only the sieving vectors read, candidate
-            // values and row ids, every per-predicate bitmap and each AND / OR's three bitmap
-            // passes). The full scan reads every predicate's column once, whole, and writes the
-            // bitmap once; a predicate that accepts nothing only clears the bitmap.
-            bool none = std::any_of(preds.begin(), preds.end(),
-                                    [](const Predicate& p) { return !accepted_interval(p); });
-            double bitmap_bytes = 4.0 * static_cast<double>((n + 31) / 32);
-            double scans = static_cast<double>(preds.size() * n);
-            // cpu_bindex: two vectors per predicate, the boundary bins' values and row ids.
-            double bytes = dp     ? static_cast<double>(index->last_query().bytes)
-                           : none ? bitmap_bytes
-                           : which == "cpu_bindex"
-                               ? scans / 4.0 + 8.0 * static_cast<double>(candidates) + bitmap_bytes
-                               : 4.0 * scans + bitmap_bytes;
-            double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
-            nlohmann::json j = result_fields(ctx, "dpbis", o.run);
-            j.update(
-                {{"index", which},
-                 {"pass", pass},
-                 {"backend", on_cpu ? "cpu" : to_string(dp ? index->backend() : Backend::vulkan)},
-                 {"cuda_hold_us", dp && index->backend() == Backend::cuda ? o.cuda_hold_us : 0.0},
-                 {"timing", on_cpu ? "host wall clock" : "GPU"},
-                 {"rows", n},
-                 {"columns", ncols},
-                 {"selectivity", s},
-                 {"combine", comb},
-                 {"result_rows", result_rows},
-                 {"query_time_ms", t},
-                 {"query_time_ms_all", ms},
-                 {"candidates", candidates},
-                 {"bytes_moved", bytes},
-                 {"achieved_gbps", gbps},
-                 {"copy_gbps", ceiling},
-                 // The ceiling is the GPU's: no fraction for host runs.
-                 {"bandwidth_fraction",
-                  on_cpu || ceiling <= 0 ? nlohmann::json() : nlohmann::json(gbps / ceiling)},
-                 {"build_time_ms", dp ? index->build_stats().sort_ms + index->build_stats().bin_ms
-                                   : which == "cpu_bindex" ? cpu_bindex->build_stats().build_ms
-                                                           : 0.0},
-                 {"index_bytes", dp                      ? index->build_stats().index_bytes
-                                 : which == "cpu_bindex" ? cpu_bindex->build_stats().index_bytes
-                                                         : 0},
-                 {"bins", which.starts_with("dpbis")                            ? 256u
-                          : which.starts_with("sieve") || which == "cpu_bindex" ? o.sieve_bins
-                                                                                : 0u},
-                 {"seed", seed},
-                 {"checked_result", checked}});
-            rows.push_back(j);
-            table.push_back(row_line(
-                which, n, ncols, s, comb, t, gbps,
-                on_cpu || ceiling <= 0 ? std::string("-") : fmt::format("{:.2f}", gbps / ceiling),
-                candidates, result_rows, checked));
           }
-        }
+    }
   }
   finish_bench(
       ctx, "dpbis", o.run,
@@ -426,6 +450,11 @@ void register_bench_dpbis(CLI::App& bench) {
                   "dpbis_select, sieve_select (codes or vectors, no refinement), dpbis_refine, "
                   "sieve_refine (the boundary bins' refinement alone), stream (read-only, "
                   "write-only and copy passes of a bitmap's and of the codes' size); list")
+      ->delimiter(',');
+  cmd->add_option("--refine", o->refines,
+                  "scatter (boundary bins refined after the selection, atomics into the bitmap) "
+                  "and/or in_select (the selection pass decides boundary rows from row-ordered "
+                  "values; Vulkan only), for dpbis and sieve; list")
       ->delimiter(',');
   cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
   cmd->add_option("--backend", o->backend,

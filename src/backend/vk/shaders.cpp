@@ -111,6 +111,12 @@ const uint32_t kDpBisVectors[] = {
 const uint32_t kDpBisSieveSelect[] = {
 #include "dpbis_sieve_select.comp.inc"
 };
+const uint32_t kDpBisSelectExact[] = {
+#include "dpbis_select_exact.comp.inc"
+};
+const uint32_t kDpBisSieveExact[] = {
+#include "dpbis_sieve_exact.comp.inc"
+};
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
 };
@@ -271,6 +277,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kDpBisVectors;
     case ShaderId::dpbis_sieve_select:
       return kDpBisSieveSelect;
+    case ShaderId::dpbis_select_exact:
+      return kDpBisSelectExact;
+    case ShaderId::dpbis_sieve_exact:
+      return kDpBisSieveExact;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:

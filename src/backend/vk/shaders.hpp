@@ -46,6 +46,8 @@ enum class ShaderId {
   dpbis_candidates,
   dpbis_vectors,
   dpbis_sieve_select,
+  dpbis_select_exact,
+  dpbis_sieve_exact,
   radix_histogram,
   radix_scatter,
   scan_blocks,

@@ -20,6 +20,7 @@ namespace detail {
 
 struct DpBisColumn {
   Buffer sorted, rows, codes, vectors;
+  Buffer values;                      // Refine::in_select: the column in row order
   std::vector<uint32_t> starts;       // bins + 1 bin starts in sorted order
   std::vector<uint32_t> first_value;  // smallest value of each bin (valid for non-empty bins)
 };
@@ -48,6 +49,11 @@ struct DpBisImpl {
                   fmt::format("{} bins asked; 2 to 256 are possible", options.bins));
     bins = options.bins;
     cuda = cuda::use_cuda(c, options.backend);
+    if (cuda && options.refine == Refine::in_select)
+      throw Error(Errc::unsupported,
+                  "DP-BIS refine = in_select has no CUDA kernels (the selections that decide "
+                  "boundary rows from row-ordered values are Vulkan compute only); use the "
+                  "Vulkan backend or refine = scatter");
     for (size_t k = 0; k < cols.size(); ++k)
       if (cols[k].size() != n)
         throw Error(Errc::invalid_argument,
@@ -69,6 +75,10 @@ struct DpBisImpl {
       col.rows =
           cuda::kernel_buffer(c, cuda, dpbis_sorted_bytes(n), fmt::format("dpbis rows {}", k));
       col.codes = cuda::kernel_buffer(c, cuda, code_words * 4, fmt::format("dpbis codes {}", k));
+      bool in_select = options.refine == Refine::in_select;
+      if (in_select)
+        col.values = cuda::kernel_buffer(c, false, dpbis_sorted_bytes(n),
+                                         fmt::format("dpbis row-ordered values {}", k));
       if (options.sieve_vectors)
         col.vectors = cuda::kernel_buffer(c, cuda, (bins - 1) * stride * 4,
                                           fmt::format("sieve vectors {}", k));
@@ -85,6 +95,12 @@ struct DpBisImpl {
       uint32_t t0 = timer.mark(upload.cmd());
       record_upload(c, upload.cmd(), staging, col.sorted, cols[k].data(), n * 4);
       if (code_words) c.vk.vkCmdFillBuffer(upload.cmd(), col.codes.handle(), 0, code_words * 4, 0);
+      if (in_select && n) {  // the row-ordered copy, taken before the sort reorders the values
+        memory_barrier(upload.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+        VkBufferCopy whole{0, 0, n * 4};
+        c.vk.vkCmdCopyBuffer(upload.cmd(), col.sorted.handle(), col.values.handle(), 1, &whole);
+      }
       memory_barrier(upload.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
                      VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
@@ -168,7 +184,7 @@ struct DpBisImpl {
       }
       uint32_t used = static_cast<uint32_t>(regions.size());
       build_stats.bins_used.push_back(used);
-      build_stats.index_bytes += n * 9 + (col.vectors ? col.vectors.size() : 0);
+      build_stats.index_bytes += n * (in_select ? 13 : 9) + (col.vectors ? col.vectors.size() : 0);
       columns.push_back(std::move(col));
     }
   }
@@ -195,6 +211,8 @@ struct DpBisImpl {
     if (!interval || b_hi < 0) {  // nothing can match: hi below the column's minimum
       if (words) c.vk.vkCmdFillBuffer(cmd, out->words.handle(), 0, words * 4, 0);
       query_stats.bytes += words * 4;
+    } else if (options.refine == Refine::in_select) {
+      record_select_exact(col, *out, b_lo, b_hi, *interval, cmd);
     } else {
       if (diagnostic != DpBisDiagnostic::refine_only) {
         count_select_bytes(b_lo, b_hi);
@@ -233,6 +251,48 @@ struct DpBisImpl {
     }
     marks.push_back(timer.mark(cmd));
     return out;
+  }
+
+  // Refine::in_select: one pass that sets the inner bins' rows and decides the boundary rows
+  // from the row-ordered values. Bytes: the codes or the (up to four) vectors read, the bitmap
+  // written, and one 32-byte sector of values per boundary row, at most all the column's values.
+  void record_select_exact(const DpBisColumn& col, BitmapImpl& out, int b_lo, int b_hi,
+                           std::pair<uint32_t, uint32_t> interval, VkCommandBuffer cmd) {
+    VkContext& c = *ctx;
+    uint64_t words = out.word_count();
+    uint64_t border_rows = 0;
+    for (int b : boundary_bins(b_lo, b_hi)) border_rows += col.starts[b + 1] - col.starts[b];
+    query_stats.candidates += border_rows;
+    query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32) + words * 4;
+    if (options.sieve_vectors) {
+      for (int k : {b_hi, b_lo + 1, b_hi + 1, b_lo})
+        if (k >= 1 && static_cast<uint32_t>(k) < bins) query_stats.bytes += words * 4;
+      SieveExactParams sp{col.vectors.address(),
+                          col.values.address(),
+                          out.words.address(),
+                          static_cast<uint32_t>(n),
+                          static_cast<uint32_t>(words),
+                          b_lo,
+                          b_hi,
+                          bins,
+                          static_cast<uint32_t>(sieve_vector_stride(words)),
+                          interval.first,
+                          interval.second};
+      kernel(c, ShaderId::dpbis_sieve_exact, sizeof(SieveExactParams))
+          .dispatch(cmd, &sp, (words + 3) / 4);
+    } else {
+      query_stats.bytes += words * 32;
+      SelectExactParams sp{col.codes.address(),
+                           col.values.address(),
+                           out.words.address(),
+                           static_cast<uint32_t>(n),
+                           b_lo,
+                           b_hi,
+                           interval.first,
+                           interval.second,
+                           0};
+      kernel(c, ShaderId::dpbis_select_exact, sizeof(SelectExactParams)).dispatch(cmd, &sp, words);
+    }
   }
 
   // select_one in CUDA: the same kernels' twins, enqueued on the context's stream into `out`
@@ -333,6 +393,10 @@ struct DpBisImpl {
         throw Error(Errc::invalid_argument,
                     fmt::format("a predicate names column {} but the table has {} columns",
                                 p.column, columns.size()));
+    if (options.refine == Refine::in_select && diagnostic != DpBisDiagnostic::none)
+      throw Error(Errc::invalid_argument,
+                  "DP-BIS refine = in_select selects and refines in one pass: the select_only "
+                  "and refine_only diagnostics apply to refine = scatter only");
     if (cuda) return select_cuda(preds, combine);
     std::vector<std::shared_ptr<BitmapImpl>> parts;
     {

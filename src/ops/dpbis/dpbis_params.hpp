@@ -35,6 +35,21 @@ struct CandidatesParams {
   uint64_t sorted, rows, bitmap;
   uint32_t begin0, end0, begin1, end1, lo, hi;
 };
+// Refine::in_select: the selection passes also decide the boundary rows from the row-ordered
+// values (dpbis_select_exact.comp, dpbis_sieve_exact.comp); [lo, hi] is the accepted interval.
+struct SelectExactParams {
+  uint64_t codes, values, bitmap;
+  uint32_t rows;
+  int32_t b_lo, b_hi;
+  uint32_t lo, hi, pad0;
+};
+struct SieveExactParams {
+  uint64_t vectors, values, bitmap;
+  uint32_t rows, words;
+  int32_t b_lo, b_hi;
+  uint32_t bins, stride, lo, hi;
+};
+static_assert(sizeof(SelectExactParams) == 48 && sizeof(SieveExactParams) == 56);
 static_assert(sizeof(BinsParams) == 24 && sizeof(CodesParams) == 32 && sizeof(SelectParams) == 32 &&
               sizeof(CandidatesParams) == 48);
 
