@@ -188,4 +188,52 @@ std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structur
   return out;
 }
 
+VkAccelerationStructureInstanceKHR identity_instance(const AccelStruct& blas, uint32_t sbt_offset,
+                                                     VkGeometryInstanceFlagsKHR extra_flags) {
+  VkAccelerationStructureInstanceKHR inst;
+  std::memset(&inst, 0, sizeof inst);
+  inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
+  inst.mask = 0xFF;
+  inst.instanceShaderBindingTableRecordOffset = sbt_offset;
+  inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR | extra_flags;
+  inst.accelerationStructureReference = blas.address();
+  return inst;
+}
+
+AccelStruct build_tlas(VkContext& ctx,
+                       std::span<const VkAccelerationStructureInstanceKHR> instances,
+                       const std::string& name, double& gpu_ms) {
+  auto count = static_cast<uint32_t>(instances.size());
+  Buffer buffer(
+      ctx, std::max<size_t>(count, 1) * sizeof(VkAccelerationStructureInstanceKHR),
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, name + " instances");
+  BuildRequest req;
+  req.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
+  req.geometry = instance_geometry(buffer.address());
+  req.primitive_count = count;
+  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+  auto sizes = build_sizes(ctx, req);
+  AccelStruct tlas(ctx, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
+                   sizes.accelerationStructureSize, name);
+  Scratch scratch;
+  scratch.ensure(ctx, sizes.buildScratchSize);
+  CommandBatch batch(ctx);
+  Buffer staging;
+  if (count)
+    record_upload(ctx, batch.cmd(), staging, buffer, instances.data(), instances.size_bytes());
+  memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
+                 ctx);
+  GpuTimer timer(ctx, 2);
+  timer.reset(batch.cmd());
+  uint32_t t0 = timer.mark(batch.cmd());
+  record_build(ctx, batch.cmd(), req, tlas, scratch.aligned_address);
+  uint32_t t1 = timer.mark(batch.cmd());
+  accel_write_barrier(ctx, batch.cmd());
+  batch.submit_and_wait();
+  gpu_ms = timer.ms(t0, t1);
+  return tlas;
+}
+
 }  // namespace raydb::detail

@@ -66,4 +66,16 @@ void accel_write_barrier(VkContext& ctx, VkCommandBuffer cmd);
 // GPU time of the copies.
 std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structures, double& gpu_ms);
 
+// An instance of `blas` with the identity transform, visible to every ray mask and with culling
+// off (every operator's rays may meet either face); `sbt_offset` picks the hit group (RtPipeline:
+// 0 triangles, 1 boxes); `extra_flags` adds instance flags such as FORCE_OPAQUE.
+VkAccelerationStructureInstanceKHR identity_instance(const AccelStruct& blas, uint32_t sbt_offset,
+                                                     VkGeometryInstanceFlagsKHR extra_flags = 0);
+
+// Builds a top-level structure (prefer fast trace) over `instances`: uploads them, builds, and
+// waits. `gpu_ms` receives the build's GPU time. An empty span builds an empty TLAS.
+AccelStruct build_tlas(VkContext& ctx,
+                       std::span<const VkAccelerationStructureInstanceKHR> instances,
+                       const std::string& name, double& gpu_ms);
+
 }  // namespace raydb::detail

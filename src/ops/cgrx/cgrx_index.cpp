@@ -141,42 +141,12 @@ void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
 }
 
 void CgrxIndexImpl::build_tlas(uint32_t instances) {
-  VkContext& c = *ctx;
-  VkAccelerationStructureInstanceKHR inst;
-  std::memset(&inst, 0, sizeof inst);
-  inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
-  inst.mask = 0xFF;
-  inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR |
-               VK_GEOMETRY_INSTANCE_FORCE_OPAQUE_BIT_KHR;
-  if (instances) inst.accelerationStructureReference = blas.address();
-  Buffer inst_buf(
-      c, sizeof inst,
-      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-      MemoryUse::device, "cgrx instance");
-  BuildRequest req;
-  req.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
-  req.geometry = instance_geometry(inst_buf.address());
-  req.primitive_count = instances;
-  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
-  auto sizes = build_sizes(c, req);
-  tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
-                     sizes.accelerationStructureSize, "cgrx TLAS");
-  Scratch scratch;
-  scratch.ensure(c, sizes.buildScratchSize);
-  CommandBatch cb(c);
-  Buffer staging;
-  record_upload(c, cb.cmd(), staging, inst_buf, &inst, sizeof inst);
-  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
-                 c);
-  GpuTimer timer(c, 2);
-  timer.reset(cb.cmd());
-  uint32_t t0 = timer.mark(cb.cmd());
-  record_build(c, cb.cmd(), req, tlas, scratch.aligned_address);
-  uint32_t t1 = timer.mark(cb.cmd());
-  accel_write_barrier(c, cb.cmd());
-  cb.submit_and_wait();
-  build_stats.bvh_build_ms += timer.ms(t0, t1);
+  std::vector<VkAccelerationStructureInstanceKHR> inst;
+  if (instances)
+    inst.push_back(identity_instance(blas, 0, VK_GEOMETRY_INSTANCE_FORCE_OPAQUE_BIT_KHR));
+  double ms = 0;
+  tlas = detail::build_tlas(*ctx, inst, "cgrx TLAS", ms);
+  build_stats.bvh_build_ms += ms;
   binding->bind(tlas.handle());
 }
 

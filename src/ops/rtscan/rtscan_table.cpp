@@ -233,42 +233,10 @@ void RtScanImpl::build_group(Group& g) {
   build_stats.bvh_ms += ms;
   g.blas = std::move(compacted[0]);
 
-  VkAccelerationStructureInstanceKHR inst;
-  std::memset(&inst, 0, sizeof inst);
-  inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
-  inst.mask = 0xFF;
   // RtPipeline's hit group 0 takes triangles, 1 boxes.
-  inst.instanceShaderBindingTableRecordOffset = triangles ? 0 : 1;
-  inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR;
-  inst.accelerationStructureReference = g.blas.address();
-  Buffer instances(
-      c, sizeof inst,
-      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-      MemoryUse::device, "rtscan instance");
-  BuildRequest top;
-  top.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
-  top.geometry = instance_geometry(instances.address());
-  top.primitive_count = 1;
-  top.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
-  auto top_sizes = build_sizes(c, top);
-  g.tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
-                       top_sizes.accelerationStructureSize, "rtscan TLAS");
-  Scratch scratch;
-  scratch.ensure(c, top_sizes.buildScratchSize);
-  CommandBatch cb(c);
-  Buffer staging;
-  record_upload(c, cb.cmd(), staging, instances, &inst, sizeof inst);
-  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
-                 c);
-  GpuTimer timer(c, 2);
-  timer.reset(cb.cmd());
-  uint32_t t0 = timer.mark(cb.cmd());
-  record_build(c, cb.cmd(), top, g.tlas, scratch.aligned_address);
-  uint32_t t1 = timer.mark(cb.cmd());
-  accel_write_barrier(c, cb.cmd());
-  cb.submit_and_wait();
-  build_stats.bvh_ms += timer.ms(t0, t1);
+  VkAccelerationStructureInstanceKHR inst = identity_instance(g.blas, triangles ? 0 : 1);
+  g.tlas = build_tlas(c, {&inst, 1}, "rtscan TLAS", ms);
+  build_stats.bvh_ms += ms;
   build_stats.bvh_bytes += g.blas.bytes() + g.tlas.bytes();
   g.binding = std::make_unique<TlasBinding>(
       c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);

@@ -384,47 +384,13 @@ void RxIndexImpl::compress_keys() {
 }
 
 void RxIndexImpl::build_tlas() {
-  VkContext& c = *ctx;
-  auto nc = static_cast<uint32_t>(blas.size());
-  std::vector<VkAccelerationStructureInstanceKHR> inst(nc);
-  for (uint32_t k = 0; k < nc; ++k) {
-    auto& i = inst[k];
-    std::memset(&i, 0, sizeof i);
-    i.transform.matrix[0][0] = i.transform.matrix[1][1] = i.transform.matrix[2][2] = 1.0f;
-    i.mask = 0xFF;
-    // Hit group 0 handles triangles, 1 boxes (RtPipeline).
-    i.instanceShaderBindingTableRecordOffset = options.primitive == Primitive::aabbs ? 1 : 0;
-    i.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR;
-    i.accelerationStructureReference = blas[k].address();
-  }
-  Buffer instances(
-      c, nc * sizeof(VkAccelerationStructureInstanceKHR),
-      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-      MemoryUse::device, "rx instances");
-  BuildRequest req;
-  req.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
-  req.geometry = instance_geometry(instances.address());
-  req.primitive_count = nc;
-  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
-  auto sizes = build_sizes(c, req);
-  tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
-                     sizes.accelerationStructureSize, "rx TLAS");
-  Scratch scratch;
-  scratch.ensure(c, sizes.buildScratchSize);
-  CommandBatch batch(c);
-  Buffer staging;
-  record_upload(c, batch.cmd(), staging, instances, inst.data(), inst.size() * sizeof inst[0]);
-  memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR, VK_ACCESS_SHADER_READ_BIT,
-                 c);
-  GpuTimer timer(c, 2);
-  timer.reset(batch.cmd());
-  uint32_t t0 = timer.mark(batch.cmd());
-  record_build(c, batch.cmd(), req, tlas, scratch.aligned_address);
-  uint32_t t1 = timer.mark(batch.cmd());
-  accel_write_barrier(c, batch.cmd());
-  batch.submit_and_wait();
-  build_stats.bvh_build_ms += timer.ms(t0, t1);
+  // Hit group 0 handles triangles, 1 boxes (RtPipeline).
+  uint32_t group = options.primitive == Primitive::aabbs ? 1 : 0;
+  std::vector<VkAccelerationStructureInstanceKHR> inst;
+  for (const AccelStruct& b : blas) inst.push_back(identity_instance(b, group));
+  double ms = 0;
+  tlas = detail::build_tlas(*ctx, inst, "rx TLAS", ms);
+  build_stats.bvh_build_ms += ms;
   binding->bind(tlas.handle());
 }
 

@@ -163,41 +163,11 @@ struct SsbEngine::Impl {
     blas = std::move(compacted[0]);
     built.clear();
 
-    VkAccelerationStructureInstanceKHR inst;
-    std::memset(&inst, 0, sizeof inst);
-    inst.transform.matrix[0][0] = inst.transform.matrix[1][1] = inst.transform.matrix[2][2] = 1.0f;
-    inst.mask = 0xFF;
-    inst.instanceShaderBindingTableRecordOffset = 0;  // hit group 0: triangles (RtPipeline)
-    inst.flags = VK_GEOMETRY_INSTANCE_TRIANGLE_FACING_CULL_DISABLE_BIT_KHR;
-    inst.accelerationStructureReference = blas.address();
-    Buffer instances(c, sizeof inst, kStorageUsage | kBuildInput, MemoryUse::device,
-                     "ssb instance");
-    BuildRequest treq;
-    treq.type = VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR;
-    treq.geometry = instance_geometry(instances.address());
-    treq.primitive_count = 1;
-    treq.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
-    auto tsizes = build_sizes(c, treq);
-    tlas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_TOP_LEVEL_KHR,
-                       tsizes.accelerationStructureSize, "ssb TLAS");
-    {
-      Scratch scratch;
-      scratch.ensure(c, tsizes.buildScratchSize);
-      CommandBatch batch(c);
-      Buffer st;
-      record_upload(c, batch.cmd(), st, instances, &inst, sizeof inst);
-      memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                     VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
-                     VK_ACCESS_SHADER_READ_BIT, c);
-      GpuTimer timer(c, 2);
-      timer.reset(batch.cmd());
-      uint32_t t0 = timer.mark(batch.cmd());
-      record_build(c, batch.cmd(), treq, tlas, scratch.aligned_address);
-      uint32_t t1 = timer.mark(batch.cmd());
-      accel_write_barrier(c, batch.cmd());
-      batch.submit_and_wait();
-      build_ms += timer.ms(t0, t1);
-    }
+    // Hit group 0: triangles (RtPipeline).
+    VkAccelerationStructureInstanceKHR inst = identity_instance(blas, 0);
+    double tlas_ms = 0;
+    tlas = build_tlas(c, {&inst, 1}, "ssb TLAS", tlas_ms);
+    build_ms += tlas_ms;
     binding->bind(tlas.handle());
     stats.bvh_build_ms = build_ms;
     stats.bvh_bytes = blas.bytes() + tlas.bytes();
