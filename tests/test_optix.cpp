@@ -259,3 +259,85 @@ TEST_CASE("optix: refused configurations name their cause") {
   REQUIRE(!st.ok());
   CHECK(st.error().code() == Errc::invalid_argument);
 }
+
+// bench rx --optix-variant: every switch of RxOptixOptions answers as the CPU reference and the
+// Vulkan index. launch2d over counts that are not whole rows of 1024 (the last row is partial);
+// multi_anyhit only where a match ends the ray (unique keys, hit-and-scan points), the only use
+// the bench makes of it.
+TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CPU reference") {
+  test::ValidationGuard guard;
+  if (!optix_or_skip()) return;
+  const uint64_t seed = test::fresh_seed();
+  RxOptixOptions bad;
+  bad.opt_level = 4;
+  workload::KeyColumn three;
+  three.width = KeyWidth::bits32;
+  for (uint64_t k : {5, 1, 9}) three.push_back(k);
+  auto small = RxIndex::build(test::context(), three.span()).value();
+  auto refused = RxOptixIndex::build(small, bad);
+  REQUIRE(!refused.ok());
+  CHECK(refused.error().code() == Errc::invalid_argument);
+  CHECK(std::string(refused.error().what()).find("opt_level") != std::string::npos);
+
+  std::vector<std::pair<std::string, RxOptixOptions>> variants;
+  variants.push_back({"launch2d", RxOptixOptions{.launch_2d = true}});
+  variants.push_back({"o0", RxOptixOptions{.opt_level = 0}});
+  variants.push_back({"o3", RxOptixOptions{.opt_level = 3}});
+  for (const Config& c : configs()) {
+    std::string config = name(c);
+    CAPTURE(config);
+    std::mt19937_64 rng(seed);
+    uint64_t max_key = c.width == KeyWidth::bits64 ? (uint64_t{1} << 36) : 0xFFFFFFFFull;
+    auto keys = make_keys(c.width, 5000, max_key, rng);
+    std::vector<uint32_t> values(keys.size());
+    for (auto& v : values) v = static_cast<uint32_t>(rng());
+    RxBuildOptions o;
+    o.primitive = c.primitive;
+    o.method = c.method;
+    o.opaque_triangles = c.opaque;
+    o.key_order = c.key_order;
+    auto vulkan = RxIndex::build(test::context(), keys.span(), values, o).value();
+    RxReference ref(keys.span(), values);
+    auto points = make_points(keys, 5000, max_key, rng);
+    auto ranges = make_ranges(keys, 1500, max_key, rng);
+    std::vector<RxLookup> twin(points.size()), twin_r(ranges.size());
+    REQUIRE(vulkan.lookup(points.span(), twin).ok());
+    REQUIRE(vulkan.lookup_ranges(ranges.span(), twin_r).ok());
+    test::check_lookups(twin, ref.lookup(points.span()), "Vulkan points");
+    test::check_lookups(twin_r, ref.lookup_ranges(ranges.span()), "Vulkan ranges");
+    for (const auto& [variant, vo] : variants) {
+      CAPTURE(variant);
+      auto optix = RxOptixIndex::build(vulkan, vo);
+      REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+      std::vector<RxLookup> got(points.size()), got_r(ranges.size());
+      REQUIRE(optix->lookup(points.span(), got).ok());
+      REQUIRE(optix->lookup_ranges(ranges.span(), got_r).ok());
+      test::check_lookups(got, twin, "OptiX variant points vs Vulkan and the reference");
+      test::check_lookups(got_r, twin_r, "OptiX variant ranges vs Vulkan and the reference");
+    }
+  }
+
+  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+    CAPTURE(to_string(w));
+    workload::KeyOptions ko;
+    ko.count = 30000;
+    ko.width = w;
+    ko.seed = seed + 11;
+    auto wl = workload::make_keys(ko).value();
+    RxBuildOptions o;
+    o.method = RxLookupMethod::hit_and_scan;
+    auto vulkan = RxIndex::build(test::context(), wl.keys.span(), wl.values, o).value();
+    auto optix = RxOptixIndex::build(vulkan, RxOptixOptions{.single_anyhit = false}).value();
+    RxReference ref(wl.keys.span(), wl.values);
+    for (double h : {1.0, 0.5}) {
+      workload::ProbeOptions po;
+      po.count = 25000;
+      po.hit_rate = h;
+      po.seed = ko.seed + 7;
+      auto probes = workload::make_point_probes(wl.universe, po).value();
+      std::vector<RxLookup> got(probes.size());
+      REQUIRE(optix.lookup(probes.span(), got).ok());
+      test::check_lookups(got, ref.lookup(probes.span()), "OptiX multi_anyhit unique points");
+    }
+  }
+}

@@ -4,8 +4,10 @@
 # the CPU reference and between the two APIs (docs/optix.md). Binaries are built on the developer
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt and rx.jsonl.
-# Usage: bench/gpu/optix.sh [tests] [points] [key64] [ranges] [boxes] | all   (default all: about
-# 7 minutes on an H100; if a call runs short of time, run 'tests points' and 'key64 ranges boxes')
+# Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] | gaps | all
+# gaps = variants prefer key64 ranges boxes: the measurements docs/optix.md ("Gaps") waits for
+# (estimated 6-8 minutes on an H100; if it runs short, 'variants prefer' then 'key64 ranges
+# boxes'). all (default) = tests points + gaps: more than one call's time.
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -25,7 +27,10 @@ if ! $R info | grep -q "^OptiX backend: yes"; then
 fi
 
 what=" ${*:-all} "
-part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
+part() {
+  [[ $what == *" all "* || $what == *" $1 "* ||
+     ($what == *" gaps "* && " variants prefer key64 ranges boxes " == *" $1 "*) ]]
+}
 status=0
 
 if part tests; then
@@ -53,6 +58,20 @@ if part points; then
   echo "== 2^26 32-bit keys, 2^27 point lookups: hit_and_scan (opaque rays) and any_hit"
   $B --label optix-points --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted \
     --build-repeats 2 --warmup 2 || status=5
+fi
+if part variants; then
+  echo "== the probe gap, one switch at a time: OptiX twins per --optix-variant (docs/optix.md)"
+  $B --label optix-variants --method hit_and_scan --hit-rate 1,0 --order unsorted,sorted \
+    --optix-variant base,multi_anyhit,launch2d,o3,o0 --build-repeats 1 --warmup 2 || status=5
+fi
+if part prefer; then
+  # The size per key is what this part is for: 2^24 keys are enough and quick.
+  echo "== GAS vs BVH size under each build preference (both APIs), 2^24 keys and lookups"
+  for p in none fast_trace fast_build; do
+    $R bench rx --out $OUT/results --api vulkan,optix --prefer $p --label optix-prefer-$p \
+      --keys 2^24 --lookups 2^24 --method hit_and_scan --hit-rate 1 --order unsorted \
+      --optix-variant base,multi_anyhit --build-repeats 1 --warmup 1 || status=5
+  done
 fi
 if part key64; then
   echo "== 64-bit keys, hit_and_scan"

@@ -35,13 +35,29 @@ namespace detail {
 struct RxOptixImpl;
 }
 
+// Switches of the OptiX path that bench rx --optix-variant flips one at a time, to measure which
+// difference from the Vulkan path moves time or memory (docs/optix.md, "Gaps"). The defaults are
+// the configuration that mirrors the Vulkan index; every variant returns the same results.
+struct RxOptixOptions {
+  // OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL, the twin of Vulkan's
+  // NO_DUPLICATE_ANY_HIT_INVOCATION. Off: OPTIX_GEOMETRY_FLAG_NONE, which lets OptiX call any-hit
+  // more than once per primitive and ray: exact where a match ends the ray (hit-and-scan, unique
+  // point lookups), possibly double-counting elsewhere; bench rx checks every result whole.
+  bool single_anyhit = true;
+  // OptixModuleCompileOptions::optLevel: -1 = OPTIX_COMPILE_OPTIMIZATION_DEFAULT, 0..3 the levels.
+  int opt_level = -1;
+  // Launch as a 2D grid (1024 wide) instead of one row of lookups: the thread-to-lookup order is
+  // the same, only the launch shape differs.
+  bool launch_2d = false;
+};
+
 class RxOptixIndex {
  public:
   // Builds the GAS over `index`'s records with its options. Supported: triangles or boxes,
   // hit_and_scan (opaque triangles or not) or any_hit, key or row order, 32- or 64-bit keys,
   // compaction and build preference. Refused with Errc::unsupported: partitions other than 1,
   // compress_duplicates, allow_update, and more keys than one GAS holds.
-  static Result<RxOptixIndex> build(const RxIndex& index);
+  static Result<RxOptixIndex> build(const RxIndex& index, const RxOptixOptions& options = {});
   // Builds the GAS again over the same records (for timing repeats).
   Status rebuild();
 

@@ -41,9 +41,10 @@ struct BenchRxOptions {
   std::vector<std::string> opaque = {"on"};
   std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
-  std::vector<std::string> apis = {"vulkan"};       // --api: vulkan and/or optix (RX only)
-  std::vector<uint32_t> bucket_sizes = {32};        // --index cgrx
-  std::vector<std::string> cgrx_rays = {"window"};  // CgrxBuildOptions::window_first_ray, swept
+  std::vector<std::string> apis = {"vulkan"};          // --api: vulkan and/or optix (RX only)
+  std::vector<std::string> optix_variants = {"base"};  // --optix-variant: RxOptixOptions
+  std::vector<uint32_t> bucket_sizes = {32};           // --index cgrx
+  std::vector<std::string> cgrx_rays = {"window"};     // CgrxBuildOptions::window_first_ray, swept
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
@@ -188,7 +189,10 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   }
   const RxBuildStats& bs = index->build_stats();
   progress(
-      fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB", median(build_ms), bs.bvh_bytes / 1e6));
+      fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB compacted ({:.1f} MB before), peak "
+                  "{:.1f} MB",
+                  median(build_ms), bs.bvh_bytes / 1e6, bs.bvh_uncompacted_bytes / 1e6,
+                  bs.build_peak_bytes / 1e6));
   Candidate c;
   c.fields = {{"index", "rx"},
               {"traversal", to_string(index->traversal())},
@@ -233,13 +237,34 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   return c;
 }
 
+// --optix-variant: one switch of RxOptixOptions flipped from the mirror of the Vulkan path
+// (docs/optix.md, "Gaps").
+RxOptixOptions parse_optix_variant(const std::string& v) {
+  RxOptixOptions x;
+  if (v == "base") return x;
+  if (v == "multi_anyhit") {
+    x.single_anyhit = false;
+  } else if (v == "launch2d") {
+    x.launch_2d = true;
+  } else if (v.size() == 2 && v[0] == 'o' && v[1] >= '0' && v[1] <= '3') {
+    x.opt_level = v[1] - '0';
+  } else {
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format("unknown --optix-variant '{}' (base, multi_anyhit, launch2d, o0..o3)", v));
+  }
+  return x;
+}
+
 // The OptiX twin of an RX candidate (--api optix): a GAS over the very records of the Vulkan
 // index, the same primitives, build flags and lookups (docs/optix.md). One warm-up build, then
-// the median of --build-repeats rebuilds. Fails with the reason where OptiX cannot run: the run
-// asked for it.
-Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan) {
-  progress("building the OptiX twin over the same records");
-  auto index = std::make_shared<RxOptixIndex>(RxOptixIndex::build(*vulkan.rx).value());
+// the median of --build-repeats rebuilds, with `variant`'s RxOptixOptions. Fails with the reason
+// where OptiX cannot run (the run asked for it) or the variant does not build.
+Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan,
+                         const std::string& variant) {
+  progress(fmt::format("building the OptiX twin over the same records (variant {})", variant));
+  auto index = std::make_shared<RxOptixIndex>(
+      RxOptixIndex::build(*vulkan.rx, parse_optix_variant(variant)).value());
   std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
     index->rebuild().value();
@@ -250,8 +275,10 @@ Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Cand
     compact_ms.push_back(s.compact_ms);
   }
   const RxBuildStats& bs = index->build_stats();
-  progress(fmt::format("OptiX built in {:.2f} ms (GPU), GAS {:.1f} MB", median(build_ms),
-                       bs.bvh_bytes / 1e6));
+  progress(fmt::format(
+      "OptiX built in {:.2f} ms (GPU), GAS {:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
+      median(build_ms), bs.bvh_bytes / 1e6, bs.bvh_uncompacted_bytes / 1e6,
+      bs.build_peak_bytes / 1e6));
   Candidate c;
   c.api = "optix";
   c.fields = vulkan.fields;
@@ -267,10 +294,11 @@ Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Cand
                    {"build_peak_bytes", bs.build_peak_bytes},
                    {"gpu_resident_bytes", bs.resident_bytes},
                    {"blas_count", bs.blas_count},
-                   {"optix_version", optix_support(ctx).version}});
+                   {"optix_version", optix_support(ctx).version},
+                   {"optix_variant", variant}});
   c.columns = vulkan.columns;  // api (6), index (6), traversal (9), ...
   c.columns.replace(0, 6, fmt::format("{:<6}", "optix"));
-  c.columns.replace(14, 9, fmt::format("{:<9}", "optix"));
+  c.columns.replace(14, 9, fmt::format("{:<9.9}", variant == "base" ? "optix" : "ox:" + variant));
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
   attach(c, index);
@@ -604,6 +632,9 @@ void run(BenchRxOptions& o) {
     else
       throw Error(Errc::invalid_argument, fmt::format("unknown --api '{}' (vulkan, optix)", api));
   }
+  for (const auto& v : o.optix_variants) parse_optix_variant(v);  // bad names fail up front
+  if (!use_optix && o.optix_variants != std::vector<std::string>{"base"})
+    throw Error(Errc::invalid_argument, "--optix-variant needs --api optix");
   if (use_optix) {
     const OptixSupport& os = optix_support(ctx);
     if (!os.available)
@@ -620,6 +651,8 @@ void run(BenchRxOptions& o) {
 
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
+  std::vector<std::string> failed_variants;  // --optix-variant builds that threw
+  Errc first_failure = Errc::internal;
   auto kd = workload::parse_distribution(o.key_dist).value();
   auto pd = workload::parse_distribution(o.probe_dist).value();
 
@@ -673,11 +706,23 @@ void run(BenchRxOptions& o) {
                                     parts);
                   if (!c) continue;
                   std::vector<Candidate*> twins;
-                  std::optional<Candidate> optix;
+                  std::vector<Candidate> optix;
                   if (use_vulkan) twins.push_back(&*c);
                   if (use_optix) {
-                    optix = build_rx_optix(o, ctx, *c);
-                    twins.push_back(&*optix);
+                    optix.reserve(o.optix_variants.size());  // twins point into it
+                    for (const auto& v : o.optix_variants) {
+                      // A variant that fails to build costs its rows only, not the run's; the
+                      // run still fails at the end, naming it.
+                      try {
+                        optix.push_back(build_rx_optix(o, ctx, *c, v));
+                        twins.push_back(&optix.back());
+                      } catch (const Error& e) {
+                        if (v == "base") throw;
+                        progress(fmt::format("ERROR: OptiX variant {}: {}", v, e.what()));
+                        if (failed_variants.empty()) first_failure = e.code();
+                        failed_variants.push_back(v + ": " + e.what());
+                      }
+                    }
                   }
                   // With --api optix alone, the Vulkan index only holds the records.
                   probe_all(o, ctx, w, twins, rows, table);
@@ -696,6 +741,9 @@ void run(BenchRxOptions& o) {
           "api", "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit",
           "order", "width", "build ms", "probe ms", "Mlook/s", "index MB", "check"),
       table, rows);
+  if (!failed_variants.empty())
+    throw Error(first_failure, fmt::format("{} OptiX variant build(s) failed, first: {}",
+                                           failed_variants.size(), failed_variants.front()));
 }
 
 }  // namespace
@@ -728,6 +776,12 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--api", o->apis,
                   "vulkan and/or optix: RX lookups through each API on the same records and "
                   "lookups, results checked identical (optix needs a build with OptiX_ROOT)")
+      ->delimiter(',');
+  cmd->add_option("--optix-variant", o->optix_variants,
+                  "with --api optix, one OptiX twin per variant, each one switch from the mirror "
+                  "of the Vulkan path (docs/optix.md): base, multi_anyhit (no "
+                  "REQUIRE_SINGLE_ANYHIT_CALL), launch2d (1024-wide 2D launch), o0..o3 (module "
+                  "optimization level; base = DEFAULT); list")
       ->delimiter(',');
   cmd->add_option("--bucket-size", o->bucket_sizes,
                   "cgrx: keys per bucket, powers of two >= 2 (thesis: 32, 256); list")

@@ -34,7 +34,7 @@ const OptixSupport& optix_support(const Context& ctx) {
   return detail::optix::support(ctx.vk());
 }
 
-Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index) {
+Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index, const RxOptixOptions&) {
   return detail::capture([&]() -> RxOptixIndex {
     detail::VkContext& c = *detail::rx_view(index).ctx;
     detail::optix::require(c);

@@ -9,6 +9,9 @@
 
 namespace raydb::detail::optix {
 
+// Lookups per row of a 2D launch (RxOptixOptions::launch_2d).
+constexpr uint32_t kLaunchRowWidth = 1024;
+
 struct RxLaunchParams {
   OptixTraversableHandle handle;  // the GAS; 0 for an empty index (every ray then misses)
   uint64_t records;               // 16-byte key records (shaders/common/records.glsl)

@@ -88,6 +88,7 @@ struct SbtRecord {
 
 struct RxOptixImpl {
   RxIndexView view;
+  RxOptixOptions variant;
   optix::State* st = nullptr;
   cudaStream_t stream = nullptr;
   bool boxes = false;
@@ -167,7 +168,8 @@ void RxOptixImpl::build_gas() {
                      "OptiX primitives");
   CUdeviceptr prim_address = prims.address();
   // VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR, as the Vulkan build sets it.
-  unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
+  unsigned geometry_flags = variant.single_anyhit ? OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL
+                                                  : OPTIX_GEOMETRY_FLAG_NONE;
   OptixBuildInput input{};
   if (boxes) {
     input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
@@ -239,7 +241,11 @@ void RxOptixImpl::make_pipeline() {
   size_t log_size = sizeof log;
   OptixModuleCompileOptions module_options{};
   module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
-  module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
+  static constexpr OptixCompileOptimizationLevel kLevels[] = {
+      OPTIX_COMPILE_OPTIMIZATION_LEVEL_0, OPTIX_COMPILE_OPTIMIZATION_LEVEL_1,
+      OPTIX_COMPILE_OPTIMIZATION_LEVEL_2, OPTIX_COMPILE_OPTIMIZATION_LEVEL_3};
+  module_options.optLevel =
+      variant.opt_level < 0 ? OPTIX_COMPILE_OPTIMIZATION_DEFAULT : kLevels[variant.opt_level];
   module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
@@ -343,10 +349,15 @@ void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   cuda::check(cudaMemcpyAsync(queries_dev.get(), q.data, q.bytes(), cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (queries)");
   uint32_t t1 = timer.mark();
-  for (size_t i = 0; i < launches.size(); ++i)
+  for (size_t i = 0; i < launches.size(); ++i) {
+    // 2D: rows of kLaunchRowWidth lookups (the programs index row * width + column).
+    uint32_t n = launches[i].num_queries;
+    uint32_t width = variant.launch_2d ? std::min(n, optix::kLaunchRowWidth) : n;
+    uint32_t height = variant.launch_2d ? (n + width - 1) / width : 1;
     optix::check(optixLaunch(pipeline, stream, params_dev.address() + i * sizeof launches[i],
-                             sizeof launches[i], &sbt, launches[i].num_queries, 1, 1),
+                             sizeof launches[i], &sbt, width, height, 1),
                  "optixLaunch");
+  }
   uint32_t t2 = timer.mark();
   cuda::check(cudaMemcpyAsync(out, results_dev.get(), result_bytes, cudaMemcpyDeviceToHost, stream),
               "cudaMemcpyAsync (results)");
@@ -378,9 +389,14 @@ void check_supported(const RxBuildOptions& o) {
 
 }  // namespace
 
-Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index) {
+Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index, const RxOptixOptions& options) {
   return detail::capture([&]() -> RxOptixIndex {
+    if (options.opt_level < -1 || options.opt_level > 3)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("RxOptixOptions::opt_level {} is not -1 (default) or 0..3",
+                              options.opt_level));
     auto impl = std::make_unique<RxOptixImpl>();
+    impl->variant = options;
     impl->view = detail::rx_view(index);
     detail::VkContext& c = *impl->view.ctx;
     detail::optix::require(c);

@@ -47,6 +47,12 @@ __device__ __forceinline__ void rx_write_match(uint32_t query, uint32_t row) {
 
 // ---- Launch-side helpers, as in rx_common.glsl. ----
 
+// The lookup of this thread within its launch: row-major over a 1D or 2D launch.
+__device__ __forceinline__ uint32_t rx_launch_local() {
+  uint3 i = optixGetLaunchIndex();
+  return i.y * optixGetLaunchDimensions().x + i.x;
+}
+
 struct RxPayload {
   RxHitState s;
   uint32_t query;
@@ -96,7 +102,7 @@ __device__ void rx_trace(RxPayload& pl, const RxRay& r) {
 }
 
 extern "C" __global__ void __raygen__rx() {
-  uint32_t local = optixGetLaunchIndex().x;
+  uint32_t local = rx_launch_local();
   if (local >= params.num_queries) return;
   uint32_t q = local + params.query_offset;
   uint64_t lo, hi;
@@ -135,7 +141,7 @@ extern "C" __global__ void __closesthit__rx() {
 // Intersection for boxes: report keys in the query that lie on this ray's own line, at the key
 // point's ray parameter. The query comes from the launch index, as in rx_probe.rint.
 extern "C" __global__ void __intersection__rx_box() {
-  uint32_t q = optixGetLaunchIndex().x + params.query_offset;
+  uint32_t q = rx_launch_local() + params.query_offset;
   uint64_t lo, hi;
   rx_load_query(q, lo, hi);
   uint64_t key = rx_record(rx_hit_primitive()).key;
