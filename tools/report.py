@@ -383,12 +383,17 @@ def dpbis_table(d):
     if not rows:
         return []
     # The newest measurement of each configuration.
+    # DP-BIS and the sieve in their non-default refinement (DpBisOptions::refine) are their own rows.
+    for r in rows:
+        if r.get("refine") not in (None, "scatter"):
+            r["index"] = f"{r['index']} ({r['refine']})"
     key = lambda r: (r["index"], r.get("backend", "vulkan"), r["rows"], r["columns"], r["selectivity"], r["combine"])
     newest_of = {}
     for r in rows:
         if key(r) not in newest_of or r["timestamp"] > newest_of[key(r)]["timestamp"]:
             newest_of[key(r)] = r
-    order = {"full_scan": 0, "dpbis": 1, "sieve": 2, "cpu_bindex": 3, "cpu_scan": 4}
+    order = {"full_scan": 0, "dpbis": 1, "dpbis (in_select)": 2, "sieve": 3, "sieve (in_select)": 4,
+             "cpu_bindex": 5, "cpu_scan": 6}
     rows = sorted(newest_of.values(), key=lambda r: (r["rows"], r["columns"], r["selectivity"], r["combine"],
                                                       order.get(r["index"], 9), r.get("backend", "vulkan")))
     out = [f"Source: `bench/results/{d.name}/dpbis.jsonl`. DP-BIS against the full scan, uniform uint32 columns, "
@@ -627,6 +632,11 @@ def device_dirs():
     return sorted(p for p in RESULTS.iterdir() if p.is_dir())
 
 
+def pow2(n):
+    """2^k for powers of two, the number otherwise."""
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
 def optix_section():
     """Vulkan against OptiX on the same keys and lookups (rows of one label with api vulkan and optix)."""
     out = []
@@ -643,14 +653,18 @@ def optix_section():
             continue
         v0, o0 = pairs[0]
         out += [f"Source: `bench/results/{d.name}/rx.jsonl`, labels {', '.join(f'`{l}`' for l in sorted(labels))}. "
-                f"{device_line(v0)}, OptiX {o0.get('optix_version', '?')}; {v0['key_bits']}-bit uniform keys, "
-                f"{v0['num_keys']} keys, {v0['num_lookups']} point lookups, triangles, compacted BVH; both APIs on the "
-                "same keys and lookups in one run, only rows whose result check was ok. Ratio: OptiX / Vulkan.", "",
-                "| lookup | hit rate | probes | Vulkan build ms | OptiX build ms | Vulkan BVH MB | OptiX BVH MB | "
+                f"{device_line(v0)}, OptiX {o0.get('optix_version', '?')}; compacted BVH (Vulkan: BLAS + TLAS; OptiX: "
+                "one GAS); both APIs on the same keys and lookups in one run, only rows whose result check was ok. "
+                "Width 0: point lookups. Ratio: OptiX / Vulkan.", "",
+                "| lookup | primitive | key bits | keys | key dist | lookups | width | hit rate | probes | "
+                "Vulkan build ms | OptiX build ms | Vulkan BVH MB | OptiX BVH MB | "
                 "Vulkan probe ms | OptiX probe ms | probe ratio | OptiX result |",
-                "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for v, o in sorted(pairs, key=lambda p: (method(p[0]) != "hit_and_scan", -p[0]["hit_rate"], order_of(p[0]))):
-            out.append(f"| {variant(v)} | {v['hit_rate']:g} | {order_of(v)} | {fmt_ms(v['build_time_ms'])} | "
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for v, o in sorted(pairs, key=lambda p: (p[0].get("primitive", ""), p[0]["key_bits"], p[0].get("range_width", 0),
+                                                 method(p[0]) != "hit_and_scan", -p[0]["hit_rate"], order_of(p[0]))):
+            out.append(f"| {variant(v)} | {v.get('primitive', '?')} | {v['key_bits']} | {pow2(v['num_keys'])} | "
+                       f"{v.get('key_dist', '?')} | {pow2(v['num_lookups'])} | {v.get('range_width', 0)} | "
+                       f"{v['hit_rate']:g} | {order_of(v)} | {fmt_ms(v['build_time_ms'])} | "
                        f"{fmt_ms(o['build_time_ms'])} | {v['build_bytes'] / 1e6:.0f} | {o['build_bytes'] / 1e6:.0f} | "
                        f"{fmt_ms(v['probe_time_ms'])} | {fmt_ms(o['probe_time_ms'])} | "
                        f"{o['probe_time_ms'] / v['probe_time_ms']:.2f} | {o.get('api_check', '-')} |")
