@@ -17,14 +17,7 @@
 #           refine. 1e9 rows with one column only: three sieve tables of 1e9 rows (16 GB of
 #           vectors each, 29 GB with codes, sorted values and row ids) do not fit in 80 GB.
 set -uo pipefail
-source .gl/enter.sh
-OUT=${OUT:-/tmp/raydb-out}
-mkdir -p "$OUT/results"
-R=build/src/raydb
-what=" ${*:-all} "
-part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-$R info >> "$OUT/gpu.txt"
+source "$(dirname "$0")/common.sh" "$@"
 rc=0
 
 if part tests; then

@@ -5,14 +5,7 @@
 # Usage: bench/gpu/rtscan.sh [tests] [main] [variants] [params] [skew] | all
 # 'tests main' is one call (under 9 minutes); the other parts go in a second call.
 set -uo pipefail
-source .gl/enter.sh
-OUT=${OUT:-/tmp/raydb-out}
-mkdir -p "$OUT/results"
-R=build/src/raydb
-what=" ${*:-all} "
-part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-$R info >> "$OUT/gpu.txt"
+source "$(dirname "$0")/common.sh" "$@"
 
 if part tests; then
   echo "== RTScan tests on the GPU (pipeline traversal; no validation layer on this machine)"

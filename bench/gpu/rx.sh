@@ -5,15 +5,7 @@
 # Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [cgrx] [thesis = thesis-rx thesis-join] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
-source .gl/enter.sh
-OUT=${OUT:-/tmp/raydb-out}
-mkdir -p "$OUT/results"
-R=build/src/raydb
-what=" ${*:-all} "
-# Whether part $1 was asked for.
-part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-$R info >> "$OUT/gpu.txt"
+source "$(dirname "$0")/common.sh" "$@"
 
 if part tests; then
   echo "== tests on the GPU (pipeline traversal; no validation layer on this machine)"

@@ -14,14 +14,7 @@
 # its rows when it ends, so a timeout loses one flight, not the scale factor. Each regenerates
 # SF 20 (about 13 s; SF 10 took 6.5 s on the H100's host) and encodes 2.7 s per query at SF 10.
 set -uo pipefail
-source .gl/enter.sh
-OUT=${OUT:-/tmp/raydb-out}
-mkdir -p "$OUT/results"
-R=build/src/raydb
-what=" ${*:-all} "
-part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
-$R info >> "$OUT/gpu.txt"
+source "$(dirname "$0")/common.sh" "$@"
 
 if part tests; then
   echo "== SSB tests on the GPU (the reference dbgen files are not on this machine: skipped)"
