@@ -73,67 +73,75 @@ std::tuple<double, double, JoinAggregate> baseline_aggregate(const BenchJoinOpti
   return {index.build_stats().sort_ms, median(ms), a};
 }
 
-// The baseline joins (both sides sorted, the build side sorted, or hashed): pairs and/or the
-// aggregate, the build (and probe) side's preparation timed apart from the join's passes.
+// The data of one configuration: both sides, the build side's values, and how they were made.
 template <class K>
-void run_baseline_join(const BenchJoinOptions& o, const Context& ctx, BaselineJoin kind,
-                       const std::vector<K>& build, const std::vector<uint32_t>& values,
-                       const std::vector<K>& probe, uint32_t mult, double hit, int bits,
-                       uint64_t seed, std::vector<nlohmann::json>& rows,
-                       std::vector<std::string>& table) {
-  for (const std::string& output : o.outputs) {
-    if (output != "pairs" && output != "aggregate")
-      throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
-    progress(fmt::format("joining: {} through the {} join", output, to_string(kind)));
-    std::vector<double> index_ms, probe_sort_ms, count_ms, collect_ms;
-    std::vector<JoinPair> pairs;
-    JoinAggregate agg;
-    JoinStats st;
-    for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-      if (output == "pairs")
-        pairs = baseline_join(ctx, kind, build, probe, &st).value();
-      else
-        agg = baseline_join_aggregate(ctx, kind, build, values, probe, &st).value();
-      if (r >= o.run.warmup) {
-        index_ms.push_back(st.index_ms);
-        probe_sort_ms.push_back(st.probe_sort_ms);
-        count_ms.push_back(st.count_ms);
-        collect_ms.push_back(st.collect_ms);
-      }
+struct JoinSides {
+  const std::vector<K>& build;
+  const std::vector<uint32_t>& values;
+  const std::vector<K>& probe;
+  uint32_t mult;
+  double hit;
+  int bits;
+  uint64_t seed;
+};
+
+// Times one join (RX or a baseline) over warm-up + repeats, checks its last output whole against
+// the CPU join, and records the medians. `join(output, pairs, agg, st)` runs it once, filling
+// `pairs` for output "pairs", `agg` otherwise; `name` is the index column ("rx" names the side).
+template <class K, class RunJoin>
+void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>& s,
+               const std::string& name, const std::string& output, RunJoin&& join,
+               std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
+  if (output != "pairs" && output != "aggregate")
+    throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
+  std::vector<double> index_ms, probe_sort_ms, count_ms, collect_ms;
+  std::vector<JoinPair> pairs;
+  JoinAggregate agg;
+  JoinStats st;
+  for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+    join(output, pairs, agg, st);
+    if (r >= o.run.warmup) {
+      index_ms.push_back(st.index_ms);
+      probe_sort_ms.push_back(st.probe_sort_ms);
+      count_ms.push_back(st.count_ms);
+      collect_ms.push_back(st.collect_ms);
     }
-    std::string checked = "skipped";
-    if (!o.run.no_check) {
-      if (output == "pairs") {
-        std::sort(pairs.begin(), pairs.end());
-        checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
-      } else {
-        checked = agg == join_aggregate_reference(build, values, probe) ? "ok" : "MISMATCH";
-      }
-    }
-    uint64_t nb = build.size(), np = probe.size();
-    nlohmann::json j = result_fields(ctx, "join", o.run);
-    j.update({{"index", to_string(kind)},
-              {"indexed_side", "build"},
-              {"output", output},
-              {"key_bits", bits},
-              {"build_rows", nb},
-              {"probe_rows", np},
-              {"multiplicity", mult},
-              {"hit_rate", hit},
-              {"matches", st.matches},
-              {"index_time_ms", median(index_ms)},
-              {"probe_sort_ms", median(probe_sort_ms)},
-              {"count_ms", median(count_ms)},
-              {"collect_ms", median(collect_ms)},
-              {"join_time_ms", median(probe_sort_ms) + median(count_ms) + median(collect_ms)},
-              {"seed", seed},
-              {"checked_result", checked}});
-    rows.push_back(j);
-    table.push_back(fmt::format(
-        "{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}",
-        output, to_string(kind), bits, pow2_name(nb), pow2_name(np), mult, hit, st.matches,
-        median(index_ms) + median(probe_sort_ms), median(count_ms), median(collect_ms), checked));
   }
+  std::string checked = "skipped";
+  if (!o.run.no_check) {
+    if (output == "pairs") {
+      std::sort(pairs.begin(), pairs.end());
+      checked = pairs == join_pairs_reference(s.build, s.probe) ? "ok" : "MISMATCH";
+    } else {
+      checked = agg == join_aggregate_reference(s.build, s.values, s.probe) ? "ok" : "MISMATCH";
+    }
+  }
+  bool rx = name == "rx";
+  uint64_t nb = s.build.size(), np = s.probe.size();
+  nlohmann::json j = result_fields(ctx, "join", o.run);
+  j.update({{"index", name},
+            {"indexed_side", rx ? to_string(st.indexed) : "build"},
+            {"output", output},
+            {"key_bits", s.bits},
+            {"build_rows", nb},
+            {"probe_rows", np},
+            {"multiplicity", s.mult},
+            {"hit_rate", s.hit},
+            {"matches", st.matches},
+            {"index_time_ms", median(index_ms)},
+            {"probe_sort_ms", median(probe_sort_ms)},
+            {"count_ms", median(count_ms)},
+            {"collect_ms", median(collect_ms)},
+            {"join_time_ms", median(probe_sort_ms) + median(count_ms) + median(collect_ms)},
+            {"count_ms_all", count_ms},
+            {"seed", s.seed},
+            {"checked_result", checked}});
+  rows.push_back(j);
+  table.push_back(fmt::format(
+      "{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}", output,
+      rx ? fmt::format("rx/{}", to_string(st.indexed)) : name, s.bits, pow2_name(nb), pow2_name(np),
+      s.mult, s.hit, st.matches, median(index_ms) + median(probe_sort_ms), median(count_ms),
+      median(collect_ms), checked));
 }
 
 template <class K>
@@ -146,14 +154,26 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   make_sides<K>(nb, np, mult, hit, seed, build, probe);
   std::vector<uint32_t> values(build.size());
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
+  JoinSides<K> sides{build, values, probe, mult, hit, bits, seed};
   for (const std::string& kind : o.indexes) {
     if (kind == "rx") continue;
     if (kind == "sort_merge" || kind == "sorted_array" || kind == "hash") {
-      run_baseline_join<K>(o, ctx,
-                           kind == "sort_merge"     ? BaselineJoin::sort_merge
-                           : kind == "sorted_array" ? BaselineJoin::sorted_array
-                                                    : BaselineJoin::hash,
-                           build, values, probe, mult, hit, bits, seed, rows, table);
+      BaselineJoin bk = kind == "sort_merge"     ? BaselineJoin::sort_merge
+                        : kind == "sorted_array" ? BaselineJoin::sorted_array
+                                                 : BaselineJoin::hash;
+      for (const std::string& output : o.outputs) {
+        progress(fmt::format("joining: {} through the {} join", output, kind));
+        time_join(
+            o, ctx, sides, kind, output,
+            [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
+                JoinStats& st) {
+              if (out == "pairs")
+                pairs = baseline_join(ctx, bk, build, probe, &st).value();
+              else
+                agg = baseline_join_aggregate(ctx, bk, build, values, probe, &st).value();
+            },
+            rows, table);
+      }
       continue;
     }
     if (kind != "sorted")
@@ -190,8 +210,6 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   if (std::find(o.indexes.begin(), o.indexes.end(), "rx") == o.indexes.end()) return;
   for (const std::string& side_name : o.indexed)
     for (const std::string& output : o.outputs) {
-      if (output != "pairs" && output != "aggregate")
-        throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
       JoinOptions jo;
       jo.indexed =
           side_name == "build"   ? JoinSide::build
@@ -200,55 +218,16 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
               ? JoinSide::automatic
               : throw Error(Errc::invalid_argument, "--indexed takes build, probe, automatic");
       progress(fmt::format("joining: {}, indexed side {}", output, side_name));
-      std::vector<double> index_ms, count_ms, collect_ms;
-      std::vector<JoinPair> pairs;
-      JoinAggregate agg;
-      JoinStats st;
-      for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-        if (output == "pairs")
-          pairs = rx_join(ctx, build, probe, jo, &st).value();
-        else
-          agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
-        if (r >= o.run.warmup) {
-          index_ms.push_back(st.index_ms);
-          count_ms.push_back(st.count_ms);
-          collect_ms.push_back(st.collect_ms);
-        }
-      }
-      uint64_t matches = st.matches;
-      std::string checked = "skipped";
-      if (!o.run.no_check) {
-        if (output == "pairs") {
-          std::sort(pairs.begin(), pairs.end());
-          checked = pairs == join_pairs_reference(build, probe) ? "ok" : "MISMATCH";
-        } else {
-          checked = agg == join_aggregate_reference(build, values, probe) ? "ok" : "MISMATCH";
-        }
-      }
-      double total = median(count_ms) + median(collect_ms);
-      nlohmann::json j = result_fields(ctx, "join", o.run);
-      j.update({{"index", "rx"},
-                {"indexed_side", to_string(st.indexed)},
-                {"output", output},
-                {"key_bits", bits},
-                {"build_rows", nb},
-                {"probe_rows", np},
-                {"multiplicity", mult},
-                {"hit_rate", hit},
-                {"matches", matches},
-                {"index_time_ms", median(index_ms)},
-                {"count_ms", median(count_ms)},
-                {"collect_ms", median(collect_ms)},
-                {"join_time_ms", total},
-                {"count_ms_all", count_ms},
-                {"seed", seed},
-                {"checked_result", checked}});
-      rows.push_back(j);
-      table.push_back(fmt::format(
-          "{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
-          "{:>10.3f} {:>10.3f}  {}",
-          output, fmt::format("rx/{}", to_string(st.indexed)), bits, pow2_name(nb), pow2_name(np),
-          mult, hit, matches, median(index_ms), median(count_ms), median(collect_ms), checked));
+      time_join(
+          o, ctx, sides, "rx", output,
+          [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
+              JoinStats& st) {
+            if (out == "pairs")
+              pairs = rx_join(ctx, build, probe, jo, &st).value();
+            else
+              agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
+          },
+          rows, table);
     }
 }
 
