@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the RTScan tests on the NVIDIA device, then
 # the paper's main sweep and its side experiments. Binaries are built on the developer machine and
 # carried in build/; results go to $OUT/results/<device>/ and are copied into bench/results/.
-# Usage: bench/gpu/rtscan.sh [tests] [main] [variants] [params] [skew] | all
+# Usage: bench/gpu/rtscan.sh [tests] [main] [variants] [baselines] [params] [skew] | all
 # 'tests main' is one call (under 9 minutes); the other parts go in a second call.
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
@@ -40,13 +40,19 @@ if part variants; then
       --selectivity 0.2,0.5,0.9 --baseline none --repeats 3 --warmup 1
   done
 fi
+if part baselines; then
+  echo "== the main sweep's data against every baseline: full scan, GPU sieve (BinDex-style), DP-BIS, CPU BinDex"
+  $B --label paper-baselines --rows 1e8 --columns 3 --dist permutation --bins 128 \
+    --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 3 --warmup 1
+fi
 if part params; then
   echo "== K, I, S, L sweeps at 1e8 rows (I = S = w is the paper's best)"
   $B --label sweep-bins --rows 1e8 --dist permutation --bins 32,64,128 --selectivity 0.2,0.5,0.9 \
     --baseline none --counts true --repeats 3 --warmup 1
+  # Not 0.5: on a permutation with K = 128 it falls on sieve borders and nothing is refined.
   $B --label sweep-is --rows 1e8 --dist permutation --interval 20833,41667,83333 \
-    --spacing 1,41667,83333 --selectivity 0.5 --baseline none --repeats 3 --warmup 1
-  $B --label sweep-l --rows 1e8 --dist permutation --segment 1e5,1111111,1e7 --selectivity 0.5 \
+    --spacing 1,41667,83333 --selectivity 0.2,0.9 --baseline none --repeats 3 --warmup 1
+  $B --label sweep-l --rows 1e8 --dist permutation --segment 1e5,1111111,1e7 --selectivity 0.2,0.9 \
     --baseline none --repeats 3 --warmup 1
 fi
 if part skew; then
