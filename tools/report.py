@@ -644,11 +644,14 @@ def optix_section():
         rows = [r for r in load(d) if r.get("api") in ("vulkan", "optix") and r.get("diagnostic", "none") == "none"]
         labels = {r["label"] for r in rows if r.get("api") == "optix"}
         cfg = lambda r: (r["label"], r.get("index", "rx"), method(r), r.get("primitive"), r["key_bits"], r["num_keys"],
-                         r["num_lookups"], r["hit_rate"], order_of(r), r.get("range_width", 0))
+                         r["num_lookups"], r["hit_rate"], order_of(r), r.get("range_width", 0),
+                         r.get("build_preference", "fast_trace"))
+        # Each OptiX twin (RxOptixOptions, `optix_variant`) pairs with the Vulkan row of its run.
+        twin = lambda r: r.get("optix_variant", "base") if r["api"] == "optix" else "-"
         best = newest_by([r for r in rows if r["label"] in labels and r["checked_result"] == "ok"],
-                         lambda r: cfg(r) + (r["api"],))
-        pairs = [(best[k + ("vulkan",)], best[k + ("optix",)]) for k in sorted({k[:-1] for k in best}, key=str)
-                 if k + ("vulkan",) in best and k + ("optix",) in best]
+                         lambda r: cfg(r) + (r["api"], twin(r)))
+        pairs = [(best[k[:-2] + ("vulkan", "-")], best[k]) for k in sorted(best, key=str)
+                 if k[-2] == "optix" and k[:-2] + ("vulkan", "-") in best]
         if not pairs:
             continue
         v0, o0 = pairs[0]
@@ -657,14 +660,19 @@ def optix_section():
                 "one GAS); both APIs on the same keys and lookups in one run, only rows whose result check was ok. "
                 "Width 0: point lookups. Ratio: OptiX / Vulkan.", "",
                 "| lookup | primitive | key bits | keys | key dist | lookups | width | hit rate | probes | "
+                "build preference | OptiX twin | "
                 "Vulkan build ms | OptiX build ms | Vulkan BVH MB | OptiX BVH MB | "
                 "Vulkan probe ms | OptiX probe ms | probe ratio | OptiX result |",
-                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for v, o in sorted(pairs, key=lambda p: (p[0].get("primitive", ""), p[0]["key_bits"], p[0].get("range_width", 0),
-                                                 method(p[0]) != "hit_and_scan", -p[0]["hit_rate"], order_of(p[0]))):
+                                                 method(p[0]) != "hit_and_scan", -p[0]["hit_rate"], -p[0]["num_keys"],
+                                                 order_of(p[0]), p[0].get("build_preference", ""),
+                                                 p[1].get("optix_variant", "base") != "base",
+                                                 p[1].get("optix_variant", "base"))):
             out.append(f"| {variant(v)} | {v.get('primitive', '?')} | {v['key_bits']} | {pow2(v['num_keys'])} | "
                        f"{v.get('key_dist', '?')} | {pow2(v['num_lookups'])} | {v.get('range_width', 0)} | "
-                       f"{v['hit_rate']:g} | {order_of(v)} | {fmt_ms(v['build_time_ms'])} | "
+                       f"{v['hit_rate']:g} | {order_of(v)} | {v.get('build_preference', 'fast_trace')} | "
+                       f"{o.get('optix_variant', 'base')} | {fmt_ms(v['build_time_ms'])} | "
                        f"{fmt_ms(o['build_time_ms'])} | {v['build_bytes'] / 1e6:.0f} | {o['build_bytes'] / 1e6:.0f} | "
                        f"{fmt_ms(v['probe_time_ms'])} | {fmt_ms(o['probe_time_ms'])} | "
                        f"{o['probe_time_ms'] / v['probe_time_ms']:.2f} | {o.get('api_check', '-')} |")
