@@ -818,7 +818,70 @@ def rtscan_section():
                 ""]
         out.append(f"![RTScan against selectivity]({'bench/plots/' + d.name + '-rtscan.png'})")
         out.append("")
+        out += rtscan_baselines(d, rt)
+        out += rtscan_side_experiments(d)
     return out or ["Not measured yet (`bench/gpu/rtscan.sh`).", ""]
+
+
+RTSCAN_BASELINES = ("full_scan", "sieve", "dpbis", "cpu_bindex")
+
+
+def rtscan_baselines(d, rt):
+    """Every baseline on the main sweep's data shape (label paper-baselines) beside RTScan's main sweep."""
+    rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") == "paper-baselines" and r["checked_result"] == "ok"]
+    if not rows:
+        return []
+    best = newest_by(rows, lambda r: (r["index"], r["selectivity"]))
+    names = [b for b in RTSCAN_BASELINES if any(i == b for i, _ in best)]
+    head = {"full_scan": "full scan ms", "sieve": "GPU sieve (BinDex-style) ms", "dpbis": "DP-BIS ms",
+            "cpu_bindex": "CPU BinDex ms (host clock)"}
+    out = [f"Baselines on the same kind of data (label `paper-baselines`: fresh 1e8 x 3 permutation columns, same "
+           f"queries, every result checked whole; median of {rows[0]['repeats']}), RTScan from the main sweep above:", "",
+           "| selectivity | RTScan ms | " + " | ".join(head[n] for n in names) + " |",
+           "|---|---|" + "---|" * len(names)]
+    sels = sorted({s for _, s in best})
+    for s in sels:
+        cells = [fmt_ms(best[(n, s)]["query_time_ms"]) if (n, s) in best else "-" for n in names]
+        out.append(f"| {s:g} | {fmt_ms(rt[s]['query_time_ms']) if s in rt else '-'} | " + " | ".join(cells) + " |")
+    means = [sum(best[(n, s)]["query_time_ms"] for s in sels if (n, s) in best) /
+             max(1, sum(1 for s in sels if (n, s) in best)) for n in names]
+    rmean = sum(r["query_time_ms"] for r in rt.values()) / len(rt)
+    out += [f"| mean | {fmt_ms(rmean)} | " + " | ".join(fmt_ms(m) for m in means) + " |", ""]
+    return out
+
+
+RTSCAN_SIDE_LABELS = ("variants", "variants-rtindex", "groups-3+1", "groups-2+2", "skew", "zipf-1.1", "zipf-1.3",
+                      "zipf-1.5", "sweep-bins", "sweep-is", "sweep-l")
+
+
+def rtscan_side_experiments(d):
+    """The side experiments of bench/gpu/rtscan.sh (variants, groupings, distributions, K / I / S / L)."""
+    rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") in RTSCAN_SIDE_LABELS and not r.get("superseded")]
+    if not rows:
+        return []
+    key = lambda r: (r["label"], r["index"], r.get("distribution"), r.get("zipf"), r["rows"], r["selectivity"],
+                     r.get("bins"), r.get("interval"), r.get("spacing"), r.get("segment"), r.get("groups"))
+    best = newest_by(rows, key)
+    out = ["Side experiments (`bench/gpu/rtscan.sh variants params skew`; every result checked whole against the "
+           "CPU scan; I, S, L 0 = the default: I = key range / 1200, S = I, L = range / 90). RTScan modes: `rtscan` "
+           "(sieve + Matrix RT Refine), `rtc3` / `rtc1` (the whole query box traced, 3 or 1 columns per BVH), "
+           "`rtindex` (one ray per predicate over its keys).", "",
+           "| label | index / mode | distribution | rows | sel | K | I | S | L | groups | query ms | refine ms | rays | "
+           "result rows | checked |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    order = {l: i for i, l in enumerate(RTSCAN_SIDE_LABELS)}
+    for k in sorted(best, key=lambda k: (order[k[0]], k[1] not in ("rtscan", "rtc3", "rtc1", "rtindex"), str(k[1:]))):
+        r = best[k]
+        rt = r["index"] in ("rtscan", "rtc3", "rtc1", "rtindex")
+        dist = r.get("distribution", "?") + (f" {r['zipf']:g}" if r.get("zipf") else "")
+        g = lambda f: f"{r[f]:g}" if rt and r.get(f) is not None else "-"
+        out.append(f"| {r['label']} | {r['index']} | {dist} | {r['rows']:.0e} | {r['selectivity']:g} | "
+                   f"{r['bins'] if rt else '-'} | {g('interval')} | {g('spacing')} | {g('segment')} | "
+                   f"{r.get('groups', '-') if rt else '-'} | {fmt_ms(r['query_time_ms'])} | "
+                   f"{fmt_ms(r['refine_ms']) if rt else '-'} | {r['rays'] if rt else '-'} | {r['result_rows']} | "
+                   f"{r['checked_result']} |")
+    out.append("")
+    return out
 
 
 SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "Q3.3", "Q3.4", "Q4.1", "Q4.2", "Q4.3"]

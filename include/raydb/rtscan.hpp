@@ -56,11 +56,11 @@ struct RtScanOptions {
   TraversalMode traversal = TraversalMode::automatic;
   // The ray lattice, in key units (codes in rtscan mode, values otherwise); 0 picks the default.
   // interval (I): pitch of the lattice across the rays; default key range / 1200 (the artifact's),
-  // at least 1, and 1 for one-column groups (their lattice is one ray wide). spacing (S): gap
-  // between segments along a ray, at most I; default I. segment (L): segment length; default key
-  // range / 90 (the artifact's 1e8 / 90 at 1e8 rows), at least the cube width. epsilon: widening of
-  // every cube for float32 coordinates; default 8 ulps of the largest key (the paper's 2^(bits -
-  // 23) is 2 ulps), at least 0.5. Cube width w = I + epsilon.
+  // at least 1; in one-column groups 32 x key range / rows (about 32 rows per ray). spacing (S):
+  // gap between segments along a ray, at most I; default I. segment (L): segment length; default
+  // key range / 90 (the artifact's 1e8 / 90 at 1e8 rows), at least the cube width. epsilon:
+  // widening of every cube for float32 coordinates; default 8 ulps of the largest key (the paper's
+  // 2^(bits - 23) is 2 ulps), at least 0.5. Cube width w = I + epsilon.
   double interval = 0, spacing = 0, segment = 0, epsilon = 0;
   // Count intersection-shader calls (one atomic add each; off for timing runs).
   bool count_intersections = false;
