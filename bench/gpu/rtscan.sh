@@ -57,7 +57,7 @@ if part params; then
 fi
 if part skew; then
   echo "== distributions at selectivity 0.9 and the sweep: uniform, Zipf 1.1/1.3/1.5, normal, 2^6"
-  $B --label skew --rows 1e8 --dist uniform,normal,small_range --selectivity 0.1,0.5,0.9 \
+  $B --label skew --rows 1e8 --dist uniform,normal,small-range --selectivity 0.1,0.5,0.9 \
     --baseline full_scan,sieve --repeats 3 --warmup 1
   for z in 1.1 1.3 1.5; do
     $B --label zipf-$z --rows 1e8 --dist zipf --zipf $z --selectivity 0.1,0.5,0.9 \

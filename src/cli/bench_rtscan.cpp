@@ -345,7 +345,7 @@ void register_bench_rtscan(CLI::App& bench) {
   cmd->add_option("--size", o->size, "auto | paper (1e8 rows) | small (2^20) | tiny (2^13)");
   cmd->add_option("--rows", o->rows, "row counts (overrides --size), list")->delimiter(',');
   cmd->add_option("--columns", o->columns, "columns, each with one predicate");
-  cmd->add_option("--dist", o->dists, "uniform | zipf | normal | small_range | permutation, list")
+  cmd->add_option("--dist", o->dists, "uniform | zipf | normal | small-range | permutation, list")
       ->delimiter(',');
   cmd->add_option("--zipf", o->zipf, "Zipf exponent for --dist zipf");
   cmd->add_option("--selectivity", o->selectivities,
