@@ -8,7 +8,7 @@
 # Usage: bench/gpu/ssb.sh [tests] [crystal] [sf1] [sf10] [sf20] [ab] | all
 # 'tests crystal' is a short first call (about 2 minutes, capped at 60 + 150 s): the SSB tests,
 # then the two star-join baselines alone at SF 1 (checked) and 10, no RT engine.
-# 'sf1 sf20' fits one call (about 6 minutes expected; its timeouts add up to 8.75 minutes);
+# 'sf1 sf20' fits one call (about 6 minutes expected; its timeouts add up to 8.5 minutes);
 # 'tests sf10 ab' is another call (about 5 minutes; 'all' no longer fits one call's 9 minutes).
 # 'ab' runs the four slowest RT queries at SF 10 three ways: the engine as the first H100 run
 # had it (1,024 lanes, 2^16 target rays, atomics per row), only the atomics per row, and the
@@ -36,7 +36,7 @@ if part crystal; then
 fi
 if part sf1; then
   echo "== SF 1: all 13 queries, every result compared with SQLite"
-  timeout 170 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
+  timeout 150 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
 fi
 if part sf10; then
   echo "== SF 10: all 13 queries (not checked: SQLite is too slow there)"
@@ -44,7 +44,7 @@ if part sf10; then
 fi
 if part sf20; then
   echo "== SF 20: both star-join baselines, then the RT engine a query flight at a time (unchecked)"
-  timeout 75 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
+  timeout 80 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
     --engine star_join,crystal_cuda
   for flight in 1.1,1.2,1.3 2.1,2.2,2.3 3.1,3.2,3.3,3.4 4.1,4.2,4.3; do
     timeout 70 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
