@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (see bench/gpu/README.md): the SSB tests on the NVIDIA device, then the
-# 13 SSB queries on the RT engine and the star-join baseline at SF 1 (every result checked
+# Runs on the GPU machine (see bench/gpu/README.md): the SSB tests on the NVIDIA device (the CUDA
+# baseline's too), then the 13 SSB queries on the RT engine and the two star-join baselines
+# (star_join in Vulkan, crystal_cuda in CUDA, Crystal's style) at SF 1 (every result checked
 # against SQLite), 10 and 20.
 # Binaries are built on the developer machine and carried in build/; results go to
 # $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/ssb.sh [tests] [sf1] [sf10] [sf20] [ab] | all
-# 'sf1 sf20' fits one call (about 5 minutes expected; its timeouts add up to 7.6 minutes);
-# 'tests sf10 ab' is a second call (about 5 minutes; 'all' no longer fits one call's 9 minutes).
+# Usage: bench/gpu/ssb.sh [tests] [crystal] [sf1] [sf10] [sf20] [ab] | all
+# 'tests crystal' is a short first call (about 2 minutes, capped at 60 + 150 s): the SSB tests,
+# then the two star-join baselines alone at SF 1 (checked) and 10, no RT engine.
+# 'sf1 sf20' fits one call (about 6 minutes expected; its timeouts add up to 8.5 minutes);
+# 'tests sf10 ab' is another call (about 5 minutes; 'all' no longer fits one call's 9 minutes).
 # 'ab' runs the four slowest RT queries at SF 10 three ways: the engine as the first H100 run
 # had it (1,024 lanes, 2^16 target rays, atomics per row), only the atomics per row, and the
 # defaults, so the time splits into parallelism (rays) and atomic contention. sf20 runs
-# as five processes (the star-join baseline, then the RT engine per query flight), each writing
+# as five processes (the two star-join baselines, then the RT engine per query flight), each writing
 # its rows when it ends, so a timeout loses one flight, not the scale factor. Each regenerates
 # SF 20 (about 13 s; SF 10 took 6.5 s on the H100's host) and encodes 2.7 s per query at SF 10.
 set -uo pipefail
@@ -18,24 +21,31 @@ source "$(dirname "$0")/common.sh" "$@"
 
 if part tests; then
   echo "== SSB tests on the GPU (the reference dbgen files are not on this machine: skipped)"
-  RAYDB_TEST_NO_VALIDATION=1 timeout 45 build/tests/raydb_tests -tc='ssb*' -tce='*dbgen*' \
+  RAYDB_TEST_NO_VALIDATION=1 timeout 60 build/tests/raydb_tests -tc='ssb*' -tce='*dbgen*' \
     > "$OUT/tests-ssb.txt" 2>&1
   grep -E "ERROR|FATAL" -A14 "$OUT/tests-ssb.txt" | head -80
+  grep -E "skipped: " "$OUT/tests-ssb.txt"  # the CUDA baseline's test must not skip here
   grep -E "test cases|assertions" "$OUT/tests-ssb.txt"
 fi
 B="$R bench ssb --out $OUT/results"
+ALL="--engine rt,star_join,crystal_cuda"
+if part crystal; then
+  echo "== SF 1 and 10: star_join (Vulkan) and crystal_cuda (CUDA) only; SF 1 checked"
+  timeout 150 $B --label ssb-crystal --sf 1,10 --check-max-sf 1 --repeats 5 --warmup 2 \
+    --engine star_join,crystal_cuda
+fi
 if part sf1; then
   echo "== SF 1: all 13 queries, every result compared with SQLite"
-  timeout 130 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2
+  timeout 150 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
 fi
 if part sf10; then
   echo "== SF 10: all 13 queries (not checked: SQLite is too slow there)"
-  timeout 110 $B --label ssb-sf10 --sf 10 --check-max-sf 1 --repeats 5 --warmup 2
+  timeout 150 $B --label ssb-sf10 --sf 10 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
 fi
 if part sf20; then
-  echo "== SF 20: star-join baseline, then the RT engine one query flight at a time (unchecked)"
-  timeout 45 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
-    --engine star_join
+  echo "== SF 20: both star-join baselines, then the RT engine a query flight at a time (unchecked)"
+  timeout 80 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
+    --engine star_join,crystal_cuda
   for flight in 1.1,1.2,1.3 2.1,2.2,2.3 3.1,3.2,3.3,3.4 4.1,4.2,4.3; do
     timeout 70 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
       --query $flight

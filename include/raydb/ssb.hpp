@@ -136,4 +136,29 @@ class SsbStarJoin {
   std::unique_ptr<Impl> impl_;
 };
 
+// The same baseline in CUDA, in Crystal's style (docs/ssb.md): per query, one small kernel per
+// joined dimension builds its perfect-hash table on the GPU from the dimension's codes and the
+// query's filter masks, then one fused kernel reads lineorder in tiles (128 threads of 4 rows),
+// filters, probes and sums into the group slots with 64-bit atomics. The lineorder columns and the
+// dimension keys and codes stay in Vulkan buffers shared with CUDA. create() fails with
+// Errc::unsupported ("CUDA not available: ...") where the context has no CUDA device or raydb was
+// built without CUDA. `tables` must outlive it. Not thread-safe.
+class SsbCrystalCuda {
+ public:
+  static Result<SsbCrystalCuda> create(const Context& ctx, const SsbTables& tables);
+  SsbCrystalCuda(SsbCrystalCuda&&) noexcept;
+  SsbCrystalCuda& operator=(SsbCrystalCuda&&) noexcept;
+  ~SsbCrystalCuda();
+  Result<ResultTable> run(std::string_view query);
+  double last_kernel_ms() const;  // GPU time (CUDA events) of the last query's fused kernel
+  double last_build_ms() const;   // GPU time of the last query's hash-table builds
+  uint64_t column_bytes() const;  // the lineorder columns held on the device
+
+  struct Impl;
+
+ private:
+  explicit SsbCrystalCuda(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
 }  // namespace raydb::ssb

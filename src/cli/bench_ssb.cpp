@@ -1,11 +1,14 @@
-// raydb bench ssb: the 13 SSB queries on the ray-tracing engine at given scale factors. Per query:
+// raydb bench ssb: the 13 SSB queries on the ray-tracing engine and the star-join baselines
+// (star_join in Vulkan, crystal_cuda in CUDA) at given scale factors. RT engine, per query:
 // the BVH build (time and bytes, reported apart), then the query alone (rays over the built BVH)
 // as the median of repeats after warm-up, GPU timestamps; optionally checked against SQLite.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <map>
 #include <memory>
 
+#include "backend/cuda/cuda.hpp"
 #include "cli/cli.hpp"
 #include "raydb/ssb.hpp"
 
@@ -23,6 +26,9 @@ struct BenchSsbOptions {
   uint32_t target_rays = ssb::SsbEngineOptions{}.target_rays;
   bool per_row_atomics = false;
   std::vector<std::string> engines = {"rt", "star_join"};
+  // crystal_cuda: the CUDA stream is held this long before each query's first event, so the
+  // host's launches of the build and probe kernels fall outside the events (docs/cuda.md).
+  double cuda_hold_us = 100;
 };
 
 // The bytes of the lineorder columns a query reads (4-byte codes, each column once over every
@@ -51,6 +57,21 @@ void run(BenchSsbOptions& o) {
       names.push_back(ssb::canonical_query_name(q).value());
     }
   }
+  bool rt = false, star = false, crystal = false;
+  for (const auto& e : o.engines) {
+    if (e == "rt")
+      rt = true;
+    else if (e == "star_join")
+      star = true;
+    else if (e == "crystal_cuda")
+      crystal = true;
+    else
+      throw Error(Errc::invalid_argument,
+                  fmt::format("--engine takes rt, star_join and/or crystal_cuda, not '{}'", e));
+  }
+  // Before any data is generated: a missing CUDA device fails at once, naming why.
+  if (crystal && !ctx.cuda().available)
+    throw Error(Errc::unsupported, "CUDA not available: " + ctx.cuda().reason);
   uint64_t seed = run_seed(o.run);
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
@@ -65,18 +86,15 @@ void run(BenchSsbOptions& o) {
     std::unique_ptr<ssb::SqliteReference> ref;
     if (!o.run.no_check && sf <= o.check_max_sf)
       ref = std::make_unique<ssb::SqliteReference>(ssb::SqliteReference::load(tables).value());
-    bool rt = false, star = false;
-    for (const auto& e : o.engines) {
-      if (e == "rt")
-        rt = true;
-      else if (e == "star_join")
-        star = true;
-      else
-        throw Error(Errc::invalid_argument,
-                    fmt::format("--engine takes rt and/or star_join, not '{}'", e));
-    }
-    if (star) {
-      ssb::SsbStarJoin join = ssb::SsbStarJoin::create(ctx, tables).value();
+    // SQLite's answers, once per query whatever the number of engines (SQLite is the slow part).
+    std::map<std::string, ssb::ResultTable> answers;
+    auto expected = [&](const std::string& q) -> const ssb::ResultTable& {
+      auto it = answers.find(q);
+      if (it == answers.end()) it = answers.emplace(q, ref->run(q).value()).first;
+      return it->second;
+    };
+    // The two baselines: the same loop, their own kernel times (Vulkan timestamps, CUDA events).
+    auto baseline = [&](const char* engine, auto& join, auto extra) {
       for (const auto& q : names) {
         ssb::ResultTable first = join.run(q).value();
         for (int i = 0; i < o.run.warmup; ++i) (void)join.run(q).value();
@@ -87,11 +105,11 @@ void run(BenchSsbOptions& o) {
           times.push_back(join.last_kernel_ms());
         }
         std::string checked = "unchecked";
-        if (ref) checked = ref->run(q).value() == first ? "MATCH" : "MISMATCH";
+        if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
         if (!stable) checked = "MISMATCH (repeats differ)";
         double ms = median(times);
         nlohmann::json j = result_fields(ctx, "ssb", o.run);
-        j.update({{"engine", "star_join"},
+        j.update({{"engine", engine},
                   {"sf", sf},
                   {"query", "Q" + q},
                   {"rows", tables.lineorder.size()},
@@ -103,14 +121,32 @@ void run(BenchSsbOptions& o) {
                   {"result_rows", first.rows.size()},
                   {"seed", seed},
                   {"checked_result", checked}});
+        std::string build = extra(join, j);
         rows.push_back(j);
         table.push_back(
-            fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10.3f} {:>10} {:>9} {:>9} {:>7} "
+            fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10} {:>9} {:>9} {:>7} "
                         "{:>6} {:>6}  {}",
-                        sf, "Q" + q, "star_join", tables.lineorder.size(), ms, "-", "-", "-", "-",
-                        "-", first.rows.size(), checked));
+                        sf, "Q" + q, engine, tables.lineorder.size(), ms, build, "-", "-", "-", "-",
+                        first.rows.size(), checked));
         bench_progress("ssb", table.back());
       }
+    };
+    if (star) {
+      ssb::SsbStarJoin join = ssb::SsbStarJoin::create(ctx, tables).value();
+      baseline("star_join", join,
+               [](ssb::SsbStarJoin&, nlohmann::json&) { return std::string("-"); });
+    }
+    if (crystal) {
+      // Errc::unsupported, "CUDA not available: ...", where there is no CUDA device or build.
+      ssb::SsbCrystalCuda join = ssb::SsbCrystalCuda::create(ctx, tables).value();
+      detail::cuda::set_timer_hold(ctx.vk(), o.cuda_hold_us);
+      baseline("crystal_cuda", join, [&o](ssb::SsbCrystalCuda& c, nlohmann::json& j) {
+        // The hash-table build kernels of the last repeat, apart from the fused kernel's time.
+        j["build_ms"] = c.last_build_ms();
+        j["timer"] = "cuda_events";
+        j["cuda_hold_us"] = o.cuda_hold_us;
+        return fmt::format("{:.3f}", c.last_build_ms());
+      });
     }
     if (!rt) continue;
     ssb::SsbEngineOptions eo;
@@ -129,7 +165,7 @@ void run(BenchSsbOptions& o) {
         trace.push_back(engine.last_stats().trace_ms);
       }
       std::string checked = "unchecked";
-      if (ref) checked = ref->run(q).value() == first ? "MATCH" : "MISMATCH";
+      if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
       if (!stable) checked = "MISMATCH (repeats differ)";
       double ms = median(trace);
       nlohmann::json j = result_fields(ctx, "ssb", o.run);
@@ -162,7 +198,7 @@ void run(BenchSsbOptions& o) {
                 {"checked_result", checked}});
       rows.push_back(j);
       table.push_back(
-          fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
+          fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
                       "{:>6} {:>6}  {}",
                       sf, "Q" + q, "rt", build.rows, ms, build.bvh_build_ms,
                       build.bvh_bytes / 1048576.0, build.rays, build.lanes,
@@ -173,10 +209,10 @@ void run(BenchSsbOptions& o) {
   finish_bench(
       ctx, "ssb", o.run,
       fmt::format("raydb bench ssb on {} ({} {}), RT engine (query = median trace "
-                  "of {} after {} warm-up, BVH build apart) and star-join baseline (fused "
-                  "kernel); GPU timestamps",
+                  "of {} after {} warm-up, BVH build apart) and the star-join baselines (fused "
+                  "kernel; crystal_cuda: CUDA events, hash-table builds apart); GPU timestamps",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:>6} {:<5} {:<9} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6}  {}", "SF",
+      fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6}  {}", "SF",
                   "query", "engine", "rows", "query ms", "build ms", "BVH MiB", "rays", "lanes",
                   "groups", "result", "check"),
       table, rows);
@@ -198,8 +234,12 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_flag("--per-row-atomics", o->per_row_atomics,
                 "the paper's atomics per row instead of per run of one group along a ray");
   cmd->add_option("--engine", o->engines,
-                  "rt (the ray-tracing engine) and/or star_join (the Crystal-style baseline)")
+                  "rt (the ray-tracing engine), star_join (the Crystal-style baseline, Vulkan) "
+                  "and/or crystal_cuda (the same in CUDA, Crystal's tiles)")
       ->delimiter(',');
+  cmd->add_option("--cuda-hold-us", o->cuda_hold_us,
+                  "crystal_cuda: hold the CUDA stream this long before each query's first event "
+                  "(0: none)");
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

@@ -59,6 +59,13 @@ void refine_candidates(VkContext&, const Buffer&, const Buffer&, const Buffer&, 
                        uint32_t, uint32_t, uint32_t, uint32_t) {
   unavailable();
 }
+void upload(VkContext&, const Buffer&, const void*, uint64_t) {
+  unavailable();
+}
+SsbCrystalResult ssb_crystal(VkContext&, const Buffer&, const Buffer&, const std::vector<uint32_t>&,
+                             const ssb::detail::SsbCrystalQuery&) {
+  unavailable();
+}
 void set_timer_hold(VkContext&, double) {}
 
 Timer::Timer(VkContext& ctx, uint32_t capacity) : ctx_(ctx), capacity_(capacity) {

@@ -9,9 +9,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "backend/vk/buffer.hpp"
 #include "backend/vk/commands.hpp"
+#include "ops/ssb/ssb_params.hpp"
 
 namespace raydb::detail::cuda {
 
@@ -82,6 +84,23 @@ void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uin
 void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
                        const Buffer& bitmap, uint32_t begin0, uint32_t end0, uint32_t begin1,
                        uint32_t end1, uint32_t lo, uint32_t hi);
+
+// Copies `bytes` host bytes into the start of an exportable buffer through CUDA. Blocks.
+void upload(VkContext& ctx, const Buffer& dst, const void* src, uint64_t bytes);
+
+// The SSB baseline in Crystal's style (ssb_crystal.cu) over star_columns() in `columns` and the
+// dimension keys and codes in `dim_data` (both exportable, as SsbCrystalQuery's offsets say):
+// builds the hash tables from `masks` (q.mask_words words) with one kernel per joined dimension,
+// then runs the fused probe kernel, and returns the q.slots sums and counts. Blocks. Times in
+// ms, CUDA events: the builds (build_ms) and the probe alone (probe_ms).
+struct SsbCrystalResult {
+  std::vector<int64_t> sums;
+  std::vector<uint32_t> counts;
+  double build_ms = 0, probe_ms = 0;
+};
+SsbCrystalResult ssb_crystal(VkContext& ctx, const Buffer& columns, const Buffer& dim_data,
+                             const std::vector<uint32_t>& masks,
+                             const ssb::detail::SsbCrystalQuery& q);
 
 // Benchmarks: from now on each Timer's first mark() is preceded on the stream by a kernel that
 // keeps the GPU busy for `microseconds` (0: none, the default). The host then enqueues the timed

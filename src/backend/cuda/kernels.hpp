@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "ops/ssb/ssb_params.hpp"
+
 namespace raydb::detail::cuda::kernels {
 
 // Stable sort of n keys in place; rows[i] becomes the original position of the i-th key.
@@ -35,6 +37,14 @@ cudaError_t codes_select(const uint32_t* codes, uint32_t* bitmap, uint32_t rows,
 cudaError_t refine_candidates(const uint32_t* sorted, const uint32_t* row_ids, uint32_t* bitmap,
                               uint32_t begin0, uint32_t end0, uint32_t begin1, uint32_t end1,
                               uint32_t lo, uint32_t hi, cudaStream_t s);
+
+// ssb_crystal.cu: fills one dimension's slots of `tables` (already all 0xFF) from its rows.
+cudaError_t ssb_dim_build(const uint32_t* dim_data, const uint32_t* masks, uint32_t* tables,
+                          const ssb::detail::SsbCrystalDim& d, cudaStream_t s);
+// The fused probe: every lineorder row's filters, joins and group, summed into sums / counts
+// (q.slots entries each, zeroed).
+cudaError_t ssb_probe(const uint32_t* columns, const uint32_t* tables, unsigned long long* sums,
+                      uint32_t* counts, const ssb::detail::SsbCrystalQuery& q, cudaStream_t s);
 
 // One thread that spins for `ns` nanoseconds of the GPU's global timer (Timer's hold).
 cudaError_t hold_stream(uint64_t ns, cudaStream_t s);

@@ -4,13 +4,13 @@
 #include <fmt/format.h>
 
 #include <cstring>
-#include <limits>
 
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "common/capture.hpp"
 #include "ops/ssb/ssb_encoding.hpp"
 #include "ops/ssb/ssb_params.hpp"
+#include "ops/ssb/ssb_star_plan.hpp"
 #include "raydb/ssb.hpp"
 
 namespace raydb::ssb {
@@ -25,93 +25,33 @@ struct SsbStarJoin::Impl {
   Buffer columns;
   double kernel_ms = 0;
 
-  // Per dimension (date, customer, supplier, part): the keys, in row order.
-  const std::vector<uint32_t>& keys(Dim d) const {
-    const SsbTables& t = *flat.tables;
-    switch (d) {
-      case Dim::date:
-        return t.date.datekey;
-      case Dim::customer:
-        return t.customer.key;
-      case Dim::supplier:
-        return t.supplier.key;
-      default:
-        return t.part.partkey;
-    }
-  }
-
   ResultTable run(std::string_view query) {
     VkContext& c = *ctx;
     std::string name = canonical_query_name(query).value();
-    detail::QueryPlan plan = detail::plan_query(name, flat);
-    constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
-
-    // The group index: mixed radix over the group-by columns (every combination has a slot).
-    uint64_t gspace = 1;
-    std::vector<uint64_t> stride(plan.group.size());
-    for (size_t i = plan.group.size(); i-- > 0;) {
-      stride[i] = gspace;
-      gspace *= flat.domain(plan.group[i]);
-    }
-    if (gspace >= (uint64_t{1} << 28))
-      throw Error(Errc::limit_exceeded, fmt::format("SSB Q{}: too many group slots", name));
+    detail::StarPlan plan = detail::plan_star(name, flat);
+    uint64_t gspace = plan.slots;
 
     detail::SsbStarJoinParams p{};
     p.n = static_cast<uint32_t>(flat.n);
-    p.aggregate = plan.aggregate == detail::Aggregate::extprice_times_discount ? 0
-                  : plan.aggregate == detail::Aggregate::revenue               ? 1
-                                                                               : 2;
-    p.disc_lo = p.qty_lo = 0;
-    p.disc_hi = p.qty_hi = kNone;
+    p.aggregate = plan.aggregate;
+    p.disc_lo = plan.disc_lo;
+    p.disc_hi = plan.disc_hi;
+    p.qty_lo = plan.qty_lo;
+    p.qty_hi = plan.qty_hi;
     std::vector<uint32_t> tables;
     for (int d = 0; d < 4; ++d) {
+      if (plan.key_len[d] == 0) continue;
       Dim dim = static_cast<Dim>(d);
-      bool used = false;
-      for (Attr a : plan.group) used = used || detail::dim_of(a) == dim;
-      for (const auto& f : plan.filters) used = used || detail::dim_of(f.attr) == dim;
-      if (!used) continue;
-      const auto& k = keys(dim);
-      uint32_t lo = *std::min_element(k.begin(), k.end()),
-               hi = *std::max_element(k.begin(), k.end());
-      if (uint64_t{hi} - lo >= (uint64_t{1} << 28))
-        throw Error(Errc::limit_exceeded,
-                    fmt::format("SSB dimension keys span {} values: too wide for a perfect hash",
-                                uint64_t{hi} - lo + 1));
+      const auto& k = detail::dimension_keys(flat, dim);
       p.dim_offset[d] = static_cast<uint32_t>(tables.size());
-      p.dim_min[d] = lo;
-      p.dim_len[d] = hi - lo + 1;
-      tables.resize(tables.size() + p.dim_len[d], kNone);
-      for (uint32_t row = 0; row < k.size(); ++row) {
-        bool pass = true;
-        for (const auto& f : plan.filters)
-          if (detail::dim_of(f.attr) == dim)
-            pass = pass && f.selected[flat.codes[size_t(f.attr)][row]];
-        if (!pass) continue;
-        uint64_t share = 0;
-        for (size_t i = 0; i < plan.group.size(); ++i)
-          if (detail::dim_of(plan.group[i]) == dim)
-            share += flat.codes[size_t(plan.group[i])][row] * stride[i];
-        tables[p.dim_offset[d] + (k[row] - lo)] = static_cast<uint32_t>(share);
-      }
+      p.dim_min[d] = plan.key_min[d];
+      p.dim_len[d] = plan.key_len[d];
+      tables.resize(tables.size() + p.dim_len[d], detail::kStarNone);
+      for (uint32_t row = 0; row < k.size(); ++row)
+        if (uint32_t share = detail::star_share(plan, flat, dim, row); share != detail::kStarNone)
+          tables[p.dim_offset[d] + (k[row] - p.dim_min[d])] = share;
     }
-    // lineorder's own filters (Q1.x) as value ranges.
-    for (const auto& f : plan.filters) {
-      if (detail::dim_of(f.attr) != Dim::lineorder) continue;
-      uint32_t first = kNone, last = 0, count = 0;
-      for (uint32_t code = 0; code < f.selected.size(); ++code)
-        if (f.selected[code]) {
-          uint32_t v = static_cast<uint32_t>(std::stoul(flat.value(f.attr, code)));
-          first = std::min(first, v);
-          last = std::max(last, v);
-          ++count;
-        }
-      if (count == 0) first = 1, last = 0;  // nothing passes
-      uint32_t& lo = f.attr == Attr::lo_discount ? p.disc_lo : p.qty_lo;
-      uint32_t& hi = f.attr == Attr::lo_discount ? p.disc_hi : p.qty_hi;
-      lo = first;
-      hi = last;
-    }
-    if (tables.empty()) tables.push_back(kNone);
+    if (tables.empty()) tables.push_back(detail::kStarNone);
 
     Buffer dims(c, tables.size() * 4, kStorageUsage, MemoryUse::device, "ssb star-join tables");
     Buffer sums(c, gspace * 8, kStorageUsage, MemoryUse::device, "ssb star-join sums");
@@ -151,16 +91,7 @@ struct SsbStarJoin::Impl {
     std::memcpy(sum.data(), readback.mapped(), gspace * 8);
     std::memcpy(count.data(), readback.as<char>() + gspace * 8, gspace * 4);
 
-    // Every slot's tuple, so the RT engine's final ORDER BY and decoding apply unchanged.
-    detail::EncodedQuery slots;
-    slots.group_tuples.resize(gspace);
-    for (uint64_t g = 0; g < gspace; ++g) {
-      std::vector<uint32_t> tuple(plan.group.size());
-      for (size_t i = 0; i < plan.group.size(); ++i)
-        tuple[i] = static_cast<uint32_t>(g / stride[i] % flat.domain(plan.group[i]));
-      slots.group_tuples[g] = std::move(tuple);
-    }
-    return detail::finish_query(plan, flat, slots, sum, count);
+    return detail::finish_star(plan, flat, sum, count);
   }
 };
 
@@ -180,16 +111,7 @@ Result<SsbStarJoin> SsbStarJoin::create(const Context& ctx, const SsbTables& tab
     if (tables.lineorder.size() == 0)
       throw Error(Errc::invalid_argument, "the SSB lineorder table has no rows");
     impl->flat = detail::make_flat(tables);  // validates the foreign keys; dictionaries
-    const LineorderColumns& lo = tables.lineorder;
-    uint64_t n = lo.size();
-    if (n * 9 >= (uint64_t{1} << 32))
-      throw Error(Errc::limit_exceeded,
-                  fmt::format("{} lineorder rows exceed the baseline's 2^32 / 9", n));
-    std::vector<uint32_t> cols;
-    cols.reserve(n * 9);
-    for (const auto* col : {&lo.orderdate, &lo.custkey, &lo.suppkey, &lo.partkey, &lo.quantity,
-                            &lo.discount, &lo.extendedprice, &lo.revenue, &lo.supplycost})
-      cols.insert(cols.end(), col->begin(), col->end());
+    std::vector<uint32_t> cols = detail::star_columns(tables.lineorder);
     impl->columns = Buffer(*impl->ctx, cols.size() * 4, kStorageUsage, MemoryUse::device,
                            "ssb lineorder columns");
     CommandBatch batch(*impl->ctx);
