@@ -72,6 +72,12 @@ if part join; then
       --hit-rate 1 --indexed build,probe --index rx,sort_merge,sorted_array,hash \
       --output aggregate,pairs --repeats 3 --warmup 1
   done
+  echo "== the cgRX join (buckets of 32), either side indexed, in calls of its own"
+  for m in 1 4; do
+    $R bench join --out $OUT/results --label join --build 2^24 --probe 2^26 --multiplicity $m \
+      --hit-rate 1 --indexed build,probe --index cgrx --bucket-size 32 \
+      --output aggregate,pairs --repeats 3 --warmup 1
+  done
   echo "== duplicate compression"
   $B --label compress --index rx --multiplicity 8 --compress-duplicates --partitions 1,4 \
     --hit-rate 1 --order unsorted --build-repeats 1 --repeats 3 --warmup 2
@@ -163,11 +169,12 @@ if part thesis || part thesis-join; then
   J="$R bench join --out $OUT/results --label thesis-inverse --output aggregate --repeats 3 --warmup 1"
   $J --build 2^$((TK - 2)) --probe 2^$TK --indexed build
   $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe
-  echo "== thesis: the join against the sort-merge, sorted-array and hash joins"
+  $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe --index cgrx --bucket-size 32
+  echo "== thesis: the RX and cgRX joins against the sort-merge, sorted-array and hash joins"
   $R bench join --out $OUT/results --label thesis-join --build 2^$TK --probe 2^$TL \
-    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash \
-    --output aggregate --repeats 3 --warmup 1
+    --multiplicity 1,4 --hit-rate 1 --index rx,cgrx,sort_merge,sorted_array,hash \
+    --bucket-size 32,256 --output aggregate --repeats 3 --warmup 1
   $R bench join --out $OUT/results --label thesis-join --build 2^$((TK - 2)) --probe 2^$((TL - 2)) \
-    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash --output pairs \
-    --repeats 3 --warmup 1
+    --multiplicity 1,4 --hit-rate 1 --index rx,cgrx,sort_merge,sorted_array,hash \
+    --bucket-size 32,256 --output pairs --repeats 3 --warmup 1
 fi
