@@ -275,10 +275,17 @@ TEST_CASE_TEMPLATE("join: the sort-merge and sorted-array and hash joins equal t
   std::shuffle(unique_build.begin(), unique_build.end(), rng);
   std::vector<uint32_t> unique_values(unique_build.size());
   for (auto& v : unique_values) v = static_cast<uint32_t>(rng());
-  for (BaselineJoin kind :
-       {BaselineJoin::sort_merge, BaselineJoin::sorted_array, BaselineJoin::hash}) {
+  auto long_runs = keys_from<K>(rng, 20000, 500, top);
+  auto long_probe = keys_from<K>(rng, 5000, 600, top);
+  std::vector<uint32_t> long_values(long_runs.size());
+  for (auto& v : long_values) v = static_cast<uint32_t>(rng());
+  for (BaselineJoin kind : {BaselineJoin::sort_merge, BaselineJoin::sort_search,
+                            BaselineJoin::sorted_array, BaselineJoin::hash}) {
     check_baseline_join(kind, build, values, probe, "random keys");
     check_baseline_join(kind, unique_build, unique_values, probe, "unique build keys");
+    // Long runs on both sides (about 40 build and 8 probe rows a key): merge-path splits fall
+    // inside runs, and every merge step of a workgroup meets duplicates.
+    check_baseline_join(kind, long_runs, long_values, long_probe, "long runs on both sides");
     // All-match: 80,000 pairs from 400 x 200 rows, the output sized by the counting pass alone.
     check_baseline_join(kind, same, ones, probe_same, "all-match");
     check_baseline_join(kind, build, values, none, "empty probe side");
@@ -289,8 +296,8 @@ TEST_CASE_TEMPLATE("join: the sort-merge and sorted-array and hash joins equal t
 TEST_CASE("join: the baseline joins refuse mismatched key widths and value counts") {
   std::vector<uint32_t> build{1, 2, 3};
   std::vector<uint64_t> probe{1, 2};
-  for (BaselineJoin kind :
-       {BaselineJoin::sort_merge, BaselineJoin::sorted_array, BaselineJoin::hash}) {
+  for (BaselineJoin kind : {BaselineJoin::sort_merge, BaselineJoin::sort_search,
+                            BaselineJoin::sorted_array, BaselineJoin::hash}) {
     auto p = baseline_join(test::context(), kind, build, probe);
     REQUIRE(!p.ok());
     CHECK(p.error().code() == Errc::invalid_argument);

@@ -566,7 +566,7 @@ def thesis_rows(rx, join):
     jn = [r for r in join if r.get("label") == "thesis-join"]
     for output in ("aggregate", "pairs"):
         rj = _newest(jn, index="rx", output=output, multiplicity=1)
-        for other in ("cgrx", "sort_merge", "sorted_array", "hash"):
+        for other in ("cgrx", "sort_merge", "sort_search", "sorted_array", "hash"):
             o = _newest(jn, index=other, output=output, multiplicity=1,
                         **({"bucket_size": 32} if other == "cgrx" else {}))
             total = lambda r: _sum(_val(r, "index_time_ms"), _val(r, "join_time_ms"))
@@ -753,7 +753,7 @@ def join_section():
         out += [f"Source: `bench/results/{d.name}/join.jsonl` (`raydb bench join`); {device_line(rows[0])}; "
                 f"{rows[0]['key_bits']}-bit keys, GPU timestamps, median of {rows[0]['repeats']} after "
                 f"{rows[0]['warmup']} warm-up. index: building the index on the indexed side (RX: its BVH; "
-                "cgRX: its sort + BVH; sort_merge, sort_search and sorted_array: the build side's sort; hash: sort + insert); probe sort: sort_merge's sort of the probe side; count: the pass that counts "
+                "cgRX: its sort + BVH; sort_merge, sort_search and sorted_array: the build side's sort; hash: sort + insert); probe sort: sort_merge's and sort_search's sort of the probe side; count: the pass that counts "
                 "matches (the whole join for `aggregate`); collect: writing the pairs; join = probe sort + count + "
                 "collect. Multiplicity: matches per probe key.", "",
                 "| label | output | build rows | probe rows | multiplicity | join | indexed side | index ms | "

@@ -126,13 +126,17 @@ const char* to_string(JoinSide side);
 
 // The baseline joins that RxJoin is compared with, with the same pairs and aggregates. The build
 // side is sorted on the GPU (CUB where CUDA is available, the Vulkan radix sort otherwise) or put
-// in a HashIndex; a counting pass finds each probe key's run of matching build rows (a binary
-// search of the sorted build keys, or a probe of the hash table) and, for pairs, the runs are
+// in a HashIndex; a counting pass finds each probe key's run of matching build rows (a merge of
+// both sorted sides, a binary search of the sorted build keys, or a probe of the hash table) and,
+// for pairs, the runs are
 // written into an output of exactly the counted size. JoinStats: index_ms is the build side's sort
 // (hash: sort + insert), probe_sort_ms the probe side's (sort_merge), count_ms and collect_ms
 // the two passes.
 enum class BaselineJoin {
-  sort_merge,    // both sides sorted: neighbouring probe keys search neighbouring build keys
+  sort_merge,    // both sides sorted, then merged (merge path: each invocation finds its share of
+                 // the merged order by a binary search along a diagonal, then merges it)
+  sort_search,   // both sides sorted, a binary search of the build keys per sorted probe key (the
+                 // sort-merge join's counting pass before the merge)
   sorted_array,  // the probe side in row order: an index nested-loop join on a sorted array
   hash,          // the probe side in row order against the HashIndex table on the build side
 };

@@ -163,8 +163,9 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   JoinSides<K> sides{build, values, probe, mult, hit, bits, seed};
   for (const std::string& kind : o.indexes) {
     if (kind == "rx" || kind == "cgrx") continue;
-    if (kind == "sort_merge" || kind == "sorted_array" || kind == "hash") {
+    if (kind == "sort_merge" || kind == "sort_search" || kind == "sorted_array" || kind == "hash") {
       BaselineJoin bk = kind == "sort_merge"     ? BaselineJoin::sort_merge
+                        : kind == "sort_search"  ? BaselineJoin::sort_search
                         : kind == "sorted_array" ? BaselineJoin::sorted_array
                                                  : BaselineJoin::hash;
       for (const std::string& output : o.outputs) {
@@ -184,7 +185,7 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
     }
     if (kind != "sorted")
       throw Error(Errc::invalid_argument,
-                  "--index takes rx, cgrx, sort_merge, sorted_array, hash, sorted");
+                  "--index takes rx, cgrx, sort_merge, sort_search, sorted_array, hash, sorted");
     progress(fmt::format("joining: aggregate through the {} index", kind));
     auto [index_ms, lookup_ms, agg] = baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
     std::string checked = o.run.no_check                                          ? "skipped"
@@ -290,7 +291,8 @@ void register_bench_join(CLI::App& bench) {
   cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
   cmd->add_option("--index", o->indexes,
                   "rx, cgrx (the cgRX index, --bucket-size), sort_merge (both sides sorted on the "
-                  "GPU), sorted_array (build side "
+                  "GPU, then merged), sort_search (both sorted, a binary search per probe key), "
+                  "sorted_array (build side "
                   "sorted, probes in row order), hash (a hash table on the build side): pairs "
                   "and aggregate; sorted (SortedIndex, one lookup per probe key: aggregate "
                   "only); list")

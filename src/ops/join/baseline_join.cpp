@@ -53,8 +53,7 @@ class SortJoinRun {
     const bool key64 = probe.width == KeyWidth::bits64;
     p_.num_build = static_cast<uint32_t>(build.size);
     p_.num_probe = static_cast<uint32_t>(probe.size);
-    p_.flags =
-        (key64 ? kFlagKey64 : 0u) | (kind == BaselineJoin::sort_merge ? kFlagProbeSorted : 0u);
+    p_.flags = (key64 ? kFlagKey64 : 0u) | (probe_sorted() ? kFlagProbeSorted : 0u);
     if (kind == BaselineJoin::hash) {
       hash_.emplace(HashIndex::build(ctx, build, values).value());
       table_ = hash_table_view(*hash_);
@@ -66,7 +65,7 @@ class SortJoinRun {
     KeyRecordBuilder builder(c_);
     build_ = builder.build(build, values, true, "join build side", /*keep_sorted_keys=*/true);
     stats_.index_ms = build_.sort_ms;
-    if (kind == BaselineJoin::sort_merge) {
+    if (probe_sorted()) {
       probe_sorted_ = builder.build(probe, {}, true, "join probe side", true);
       stats_.probe_sort_ms = probe_sorted_.sort_ms;
     }
@@ -85,7 +84,7 @@ class SortJoinRun {
     CommandBatch batch(c_);
     VkCommandBuffer cmd = batch.cmd();
     Buffer staging;
-    if (kind_ != BaselineJoin::sort_merge) {
+    if (!probe_sorted()) {
       probe_keys_ = Buffer(c_, probe_.bytes(), kStorageUsage, MemoryUse::device, "join probe keys");
       record_upload(c_, cmd, staging, probe_keys_, probe_.data, probe_.bytes());
     }
@@ -97,7 +96,7 @@ class SortJoinRun {
     timer.reset(cmd);
     uint32_t t0 = timer.mark(cmd);
     SortJoinParams p = p_;
-    if (kind_ == BaselineJoin::sort_merge) {
+    if (probe_sorted()) {
       p.probe_keys = probe_sorted_.sorted_keys.address();
       p.probe_records = probe_sorted_.records.address();
     } else {
@@ -106,7 +105,7 @@ class SortJoinRun {
     p.starts = starts_.address();
     p.offsets = offsets_.address();
     p.totals = totals.address();
-    p.mode = kModeCount;
+    p.mode = kind_ == BaselineJoin::sort_merge ? kModeMerge : kModeCount;
     if (kind_ == BaselineJoin::hash) {
       HashJoinCountParams h{table_.slots,
                             table_.payloads,
@@ -154,7 +153,17 @@ class SortJoinRun {
   }
 
  private:
-  void dispatch_slices(VkCommandBuffer cmd, SortJoinParams p) { dispatch_sort_join(c_, cmd, p); }
+  bool probe_sorted() const {
+    return kind_ == BaselineJoin::sort_merge || kind_ == BaselineJoin::sort_search;
+  }
+  void dispatch_slices(VkCommandBuffer cmd, SortJoinParams p) {
+    if (p.mode == kModeMerge) {
+      const uint64_t steps = uint64_t{p.num_build} + p.num_probe;
+      dispatch_sort_join(c_, cmd, p, (steps + kMergeSteps - 1) / kMergeSteps);
+    } else {
+      dispatch_sort_join(c_, cmd, p, p.num_probe);
+    }
+  }
 
   VkContext& c_;
   BaselineJoin kind_;
@@ -175,6 +184,8 @@ const char* to_string(BaselineJoin kind) {
   switch (kind) {
     case BaselineJoin::sort_merge:
       return "sort_merge";
+    case BaselineJoin::sort_search:
+      return "sort_search";
     case BaselineJoin::sorted_array:
       return "sorted_array";
     case BaselineJoin::hash:

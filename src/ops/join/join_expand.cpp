@@ -13,10 +13,10 @@
 
 namespace raydb::detail {
 
-void dispatch_sort_join(VkContext& c, VkCommandBuffer cmd, SortJoinParams p) {
+void dispatch_sort_join(VkContext& c, VkCommandBuffer cmd, SortJoinParams p, uint64_t invocations) {
   ComputePipeline& k = kernel(c, ShaderId::sort_join, sizeof(SortJoinParams));
   const uint64_t slice = k.max_items();
-  const uint64_t n = p.num_probe;
+  const uint64_t n = invocations;
   for (uint64_t first = 0; first < n; first += slice) {
     p.probe_offset = static_cast<uint32_t>(first);
     p.num_in_dispatch = static_cast<uint32_t>(std::min(slice, n - first));
@@ -49,7 +49,7 @@ std::vector<JoinPair> expand_pairs(VkContext& c, SortJoinParams p, uint64_t tota
   p.flags &= ~kFlagSum;
   p.pairs = pairs.address();
   p.total_pairs = static_cast<uint32_t>(total);
-  dispatch_sort_join(c, cmd, p);
+  dispatch_sort_join(c, cmd, p, p.num_probe);
   uint32_t t1 = timer.mark(cmd);
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                  VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);

@@ -17,12 +17,15 @@ struct SortJoinParams {
 };
 static_assert(sizeof(SortJoinParams) == 96);
 
-constexpr uint32_t kModeCount = 0, kModeExpand = 1;
+constexpr uint32_t kModeCount = 0, kModeExpand = 1, kModeMerge = 2;
+// Merged elements (build and probe keys) per invocation of kModeMerge: MERGE_STEPS in the shader.
+constexpr uint32_t kMergeSteps = 8;
 constexpr uint32_t kFlagKey64 = 1, kFlagProbeSorted = 2, kFlagSum = 4, kFlagRowIsStart = 8,
                    kFlagRunPayload = 16;
 
-// One sort_join.comp dispatch per slice of the probe keys (p.num_probe of them).
-void dispatch_sort_join(VkContext& c, VkCommandBuffer cmd, SortJoinParams p);
+// sort_join.comp over `invocations` invocations (one per probe key; kModeMerge: one per
+// kMergeSteps merged keys), in slices of the most one dispatch takes.
+void dispatch_sort_join(VkContext& c, VkCommandBuffer cmd, SortJoinParams p, uint64_t invocations);
 
 // After a counting pass: `p` names the build records, the probe records (kFlagProbeSorted), the
 // per-probe run starts and, in p.offsets (the buffer `offsets`), the run lengths, which this scans
