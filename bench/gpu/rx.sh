@@ -2,7 +2,7 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the test suite on the NVIDIA device, then the
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join] [diagnostics] [dpbis] [variants] [cgrx] [thesis = thesis-rx thesis-join] | all
+# Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join = join-rx join-cgrx] [diagnostics] [dpbis] [variants] [cgrx] [thesis = thesis-rx thesis-join] | all
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
@@ -63,7 +63,7 @@ if part newer; then
   $R bench dpbis --out $OUT/results --label bitmap-ops --rows 1e8 --columns 1 --selectivity 0.5 \
     --index bitmap_ops
 fi
-if part join; then
+if part join || part join-rx; then
   # One bench call per configuration so each appends its rows when done (on the H100 a join of
   # 2^26 probe keys takes about 25 s with its CPU reference, warm-up and repeats).
   echo "== ray-traced join: either side indexed, against the sort-merge, sorted-array and hash joins"
@@ -75,6 +75,15 @@ if part join; then
   echo "== duplicate compression"
   $B --label compress --index rx --multiplicity 8 --compress-duplicates --partitions 1,4 \
     --hit-rate 1 --order unsorted --build-repeats 1 --repeats 3 --warmup 2
+fi
+if part join || part join-cgrx; then
+  # A part of its own: with the RX join's calls above it would not fit one 10-minute call.
+  echo "== the cgRX join (buckets of 32), either side indexed"
+  for m in 1 4; do
+    $R bench join --out $OUT/results --label join --build 2^24 --probe 2^26 --multiplicity $m \
+      --hit-rate 1 --indexed build,probe --index cgrx --bucket-size 32 \
+      --output aggregate,pairs --repeats 3 --warmup 1
+  done
 fi
 if part diagnostics; then
   echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
@@ -163,11 +172,16 @@ if part thesis || part thesis-join; then
   J="$R bench join --out $OUT/results --label thesis-inverse --output aggregate --repeats 3 --warmup 1"
   $J --build 2^$((TK - 2)) --probe 2^$TK --indexed build
   $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe
-  echo "== thesis: the join against the sort-merge, sorted-array and hash joins"
-  $R bench join --out $OUT/results --label thesis-join --build 2^$TK --probe 2^$TL \
-    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash \
-    --output aggregate --repeats 3 --warmup 1
-  $R bench join --out $OUT/results --label thesis-join --build 2^$((TK - 2)) --probe 2^$((TL - 2)) \
-    --multiplicity 1,4 --hit-rate 1 --index rx,sort_merge,sorted_array,hash --output pairs \
-    --repeats 3 --warmup 1
+  $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe --index cgrx --bucket-size 32
+  echo "== thesis: the RX and cgRX joins against the sort-merge (merge path and per-key search),"
+  echo "   sorted-array and hash joins; one call per multiplicity, so a call cut short keeps the rest"
+  for m in 1 4; do
+    $R bench join --out $OUT/results --label thesis-join --build 2^$TK --probe 2^$TL \
+      --multiplicity $m --hit-rate 1 --index rx,cgrx,sort_merge,sort_search,sorted_array,hash \
+      --bucket-size 32,256 --output aggregate --repeats 3 --warmup 1
+    $R bench join --out $OUT/results --label thesis-join --build 2^$((TK - 2)) \
+      --probe 2^$((TL - 2)) --multiplicity $m --hit-rate 1 \
+      --index rx,cgrx,sort_merge,sort_search,sorted_array,hash --bucket-size 32,256 \
+      --output pairs --repeats 3 --warmup 1
+  done
 fi

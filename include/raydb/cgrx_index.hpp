@@ -58,9 +58,12 @@ struct CgrxBuildStats {
   bool unique_keys = false;
 };
 
+class CgrxIndex;
 namespace detail {
 struct CgrxIndexImpl;
-}
+// What the cgRX join reads (src/ops/cgrx/cgrx_runs.hpp): the records and run lookups.
+CgrxIndexImpl& cgrx_impl(CgrxIndex& index);
+}  // namespace detail
 
 class CgrxIndex {
  public:
@@ -102,6 +105,7 @@ class CgrxIndex {
 
  private:
   explicit CgrxIndex(std::unique_ptr<detail::CgrxIndexImpl> impl);
+  friend detail::CgrxIndexImpl& detail::cgrx_impl(CgrxIndex& index);
   std::unique_ptr<detail::CgrxIndexImpl> impl_;
 };
 

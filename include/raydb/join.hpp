@@ -1,6 +1,7 @@
-// raydb::RxJoin: the ray-traced index nested-loop equi-join of two key columns. The build side is
-// indexed by RX (include/raydb/rx_index.hpp); each probe-side key is cast as a ray. Output is
-// either every matching (build row, probe row) pair, into a buffer sized exactly by a first
+// raydb::RxJoin / raydb::CgrxJoin: the ray-traced index nested-loop equi-join of two key columns.
+// The build side is indexed by RX (include/raydb/rx_index.hpp) or by cgRX
+// (include/raydb/cgrx_index.hpp); each probe-side key is cast as a ray (cgRX: up to four). Output
+// is either every matching (build row, probe row) pair, into a buffer sized exactly by a first
 // counting pass, or an aggregate (matches, sum of build-side values) that materializes nothing.
 // Duplicates on both sides are joined exactly: a probe key matching k build rows gives k pairs.
 //
@@ -13,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "raydb/cgrx_index.hpp"
 #include "raydb/error.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
@@ -51,8 +53,17 @@ struct JoinStats {
   JoinSide indexed = JoinSide::build;  // the side that was indexed (never automatic)
 };
 
+// The index the one-shot joins build on the indexed side.
+enum class JoinIndex {
+  rx,    // RxJoin: a triangle per key; pairs by a second (collect) pass of rays
+  cgrx,  // CgrxJoin: a triangle per bucket of keys; pairs by copying each key's run of records
+};
+const char* to_string(JoinIndex kind);
+
 struct JoinOptions {
-  RxBuildOptions index;
+  JoinIndex kind = JoinIndex::rx;
+  RxBuildOptions index;   // kind rx
+  CgrxBuildOptions cgrx;  // kind cgrx (cgrx.bucket_size: keys per bucket)
   JoinSide indexed = JoinSide::automatic;
 };
 
@@ -78,7 +89,31 @@ class RxJoin {
   JoinStats stats_;
 };
 
-// One-shot joins of two key columns: the side `options.indexed` names is indexed by RX and the
+// The same join with the build side indexed by cgRX. The counting pass is one cgRX lookup per
+// probe key, which also names the key's run in the index's sorted records; for pairs, a scan of
+// the counts places each probe key's pairs and a compute pass copies its run of build rows there
+// (no second pass of rays). collect_ms is that scan and copy. Errors as RxJoin.
+class CgrxJoin {
+ public:
+  static Result<CgrxJoin> build(const Context& ctx, KeySpan build_keys,
+                                std::span<const uint32_t> build_values = {},
+                                const CgrxBuildOptions& options = {});
+
+  Result<std::vector<JoinPair>> pairs(KeySpan probe_keys);
+  Result<JoinAggregate> aggregate(KeySpan probe_keys);
+
+  const CgrxIndex& index() const { return index_; }
+  const JoinStats& last() const { return stats_; }
+
+ private:
+  CgrxJoin(const Context& ctx, CgrxIndex index) : ctx_(ctx), index_(std::move(index)) {}
+  Context ctx_;
+  CgrxIndex index_;
+  JoinStats stats_;
+};
+
+// One-shot joins of two key columns: the side `options.indexed` names is indexed by
+// `options.kind` (RX or cgRX) and the
 // other side's keys are cast as rays, so the result is the same whichever side is indexed.
 // `build_values` (one per build row, or empty) are summed over the pairs by the aggregate.
 Result<std::vector<JoinPair>> rx_join(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
@@ -91,13 +126,17 @@ const char* to_string(JoinSide side);
 
 // The baseline joins that RxJoin is compared with, with the same pairs and aggregates. The build
 // side is sorted on the GPU (CUB where CUDA is available, the Vulkan radix sort otherwise) or put
-// in a HashIndex; a counting pass finds each probe key's run of matching build rows (a binary
-// search of the sorted build keys, or a probe of the hash table) and, for pairs, the runs are
+// in a HashIndex; a counting pass finds each probe key's run of matching build rows (a merge of
+// both sorted sides, a binary search of the sorted build keys, or a probe of the hash table) and,
+// for pairs, the runs are
 // written into an output of exactly the counted size. JoinStats: index_ms is the build side's sort
 // (hash: sort + insert), probe_sort_ms the probe side's (sort_merge), count_ms and collect_ms
 // the two passes.
 enum class BaselineJoin {
-  sort_merge,    // both sides sorted: neighbouring probe keys search neighbouring build keys
+  sort_merge,    // both sides sorted, then merged (merge path: each invocation finds its share of
+                 // the merged order by a binary search along a diagonal, then merges it)
+  sort_search,   // both sides sorted, a binary search of the build keys per sorted probe key (the
+                 // sort-merge join's counting pass before the merge)
   sorted_array,  // the probe side in row order: an index nested-loop join on a sorted array
   hash,          // the probe side in row order against the HashIndex table on the build side
 };

@@ -147,12 +147,14 @@ void cgrx_lookup(uint q, uint qid) {
     return;
   }
   bool key64 = cgrx_flag(CGRX_FLAG_KEY64);
-  for (uint i = cgrx_lower_bound(lo); i < pc.num_records; ++i) {
+  uint start = cgrx_lower_bound(lo);
+  for (uint i = start; i < pc.num_records; ++i) {
     KeyRecord rec = load_record(pc.records, i, key64);
     if (rec.key > hi) break;
     res.count += 1u;
     res.first_row = min(res.first_row, rec.row);
     res.sum += uint64_t(rec.value);
   }
+  if (cgrx_flag(CGRX_FLAG_RUN_START) && res.count != 0u) res.first_row = start;
   ResultArray(pc.results).r[qid] = res;
 }

@@ -31,5 +31,9 @@
 // they name (first_row) and the rays cast (count), without the bucket search.
 #define CGRX_FLAG_DIAG_NO_TRACE 4u
 #define CGRX_FLAG_DIAG_TRACE_ONLY 8u
+// The join's lookups (src/ops/join/cgrx_join.cpp): a hit's first_row is the position in the records
+// of the key's first record, not its smallest row, so that the key's rows are the records
+// [first_row, first_row + count) and the join's expand pass copies them out without new rays.
+#define CGRX_FLAG_RUN_START 16u
 
 #endif

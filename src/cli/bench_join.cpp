@@ -1,4 +1,5 @@
-// raydb bench join: the ray-traced index nested-loop join (RxJoin) over two generated key columns:
+// raydb bench join: the ray-traced index nested-loop join (RxJoin, CgrxJoin) over two generated key
+// columns:
 // build-side keys with a chosen multiplicity, probe keys of which a chosen fraction have a
 // partner; pairs and the aggregate, each checked whole against the CPU hash join.
 #include <fmt/format.h>
@@ -25,6 +26,7 @@ struct BenchJoinOptions {
   std::vector<std::string> outputs = {"aggregate", "pairs"};
   std::vector<std::string> indexed = {"build"};
   std::vector<std::string> indexes = {"rx"};
+  std::vector<uint32_t> bucket_sizes = {32};  // cgrx
   BenchRunOptions run;
 };
 
@@ -87,11 +89,12 @@ struct JoinSides {
 
 // Times one join (RX or a baseline) over warm-up + repeats, checks its last output whole against
 // the CPU join, and records the medians. `join(output, pairs, agg, st)` runs it once, filling
-// `pairs` for output "pairs", `agg` otherwise; `name` is the index column ("rx" names the side).
+// `pairs` for output "pairs", `agg` otherwise; `name` is the index column ("rx" and "cgrx"
+// name the side too).
 template <class K, class RunJoin>
 void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>& s,
-               const std::string& name, const std::string& output, RunJoin&& join,
-               std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
+               const std::string& name, const std::string& output, uint32_t bucket_size,
+               RunJoin&& join, std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
   if (output != "pairs" && output != "aggregate")
     throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
   std::vector<double> index_ms, probe_sort_ms, count_ms, collect_ms;
@@ -116,11 +119,12 @@ void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>
       checked = agg == join_aggregate_reference(s.build, s.values, s.probe) ? "ok" : "MISMATCH";
     }
   }
-  bool rx = name == "rx";
+  bool rx = name == "rx" || name == "cgrx";
   uint64_t nb = s.build.size(), np = s.probe.size();
   nlohmann::json j = result_fields(ctx, "join", o.run);
   j.update({{"index", name},
             {"indexed_side", rx ? to_string(st.indexed) : "build"},
+            {"bucket_size", bucket_size},
             {"output", output},
             {"key_bits", s.bits},
             {"build_rows", nb},
@@ -138,10 +142,12 @@ void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>
             {"checked_result", checked}});
   rows.push_back(j);
   table.push_back(fmt::format(
-      "{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}", output,
-      rx ? fmt::format("rx/{}", to_string(st.indexed)) : name, s.bits, pow2_name(nb), pow2_name(np),
-      s.mult, s.hit, st.matches, median(index_ms) + median(probe_sort_ms), median(count_ms),
-      median(collect_ms), checked));
+      "{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}", output,
+      rx ? fmt::format("{}/{}", name == "cgrx" ? fmt::format("cgrx{}", bucket_size) : name,
+                       to_string(st.indexed))
+         : name,
+      s.bits, pow2_name(nb), pow2_name(np), s.mult, s.hit, st.matches,
+      median(index_ms) + median(probe_sort_ms), median(count_ms), median(collect_ms), checked));
 }
 
 template <class K>
@@ -156,15 +162,16 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
   JoinSides<K> sides{build, values, probe, mult, hit, bits, seed};
   for (const std::string& kind : o.indexes) {
-    if (kind == "rx") continue;
-    if (kind == "sort_merge" || kind == "sorted_array" || kind == "hash") {
+    if (kind == "rx" || kind == "cgrx") continue;
+    if (kind == "sort_merge" || kind == "sort_search" || kind == "sorted_array" || kind == "hash") {
       BaselineJoin bk = kind == "sort_merge"     ? BaselineJoin::sort_merge
+                        : kind == "sort_search"  ? BaselineJoin::sort_search
                         : kind == "sorted_array" ? BaselineJoin::sorted_array
                                                  : BaselineJoin::hash;
       for (const std::string& output : o.outputs) {
         progress(fmt::format("joining: {} through the {} join", output, kind));
         time_join(
-            o, ctx, sides, kind, output,
+            o, ctx, sides, kind, output, 0,
             [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
                 JoinStats& st) {
               if (out == "pairs")
@@ -178,7 +185,7 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
     }
     if (kind != "sorted")
       throw Error(Errc::invalid_argument,
-                  "--index takes rx, sort_merge, sorted_array, hash, sorted");
+                  "--index takes rx, cgrx, sort_merge, sort_search, sorted_array, hash, sorted");
     progress(fmt::format("joining: aggregate through the {} index", kind));
     auto [index_ms, lookup_ms, agg] = baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
     std::string checked = o.run.no_check                                          ? "skipped"
@@ -202,33 +209,41 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
               {"checked_result", checked}});
     rows.push_back(j);
     table.push_back(
-        fmt::format("{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
+        fmt::format("{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
                     "{:>10.3f} {:>10.3f}  {}",
                     "aggregate", kind, bits, pow2_name(nb), pow2_name(np), mult, hit, agg.matches,
                     index_ms, lookup_ms, 0.0, checked));
   }
-  if (std::find(o.indexes.begin(), o.indexes.end(), "rx") == o.indexes.end()) return;
-  for (const std::string& side_name : o.indexed)
-    for (const std::string& output : o.outputs) {
-      JoinOptions jo;
-      jo.indexed =
-          side_name == "build"   ? JoinSide::build
-          : side_name == "probe" ? JoinSide::probe
-          : side_name == "automatic"
-              ? JoinSide::automatic
-              : throw Error(Errc::invalid_argument, "--indexed takes build, probe, automatic");
-      progress(fmt::format("joining: {}, indexed side {}", output, side_name));
-      time_join(
-          o, ctx, sides, "rx", output,
-          [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
-              JoinStats& st) {
-            if (out == "pairs")
-              pairs = rx_join(ctx, build, probe, jo, &st).value();
-            else
-              agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
-          },
-          rows, table);
-    }
+  for (const std::string& kind : o.indexes) {
+    if (kind != "rx" && kind != "cgrx") continue;
+    // RX has no bucket size: one pass with 0.
+    std::vector<uint32_t> buckets = kind == "rx" ? std::vector<uint32_t>{0} : o.bucket_sizes;
+    for (uint32_t bucket : buckets)
+      for (const std::string& side_name : o.indexed)
+        for (const std::string& output : o.outputs) {
+          JoinOptions jo;
+          jo.kind = kind == "rx" ? JoinIndex::rx : JoinIndex::cgrx;
+          jo.cgrx.bucket_size = bucket;
+          jo.indexed =
+              side_name == "build"   ? JoinSide::build
+              : side_name == "probe" ? JoinSide::probe
+              : side_name == "automatic"
+                  ? JoinSide::automatic
+                  : throw Error(Errc::invalid_argument, "--indexed takes build, probe, automatic");
+          progress(fmt::format("joining: {} through {}{}, indexed side {}", output, kind,
+                               bucket ? fmt::format(" (buckets of {})", bucket) : "", side_name));
+          time_join(
+              o, ctx, sides, kind, output, bucket,
+              [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
+                  JoinStats& st) {
+                if (out == "pairs")
+                  pairs = rx_join(ctx, build, probe, jo, &st).value();
+                else
+                  agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
+              },
+              rows, table);
+        }
+  }
 }
 
 void run(BenchJoinOptions& o) {
@@ -250,10 +265,10 @@ void run(BenchJoinOptions& o) {
       }
   finish_bench(
       ctx, "join", o.run,
-      fmt::format("raydb bench join on {} ({} {}), RX index on one side, median of {} "
+      fmt::format("raydb bench join on {} ({} {}), RX or cgRX index on one side, median of {} "
                   "after {} warm-up; GPU timestamps",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:<9} {:<12} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}",
+      fmt::format("{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}",
                   "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
                   "count ms", "collect ms", "check"),
       table, rows);
@@ -264,7 +279,7 @@ void run(BenchJoinOptions& o) {
 void register_bench_join(CLI::App& bench) {
   auto o = std::make_shared<BenchJoinOptions>();
   auto* cmd = bench.add_subcommand(
-      "join", "ray-traced index nested-loop equi-join (RX on the build side): pairs, aggregate");
+      "join", "ray-traced index nested-loop equi-join (RX or cgRX on one side): pairs, aggregate");
   add_common_options(*cmd, o->common);
   cmd->add_option("--build", o->build, "build-side rows, e.g. 2^20");
   cmd->add_option("--probe", o->probe, "probe-side rows, e.g. 2^22");
@@ -275,14 +290,20 @@ void register_bench_join(CLI::App& bench) {
       ->delimiter(',');
   cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
   cmd->add_option("--index", o->indexes,
-                  "rx, sort_merge (both sides sorted on the GPU), sorted_array (build side "
+                  "rx, cgrx (the cgRX index, --bucket-size), sort_merge (both sides sorted on the "
+                  "GPU, then merged), sort_search (both sorted, a binary search per probe key), "
+                  "sorted_array (build side "
                   "sorted, probes in row order), hash (a hash table on the build side): pairs "
                   "and aggregate; sorted (SortedIndex, one lookup per probe key: aggregate "
                   "only); list")
       ->delimiter(',');
-  cmd->add_option("--indexed", o->indexed,
-                  "side indexed by RX: build, probe (inverse mapping), automatic (the smaller); "
-                  "list")
+  cmd->add_option("--bucket-size", o->bucket_sizes,
+                  "cgrx: keys per bucket, powers of two >= 2 (the thesis: 32, 256); list")
+      ->delimiter(',');
+  cmd->add_option(
+         "--indexed", o->indexed,
+         "side indexed by RX or cgRX: build, probe (inverse mapping), automatic (the smaller); "
+         "list")
       ->delimiter(',');
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });

@@ -16,6 +16,7 @@
 #include "common/capture.hpp"
 #include "ops/cgrx/cgrx_layout.hpp"
 #include "ops/cgrx/cgrx_params.hpp"
+#include "ops/cgrx/cgrx_runs.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 
@@ -47,6 +48,7 @@ struct CgrxIndexImpl {
   RxProbeStats probe_stats;
   uint64_t fallbacks = 0;
   RxDiagnostic diagnostic = RxDiagnostic::none;
+  bool run_starts = false;  // cgrx_lookup_runs: first_row is the run's first record
 
   void build(KeySpan k, std::span<const uint32_t> v);
   std::vector<uint64_t> read_representatives();
@@ -240,6 +242,7 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   p.ray_window = build_stats.ray_window;
   if (diagnostic == RxDiagnostic::no_trace) p.flags |= CGRX_FLAG_DIAG_NO_TRACE;
   if (diagnostic == RxDiagnostic::trace_only) p.flags |= CGRX_FLAG_DIAG_TRACE_ONLY;
+  if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
 
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
@@ -276,6 +279,25 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   std::memcpy(counts, counters_host.mapped(), sizeof counts);
   probe_stats.rays = q.count + counts[0];
   fallbacks = counts[1];
+}
+
+CgrxIndexImpl& cgrx_impl(CgrxIndex& index) {
+  return *index.impl_;
+}
+
+Status cgrx_lookup_runs(CgrxIndex& index, KeySpan points, std::span<RxLookup> out) {
+  CgrxIndexImpl& impl = cgrx_impl(index);
+  if (impl.diagnostic != RxDiagnostic::none)
+    return Error(Errc::invalid_argument, "run lookups need a cgRX index without a diagnostic");
+  impl.run_starts = true;
+  Status s = lookup_into(impl, QueryBatch::points(points), out);
+  impl.run_starts = false;
+  return s;
+}
+
+uint64_t cgrx_records_address(CgrxIndex& index) {
+  const CgrxIndexImpl& impl = cgrx_impl(index);
+  return impl.n > 0 ? impl.records.address() : 0;
 }
 
 }  // namespace detail

@@ -16,18 +16,12 @@
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/hash/hash_table.hpp"
+#include "ops/join/join_expand.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/join.hpp"
 
 namespace raydb {
 namespace detail {
-
-// Mirrors shaders/join/sort_join.comp.
-struct SortJoinParams {
-  uint64_t build_keys, build_records, probe_keys, probe_records, starts, offsets, totals, pairs;
-  uint32_t num_build, num_probe, probe_offset, num_in_dispatch, total_pairs, mode, flags, pad0;
-};
-static_assert(sizeof(SortJoinParams) == 96);
 
 // Mirrors shaders/join/hash_join_count.glsl.
 struct HashJoinCountParams {
@@ -36,9 +30,6 @@ struct HashJoinCountParams {
 };
 static_assert(sizeof(HashJoinCountParams) == 72);
 
-constexpr uint32_t kModeCount = 0, kModeExpand = 1;
-constexpr uint32_t kFlagKey64 = 1, kFlagProbeSorted = 2, kFlagSum = 4, kFlagRowIsStart = 8,
-                   kFlagRunPayload = 16;
 constexpr uint32_t kHashUnique = 1, kHashSum = 2;
 
 namespace {
@@ -58,16 +49,11 @@ class SortJoinRun {
  public:
   SortJoinRun(const Context& ctx, BaselineJoin kind, KeySpan build,
               std::span<const uint32_t> values, KeySpan probe, JoinStats& stats)
-      : c_(ctx.vk()),
-        kind_(kind),
-        probe_(probe),
-        stats_(stats),
-        kernel_(kernel(c_, ShaderId::sort_join, sizeof(SortJoinParams))) {
+      : c_(ctx.vk()), kind_(kind), probe_(probe), stats_(stats) {
     const bool key64 = probe.width == KeyWidth::bits64;
     p_.num_build = static_cast<uint32_t>(build.size);
     p_.num_probe = static_cast<uint32_t>(probe.size);
-    p_.flags =
-        (key64 ? kFlagKey64 : 0u) | (kind == BaselineJoin::sort_merge ? kFlagProbeSorted : 0u);
+    p_.flags = (key64 ? kFlagKey64 : 0u) | (probe_sorted() ? kFlagProbeSorted : 0u);
     if (kind == BaselineJoin::hash) {
       hash_.emplace(HashIndex::build(ctx, build, values).value());
       table_ = hash_table_view(*hash_);
@@ -79,7 +65,7 @@ class SortJoinRun {
     KeyRecordBuilder builder(c_);
     build_ = builder.build(build, values, true, "join build side", /*keep_sorted_keys=*/true);
     stats_.index_ms = build_.sort_ms;
-    if (kind == BaselineJoin::sort_merge) {
+    if (probe_sorted()) {
       probe_sorted_ = builder.build(probe, {}, true, "join probe side", true);
       stats_.probe_sort_ms = probe_sorted_.sort_ms;
     }
@@ -98,7 +84,7 @@ class SortJoinRun {
     CommandBatch batch(c_);
     VkCommandBuffer cmd = batch.cmd();
     Buffer staging;
-    if (kind_ != BaselineJoin::sort_merge) {
+    if (!probe_sorted()) {
       probe_keys_ = Buffer(c_, probe_.bytes(), kStorageUsage, MemoryUse::device, "join probe keys");
       record_upload(c_, cmd, staging, probe_keys_, probe_.data, probe_.bytes());
     }
@@ -110,7 +96,7 @@ class SortJoinRun {
     timer.reset(cmd);
     uint32_t t0 = timer.mark(cmd);
     SortJoinParams p = p_;
-    if (kind_ == BaselineJoin::sort_merge) {
+    if (probe_sorted()) {
       p.probe_keys = probe_sorted_.sorted_keys.address();
       p.probe_records = probe_sorted_.records.address();
     } else {
@@ -119,7 +105,7 @@ class SortJoinRun {
     p.starts = starts_.address();
     p.offsets = offsets_.address();
     p.totals = totals.address();
-    p.mode = kModeCount;
+    p.mode = kind_ == BaselineJoin::sort_merge ? kModeMerge : kModeCount;
     if (kind_ == BaselineJoin::hash) {
       HashJoinCountParams h{table_.slots,
                             table_.payloads,
@@ -163,51 +149,19 @@ class SortJoinRun {
 
   // After count(): every pair, written by the GPU into an output of exactly `total` pairs.
   std::vector<JoinPair> pairs(uint64_t total) {
-    if (total > 0xFFFFFFFEull)
-      throw Error(Errc::limit_exceeded,
-                  fmt::format("the join has {} pairs, more than the 2^32 - 1 one pass can write; "
-                              "use the aggregate or split the probe side",
-                              total));
-    std::vector<JoinPair> out(total);
-    if (total == 0) return out;
-    Buffer pairs(c_, total * 8, kStorageUsage, MemoryUse::device, "join pairs");
-    Buffer pairs_host(c_, total * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
-                      "join pairs readback");
-    RadixSort scan(c_);
-    RadixSort::Temps temps;
-    CommandBatch batch(c_);
-    VkCommandBuffer cmd = batch.cmd();
-    GpuTimer timer(c_, 2);
-    timer.reset(cmd);
-    uint32_t t0 = timer.mark(cmd);
-    scan.record_exclusive_scan(cmd, offsets_.address(), probe_.size, temps);
-    compute_barrier(c_, cmd);
-    SortJoinParams p = probe_params_;
-    p.mode = kModeExpand;
-    p.flags &= ~kFlagSum;
-    p.pairs = pairs.address();
-    p.total_pairs = static_cast<uint32_t>(total);
-    dispatch_slices(cmd, p);
-    uint32_t t1 = timer.mark(cmd);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c_);
-    VkBufferCopy region{0, 0, total * 8};
-    c_.vk.vkCmdCopyBuffer(cmd, pairs.handle(), pairs_host.handle(), 1, &region);
-    batch.submit_and_wait();
-    stats_.collect_ms = timer.ms(t0, t1);
-    pairs_host.invalidate();
-    static_assert(sizeof(JoinPair) == 8);
-    std::memcpy(out.data(), pairs_host.mapped(), total * 8);
-    return out;
+    return expand_pairs(c_, probe_params_, total, stats_.collect_ms);
   }
 
  private:
+  bool probe_sorted() const {
+    return kind_ == BaselineJoin::sort_merge || kind_ == BaselineJoin::sort_search;
+  }
   void dispatch_slices(VkCommandBuffer cmd, SortJoinParams p) {
-    const uint64_t slice = kernel_.max_items();
-    for (uint64_t first = 0; first < probe_.size; first += slice) {
-      p.probe_offset = static_cast<uint32_t>(first);
-      p.num_in_dispatch = static_cast<uint32_t>(std::min(slice, probe_.size - first));
-      kernel_.dispatch(cmd, &p, p.num_in_dispatch);
+    if (p.mode == kModeMerge) {
+      const uint64_t steps = uint64_t{p.num_build} + p.num_probe;
+      dispatch_sort_join(c_, cmd, p, (steps + kMergeSteps - 1) / kMergeSteps);
+    } else {
+      dispatch_sort_join(c_, cmd, p, p.num_probe);
     }
   }
 
@@ -215,7 +169,6 @@ class SortJoinRun {
   BaselineJoin kind_;
   KeySpan probe_;
   JoinStats& stats_;
-  ComputePipeline& kernel_;
   KeyRecords build_, probe_sorted_;
   std::optional<HashIndex> hash_;
   HashTableView table_;
@@ -231,6 +184,8 @@ const char* to_string(BaselineJoin kind) {
   switch (kind) {
     case BaselineJoin::sort_merge:
       return "sort_merge";
+    case BaselineJoin::sort_search:
+      return "sort_search";
     case BaselineJoin::sorted_array:
       return "sorted_array";
     case BaselineJoin::hash:

@@ -71,6 +71,16 @@ const char* to_string(JoinSide side) {
   return "?";
 }
 
+const char* to_string(JoinIndex kind) {
+  switch (kind) {
+    case JoinIndex::rx:
+      return "rx";
+    case JoinIndex::cgrx:
+      return "cgrx";
+  }
+  return "?";
+}
+
 namespace {
 
 JoinSide indexed_side(const JoinOptions& o, KeySpan build, KeySpan probe) {
@@ -82,8 +92,82 @@ JoinSide indexed_side(const JoinOptions& o, KeySpan build, KeySpan probe) {
   return probe.size < build.size ? JoinSide::probe : JoinSide::build;
 }
 
-double index_ms(const RxIndex& index) {
+// What differs between the two index kinds: the join class, its index, and the build options.
+struct RxKind {
+  using Join = RxJoin;
+  using Index = RxIndex;
+  static const RxBuildOptions& options(const JoinOptions& o) { return o.index; }
+};
+struct CgrxKind {
+  using Join = CgrxJoin;
+  using Index = CgrxIndex;
+  static const CgrxBuildOptions& options(const JoinOptions& o) { return o.cgrx; }
+};
+
+template <class Index>
+double index_ms(const Index& index) {
   return index.build_stats().build_ms() + index.build_stats().sort_ms;
+}
+
+template <class Kind>
+std::vector<JoinPair> one_shot_pairs(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
+                                     const JoinOptions& options, JoinStats* stats) {
+  JoinSide side = indexed_side(options, build_keys, probe_keys);
+  if (side == JoinSide::build) {
+    auto join = Kind::Join::build(ctx, build_keys, {}, Kind::options(options)).value();
+    auto out = join.pairs(probe_keys).value();
+    if (stats) {
+      *stats = join.last();
+      stats->index_ms = index_ms(join.index());
+    }
+    return out;
+  }
+  // Inverse mapping: the probe side is indexed, build keys are the rays, so a joined
+  // (build row, probe row) comes out as (probe row, build row).
+  auto join = Kind::Join::build(ctx, probe_keys, {}, Kind::options(options)).value();
+  auto swapped = join.pairs(build_keys).value();
+  for (JoinPair& p : swapped) p = {p.probe_row, p.build_row};
+  if (stats) {
+    *stats = join.last();
+    stats->index_ms = index_ms(join.index());
+    stats->indexed = JoinSide::probe;
+  }
+  return swapped;
+}
+
+template <class Kind>
+JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
+                                 std::span<const uint32_t> build_values, KeySpan probe_keys,
+                                 const JoinOptions& options, JoinStats* stats) {
+  JoinSide side = indexed_side(options, build_keys, probe_keys);
+  if (!build_values.empty() && build_values.size() != build_keys.size)
+    throw Error(Errc::invalid_argument, fmt::format("{} build values for {} build keys",
+                                                    build_values.size(), build_keys.size));
+  if (side == JoinSide::build) {
+    auto join = Kind::Join::build(ctx, build_keys, build_values, Kind::options(options)).value();
+    auto a = join.aggregate(probe_keys).value();
+    if (stats) {
+      *stats = join.last();
+      stats->index_ms = index_ms(join.index());
+    }
+    return a;
+  }
+  // Inverse mapping: each build row meets `count` probe rows, so its value counts that often.
+  auto index = Kind::Index::build(ctx, probe_keys, {}, Kind::options(options)).value();
+  auto per_row = index.lookup(build_keys).value();
+  JoinAggregate a;
+  for (size_t b = 0; b < per_row.size(); ++b) {
+    a.matches += per_row[b].count;
+    if (!build_values.empty()) a.build_value_sum += uint64_t{per_row[b].count} * build_values[b];
+  }
+  if (stats) {
+    *stats = {};
+    stats->index_ms = index_ms(index);
+    stats->count_ms = index.last_probe().probe_ms;
+    stats->matches = a.matches;
+    stats->indexed = JoinSide::probe;
+  }
+  return a;
 }
 
 }  // namespace
@@ -91,27 +175,9 @@ double index_ms(const RxIndex& index) {
 Result<std::vector<JoinPair>> rx_join(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
                                       const JoinOptions& options, JoinStats* stats) {
   return detail::capture([&]() -> std::vector<JoinPair> {
-    JoinSide side = indexed_side(options, build_keys, probe_keys);
-    if (side == JoinSide::build) {
-      auto join = RxJoin::build(ctx, build_keys, {}, options.index).value();
-      auto out = join.pairs(probe_keys).value();
-      if (stats) {
-        *stats = join.last();
-        stats->index_ms = index_ms(join.index());
-      }
-      return out;
-    }
-    // Inverse mapping: the probe side is indexed, build keys are the rays, so a collected
-    // (query, row) is (build row, probe row) as it stands.
-    auto join = RxJoin::build(ctx, probe_keys, {}, options.index).value();
-    auto swapped = join.pairs(build_keys).value();
-    for (JoinPair& p : swapped) p = {p.probe_row, p.build_row};
-    if (stats) {
-      *stats = join.last();
-      stats->index_ms = index_ms(join.index());
-      stats->indexed = JoinSide::probe;
-    }
-    return swapped;
+    if (options.kind == JoinIndex::cgrx)
+      return one_shot_pairs<CgrxKind>(ctx, build_keys, probe_keys, options, stats);
+    return one_shot_pairs<RxKind>(ctx, build_keys, probe_keys, options, stats);
   });
 }
 
@@ -119,35 +185,10 @@ Result<JoinAggregate> rx_join_aggregate(const Context& ctx, KeySpan build_keys,
                                         std::span<const uint32_t> build_values, KeySpan probe_keys,
                                         const JoinOptions& options, JoinStats* stats) {
   return detail::capture([&]() -> JoinAggregate {
-    JoinSide side = indexed_side(options, build_keys, probe_keys);
-    if (!build_values.empty() && build_values.size() != build_keys.size)
-      throw Error(Errc::invalid_argument, fmt::format("{} build values for {} build keys",
-                                                      build_values.size(), build_keys.size));
-    if (side == JoinSide::build) {
-      auto join = RxJoin::build(ctx, build_keys, build_values, options.index).value();
-      auto a = join.aggregate(probe_keys).value();
-      if (stats) {
-        *stats = join.last();
-        stats->index_ms = index_ms(join.index());
-      }
-      return a;
-    }
-    // Inverse mapping: each build row meets `count` probe rows, so its value counts that often.
-    auto index = RxIndex::build(ctx, probe_keys, {}, options.index).value();
-    auto per_row = index.lookup(build_keys).value();
-    JoinAggregate a;
-    for (size_t b = 0; b < per_row.size(); ++b) {
-      a.matches += per_row[b].count;
-      if (!build_values.empty()) a.build_value_sum += uint64_t{per_row[b].count} * build_values[b];
-    }
-    if (stats) {
-      *stats = {};
-      stats->index_ms = index_ms(index);
-      stats->count_ms = index.last_probe().probe_ms;
-      stats->matches = a.matches;
-      stats->indexed = JoinSide::probe;
-    }
-    return a;
+    if (options.kind == JoinIndex::cgrx)
+      return one_shot_aggregate<CgrxKind>(ctx, build_keys, build_values, probe_keys, options,
+                                          stats);
+    return one_shot_aggregate<RxKind>(ctx, build_keys, build_values, probe_keys, options, stats);
   });
 }
 
