@@ -125,13 +125,13 @@ void check_unique_sorted(std::mt19937_64& rng, size_t n, SortedLayout layout) {
   RxReference ref(std::span<const Key>(keys), values);
   CHECK(index.build_stats().unique_keys);
   // The dense sorted keys, one fence key per 64 bytes of them or the sampled levels (every 32nd
-  // key of the level below, down to <= 2048 keys), the 16-byte records.
+  // key of the level below, down to <= 256 keys), the 16-byte records.
   size_t index_keys = n, levels = 0;
   if (layout == SortedLayout::fences) {
     const size_t block = 64 / sizeof(Key);
     index_keys += (n + block - 1) / block;
   } else {
-    for (size_t size = n; size > 2048; ++levels) {
+    for (size_t size = n; size > 256; ++levels) {
       size = (size + 31) / 32;
       index_keys += size;
     }
@@ -165,11 +165,11 @@ void check_unique_sorted(std::mt19937_64& rng, size_t n, SortedLayout layout) {
 TEST_CASE("sorted index: unique keys, 32- and 64-bit, index sizes around powers of two") {
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
-  // 2048 / 2049 and 65536 / 65537: the lines layout's top level alone, one and two levels.
+  // 256 / 257 and 8192 / 8193: the lines layout's top level alone, one and two levels.
   for (SortedLayout layout : kLayouts)
     for (size_t n :
          {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{5}, size_t{31}, size_t{32}, size_t{33},
-          size_t{63}, size_t{64}, size_t{65}, size_t{2048}, size_t{2049}, size_t{4095},
+          size_t{63}, size_t{64}, size_t{65}, size_t{256}, size_t{257}, size_t{8192}, size_t{8193}, size_t{4095},
           size_t{4096}, size_t{4097}, size_t{65536}, size_t{65537}, size_t{100003}}) {
       CAPTURE(to_string(layout));
       CAPTURE(n);
@@ -207,7 +207,7 @@ TEST_CASE("sorted index: long runs of one key and empty 64-bit index") {
 namespace {
 
 // Runs of one key that start just before a 32-key node (and a 16/8-key fence block) border and
-// cross it, many nodes and three sampled levels (2^21 + 3 keys: 2^21 / 32^3 = 64 top keys);
+// cross it, many nodes and three sampled levels (2^21 + 3 keys: levels of 65537, 2049 and 65 keys);
 // probes unsorted and sorted (one node for the whole subgroup), duplicates, misses and the edges.
 template <class Key>
 void check_large_with_runs(std::mt19937_64& rng, SortedLayout layout) {

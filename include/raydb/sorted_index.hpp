@@ -29,7 +29,7 @@ enum class SortedLayout {
   // Fences (every 16th 32-bit / 8th 64-bit key, one per 64 bytes of keys) binary-searched, then
   // one 64-byte block of the keys: one invocation per lookup, ~log2(n) divergent loads.
   fences,
-  // Sampled levels (every 32nd key, every 32nd of those, ... down to a top of <= 2048 keys): the
+  // Sampled levels (every 32nd key, every 32nd of those, ... down to a top of <= 256 keys): the
   // top binary-searched, then per level one 32-key node compared by the whole subgroup (one
   // coalesced load per lookup and level). Needs subgroup shuffle, vote and arithmetic in compute
   // shaders (Vulkan 1.1 subgroup operations).

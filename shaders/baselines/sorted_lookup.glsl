@@ -10,7 +10,7 @@
 //
 // SORTED_LINES (sorted_lines*.comp) compiles the other layout, SortedLayout::lines: sampled levels
 // of one key per 32-key node (level 1 = every 32nd key, level 2 = every 32nd of those, ... up to
-// a top level of at most 2048 keys). Binary search over the top level, then per level down to the
+// a top level of at most 256 keys). Binary search over the top level, then per level down to the
 // key column one node of 32 keys (128 bytes of 32-bit keys, one cache line) is searched by the
 // whole subgroup: for each invocation in turn, every lane compares one key of that invocation's
 // node and a subgroup sum counts the keys below it. One coalesced load per lookup and level
@@ -82,7 +82,7 @@ layout(push_constant, scalar) uniform SortedLinesParams {
   uint64_t queries;  // points, or (lo, hi) pairs
   uint64_t results;
   uint n;
-  uint levels;  // sampled levels (0: n <= 2048, binary search over the keys alone)
+  uint levels;  // sampled levels (0: n <= 256, binary search over the keys alone)
   uint num_queries;
   uint query_offset;
   uint flags;  // RX_FLAG_RANGES | RX_FLAG_FIRST_HIT_ONLY (unique keys, point lookups)

@@ -40,10 +40,12 @@ struct SortedFenceParams {
 static_assert(sizeof(SortedFenceParams) == 32);
 
 // SortedLayout::lines: keys per node (SORTED_NODE), and the most keys the top level, searched by
-// binary search alone, may hold (8 KiB of 32-bit keys: its first levels are shared by the
-// subgroup's invocations, the rest stay in L1).
+// binary search alone, may hold. A divergent load costs one L1 wavefront per distinct 128-byte
+// line the subgroup touches: over <= 256 32-bit keys (8 lines) a binary search's loads cost at
+// most 8 each, ~2 per lookup in all, less than one more node level (one wavefront and ~10
+// instructions per lookup); over 2048 keys its last six loads would cost ~1 each per lookup.
 constexpr uint64_t kNodeKeys = 32;
-constexpr uint64_t kTopKeys = 2048;
+constexpr uint64_t kTopKeys = 256;
 
 // Keys per fence: one 64-byte block of the key column (SORTED_BLOCK in sorted_lookup.glsl).
 constexpr uint64_t block_keys(KeyWidth w) {
