@@ -31,7 +31,7 @@ enum class SortedLayout {
   fences,
   // Sampled levels (every 32nd key, every 32nd of those, ... down to a top of <= 256 keys): the
   // top binary-searched, then per level one 32-key node compared by the whole subgroup (one
-  // coalesced load per lookup and level). Needs subgroup shuffle, vote and arithmetic in compute
+  // coalesced load per lookup and level). Needs subgroup shuffle and arithmetic in compute
   // shaders (Vulkan 1.1 subgroup operations).
   lines,
 };

@@ -15,7 +15,7 @@
 // whole subgroup: for each invocation in turn, every lane compares one key of that invocation's
 // node and a subgroup sum counts the keys below it. One coalesced load per lookup and level
 // replaces the five divergent loads (each its own L1 wavefront) of a binary search over the node.
-// Where all invocations share one node (sorted probes) each searches it alone, in the same line.
+// Where the subgroup's nodes lie within 4 nodes (sorted probes) each invocation searches its own.
 //
 // Compiled once per key width (sorted_lookup32.comp, sorted_lookup64.comp define KEY_BITS): with
 // 32-bit keys every load, compare and index is 32-bit; a runtime width switch would leave 64-bit
@@ -26,7 +26,6 @@
 #extension GL_EXT_scalar_block_layout : require
 #ifdef SORTED_LINES
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #endif
@@ -157,7 +156,12 @@ KeyArray level_keys(uint i) {
 uint node_search(KeyArray lower, uint size, uint j, Key x) {
   const uint none = 0xFFFFFFFFu;
   uint first = j == 0u ? none : (j - 1u) * SORTED_NODE;
-  if (subgroupAllEqual(first))  // one node for all (sorted probes): each searches it in cache
+  // The subgroup's nodes within 4 nodes of each other (sorted probes): each invocation searches
+  // its own node, every load touching at most 4 lines (8 for 64-bit keys), cheaper than 32
+  // rounds of the shared search.
+  uint span_lo = subgroupMin(first);
+  uint span_hi = subgroupMax(j == 0u ? 0u : first);
+  if (span_lo == none || span_hi - span_lo < 4u * SORTED_NODE)
     return first == none ? 0u : lower_bound(lower, first, min(SORTED_NODE, size - first), x);
   uint lane = gl_SubgroupInvocationID;
   uint result = 0u;

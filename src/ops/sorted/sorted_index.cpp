@@ -99,18 +99,18 @@ struct SortedIndexImpl {
     batch = std::make_unique<LookupBatch>(*ctx);
   }
 
-  // The node search is a subgroup operation (shuffle, vote, add) in a compute shader.
+  // The node search is a subgroup operation (shuffle, min / max / add) in a compute shader.
   void check_subgroup_support() const {
     VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
     VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sub};
     vkGetPhysicalDeviceProperties2(ctx->physical_device, &props);
-    const VkSubgroupFeatureFlags need =
-        VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_VOTE_BIT |
-        VK_SUBGROUP_FEATURE_SHUFFLE_BIT | VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
     if ((sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) == 0 ||
         (sub.supportedOperations & need) != need)
       throw Error(Errc::unsupported,
-                  "SortedLayout::lines needs subgroup basic, vote, shuffle and arithmetic "
+                  "SortedLayout::lines needs subgroup basic, shuffle and arithmetic "
                   "operations in compute shaders; this device lacks them (use fences)");
   }
 
