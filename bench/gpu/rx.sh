@@ -99,13 +99,14 @@ if part dpbis; then
 fi
 if [[ $what == *" sorted-layout "* ]]; then
   echo "== sorted array, layouts fences and lines: 2^26 keys, 2^27 point lookups, hit rate 1 and 0"
-  $B --label sorted-layout --index sorted --sorted-layout fences,lines --hit-rate 1,0 \
-    --order unsorted,sorted --build-repeats 1
+  $B --label sorted-layout --keys 2^26 --lookups 2^27 --index sorted \
+    --sorted-layout fences,lines --hit-rate 1,0 --order unsorted,sorted --build-repeats 1
 fi
 if [[ $what == *" sorted-layout-more "* ]]; then
   echo "== the same with 64-bit keys, and ranges (lower bound, then the walk) at width 16"
-  $B --label sorted-layout --index sorted --sorted-layout fences,lines --hit-rate 1 \
-    --order unsorted,sorted --key-bits 64 --build-repeats 1
+  $B --label sorted-layout --keys 2^26 --lookups 2^27 --index sorted \
+    --sorted-layout fences,lines --hit-rate 1 --order unsorted,sorted --key-bits 64 \
+    --build-repeats 1
   $B --label sorted-layout --key-dist dense --lookups 2^24 --range-width 16 --index sorted \
     --sorted-layout fences,lines --hit-rate 1 --order unsorted,sorted --build-repeats 1
 fi
