@@ -94,6 +94,77 @@ TEST_CASE("cuda ops: DP-BIS in CUDA equals the CPU reference and DP-BIS in Vulka
   }
 }
 
+namespace {
+
+// The CPU reference of a query: every predicate (all) or any of them, as bitmap words; an empty
+// list selects every row (all) or none (any).
+std::vector<uint32_t> combined_reference(std::span<const std::span<const uint32_t>> cols,
+                                         size_t rows, const std::vector<Predicate>& preds,
+                                         Combine combine) {
+  if (combine == Combine::all) return full_scan_reference(cols, preds);
+  std::vector<uint32_t> any((rows + 31) / 32, 0u);
+  for (const Predicate& p : preds) {
+    auto one = full_scan_reference(cols, std::span<const Predicate>(&p, 1));
+    for (size_t i = 0; i < any.size(); ++i) any[i] |= one[i];
+  }
+  return any;
+}
+
+}  // namespace
+
+// Refine::in_select: the selections decide the boundary bins' rows from the row-ordered values,
+// without atomics (codes_select_exact / sieve_select_exact). Bounds taken from the data (equal to
+// values and to bin borders), values 0 and 2^32 - 1, runs of one value filling whole bins, row
+// counts that end inside a word and inside a 4-word chunk of the sieve pass.
+TEST_CASE("cuda ops: DP-BIS in_select in CUDA equals the CPU reference and Vulkan") {
+  if (!test::cuda_or_skip()) return;
+  std::mt19937_64 rng(test::fresh_seed());
+  for (size_t rows : {size_t{0}, size_t{1}, size_t{33}, size_t{100}, size_t{100003}}) {
+    std::vector<std::vector<uint32_t>> data;
+    for (int kind = 0; kind < 3; ++kind) data.push_back(skewed_column(rng, rows, kind));
+    std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
+    for (bool sieve : {false, true}) {
+      CAPTURE(rows);
+      CAPTURE(sieve);
+      DpBisOptions oc, ov;
+      oc.refine = ov.refine = Refine::in_select;
+      oc.sieve_vectors = ov.sieve_vectors = sieve;
+      oc.bins = ov.bins = sieve ? 64 : 256;
+      oc.backend = Backend::cuda;
+      ov.backend = Backend::vulkan;
+      auto tc = DpBisTable::build(test::context(), cols, oc).value();
+      auto tv = DpBisTable::build(test::context(), cols, ov).value();
+      CHECK(tc.backend() == Backend::cuda);
+      for (int trial = 0; trial < 16; ++trial) {
+        std::vector<Predicate> preds;
+        for (int k = 0, n = trial % 4; k < n; ++k) {
+          Predicate p;
+          p.column = static_cast<uint32_t>(rng() % 3);
+          p.op = static_cast<CompareOp>(rng() % 6);
+          p.value = rows && rng() % 4 ? data[p.column][rng() % rows] : static_cast<uint32_t>(rng());
+          p.value2 =
+              rows && rng() % 4 ? data[p.column][rng() % rows] : static_cast<uint32_t>(rng());
+          if (trial == 5) p.value = 0xFFFFFFFFu;
+          if (trial == 6) p.value2 = 0;
+          preds.push_back(p);
+        }
+        for (Combine combine : {Combine::all, Combine::any}) {
+          CAPTURE(trial);
+          CAPTURE(static_cast<int>(combine));
+          auto want = combined_reference(cols, rows, preds, combine);
+          auto bc = tc.select(preds, combine).value();
+          test::check_equal_whole(bc.words().value(), want, "CUDA in_select vs CPU");
+          test::check_equal_whole(tv.select(preds, combine).value().words().value(), want,
+                                  "Vulkan in_select vs CPU");
+          uint64_t set = 0;
+          for (uint32_t w : want) set += static_cast<uint64_t>(__builtin_popcount(w));
+          CHECK(bc.count().value() == set);
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("cuda ops: indexes sort their keys with CUB and equal the CPU reference and Vulkan") {
   if (!test::cuda_or_skip()) return;
   ContextOptions vulkan_only;

@@ -4,8 +4,9 @@
 # machine (with nvcc) and carried in build/; results go to $OUT/results/<device>/dpbis.jsonl
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
-# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] | all
-#   (all without refine: about 6 minutes; refine alone: under 3, not part of all)
+# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [select-cuda]
+#   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
+#   last three are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
 #   vulkan  Vulkan kernels: whole queries, the selection alone, the refinement alone, bitmap ops,
 #           read-only / write-only / copy passes of a bitmap's and of the codes' size, full scan
@@ -16,6 +17,11 @@
 #           selection (scatter: atomics) and inside it (in_select: row-ordered values), label
 #           refine. 1e9 rows with one column only: three sieve tables of 1e9 rows (16 GB of
 #           vectors each, 29 GB with codes, sorted values and row ids) do not fit in 80 GB.
+#   refine-cuda  the same with the CUDA kernels (in_select's twins in src/backend/cuda/dpbis.cu),
+#           label refine-cuda
+#   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
+#           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
+#           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 rc=0
@@ -45,5 +51,16 @@ if [[ $what == *" refine "* ]]; then
   RF="$R bench dpbis --out $OUT/results --backend vulkan --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label refine"
   $RF --rows 1e8 --columns 1,3 || rc=$?
   $RF --rows 1e9 --columns 1 || rc=$?
+fi
+if [[ $what == *" refine-cuda "* ]]; then
+  echo "== CUDA: boundary-bin refinement, scatter against in_select"
+  RF="$R bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label refine-cuda"
+  $RF --rows 1e8 --columns 1,3 || rc=$?
+  $RF --rows 1e9 --columns 1 || rc=$?
+fi
+if [[ $what == *" select-cuda "* ]]; then
+  echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"
+  $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 --selectivity 0.01,0.5 \
+    --backend cuda --label bandwidth-cuda-select --index dpbis_select || rc=$?
 fi
 exit $rc

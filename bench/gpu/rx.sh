@@ -3,6 +3,9 @@
 # RX benchmarks at the paper's sizes. Binaries are built on the developer machine and carried in
 # build/; results go to $OUT/results/<device>/ and are copied into bench/results/ afterwards.
 # Usage: bench/gpu/rx.sh [tests] [points] [ranges] [baselines] [sweeps] [newer] [join = join-rx join-cgrx] [diagnostics] [dpbis] [variants] [cgrx] [thesis = thesis-rx thesis-join] | all
+#        bench/gpu/rx.sh sorted-layout [sorted-layout-more]   (neither part of all; each about 2-3
+#        minutes: the sorted array's two layouts, fences and lines, side by side at 2^26 keys /
+#        2^27 lookups, label sorted-layout; -more: 64-bit keys and ranges of width 16)
 # (all takes more than one 10-minute call: run a few parts per call; 'tests points' fit in one)
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
@@ -102,6 +105,19 @@ if part dpbis; then
   done
   $R bench dpbis --out $OUT/results --label rows-1e9 --rows 1e9 --columns 1 \
     --selectivity 0.01,0.1 --index dpbis,full_scan
+fi
+if [[ $what == *" sorted-layout "* ]]; then
+  echo "== sorted array, layouts fences and lines: 2^26 keys, 2^27 point lookups, hit rate 1 and 0"
+  $B --label sorted-layout --keys 2^26 --lookups 2^27 --index sorted \
+    --sorted-layout fences,lines --hit-rate 1,0 --order unsorted,sorted --build-repeats 1
+fi
+if [[ $what == *" sorted-layout-more "* ]]; then
+  echo "== the same with 64-bit keys, and ranges (lower bound, then the walk) at width 16"
+  $B --label sorted-layout --keys 2^26 --lookups 2^27 --index sorted \
+    --sorted-layout fences,lines --hit-rate 1 --order unsorted,sorted --key-bits 64 \
+    --build-repeats 1
+  $B --label sorted-layout --key-dist dense --lookups 2^24 --range-width 16 --index sorted \
+    --sorted-layout fences,lines --hit-rate 1 --order unsorted,sorted --build-repeats 1
 fi
 if part variants; then
   echo "== primitive type and key-order vs row-order layout"

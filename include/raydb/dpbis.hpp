@@ -30,7 +30,7 @@ enum class Refine {
   // The selection pass decides the boundary rows itself: for each row of a word whose bin is a
   // boundary bin it loads the row's value from a copy of the column kept in row order and compares
   // it with the bounds. One pass, whole bitmap words, no atomics; costs 4 bytes per row and column
-  // (in index_bytes). Vulkan only: a CUDA table refuses it at build.
+  // (in index_bytes). Vulkan compute and CUDA (twin kernels in src/backend/cuda/dpbis.cu).
   in_select,
 };
 

@@ -4,7 +4,8 @@
 // the first key >= lo, then (unique keys, point lookup) one record read, or a walk over the records
 // while keys <= hi, in a Vulkan compute shader (docs/baselines.md). Same lookups and results as
 // RxIndex, so the two are compared on identical work (DESIGN.md: baselines are first-class
-// operators).
+// operators). SortedLayout::lines replaces the fences by sampled levels searched one 32-key node
+// at a time by a whole subgroup (docs/baselines.md).
 //
 // Ownership and thread-safety as for RxIndex.
 #pragma once
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string_view>
 #include <vector>
 
 #include "raydb/context.hpp"
@@ -21,13 +23,36 @@
 
 namespace raydb {
 
+// How the search finds the first key >= lo; the key column, the records and the results are the
+// same in both.
+enum class SortedLayout {
+  // Fences (every 16th 32-bit / 8th 64-bit key, one per 64 bytes of keys) binary-searched, then
+  // one 64-byte block of the keys: one invocation per lookup, ~log2(n) divergent loads.
+  fences,
+  // Sampled levels (every 32nd key, every 32nd of those, ... down to a top of <= 256 keys): the
+  // top binary-searched, then per level one 32-key node compared by the whole subgroup (one
+  // coalesced load per lookup and level). Needs subgroup shuffle and arithmetic in compute
+  // shaders (Vulkan 1.1 subgroup operations).
+  lines,
+};
+
+struct SortedOptions {
+  SortedLayout layout = SortedLayout::fences;
+};
+
+const char* to_string(SortedLayout layout);
+// "fences" or "lines"; anything else is Errc::invalid_argument.
+Result<SortedLayout> parse_sorted_layout(std::string_view name);
+
 struct SortedBuildStats {
   double upload_ms = 0;  // keys and values to the device (GPU timestamps)
   double sort_ms = 0;    // radix sort and record layout
-  // dense sorted keys (4 or 8 bytes a key) + fences (one key per 64 bytes of keys) + records (16
-  // bytes a key)
+  // dense sorted keys (4 or 8 bytes a key) + fences (one key per 64 bytes of keys) or sampled
+  // levels (about one key per 31 keys) + records (16 bytes a key)
   uint64_t resident_bytes = 0;
   bool unique_keys = false;
+  SortedLayout layout = SortedLayout::fences;
+  uint32_t sampled_levels = 0;  // SortedLayout::lines: levels above the keys
 };
 
 namespace detail {
@@ -38,7 +63,8 @@ class SortedIndex {
  public:
   // As RxIndex::build: row id = position, optional values, at most 2^32 - 2 keys.
   static Result<SortedIndex> build(const Context& ctx, KeySpan keys,
-                                   std::span<const uint32_t> values = {});
+                                   std::span<const uint32_t> values = {},
+                                   const SortedOptions& options = {});
 
   Status lookup(KeySpan points, std::span<RxLookup> out);
   Result<std::vector<RxLookup>> lookup(KeySpan points);

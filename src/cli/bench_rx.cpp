@@ -41,10 +41,11 @@ struct BenchRxOptions {
   std::vector<std::string> opaque = {"on"};
   std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
-  std::vector<std::string> apis = {"vulkan"};          // --api: vulkan and/or optix (RX only)
-  std::vector<std::string> optix_variants = {"base"};  // --optix-variant: RxOptixOptions
-  std::vector<uint32_t> bucket_sizes = {32};           // --index cgrx
-  std::vector<std::string> cgrx_rays = {"window"};     // CgrxBuildOptions::window_first_ray, swept
+  std::vector<std::string> apis = {"vulkan"};            // --api: vulkan and/or optix (RX only)
+  std::vector<std::string> optix_variants = {"base"};    // --optix-variant: RxOptixOptions
+  std::vector<std::string> sorted_layouts = {"fences"};  // --index sorted: SortedLayout, swept
+  std::vector<uint32_t> bucket_sizes = {32};             // --index cgrx
+  std::vector<std::string> cgrx_rays = {"window"};  // CgrxBuildOptions::window_first_ray, swept
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
@@ -379,14 +380,14 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
 }
 
 // The sorted-array baseline on the same keys; build time = sort + record layout (GPU).
-Candidate build_sorted(const BenchRxOptions& o, const Context& ctx,
-                       const workload::KeyWorkload& wl) {
-  progress("building sorted (binary search baseline)");
+Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const workload::KeyWorkload& wl,
+                       SortedLayout layout) {
+  progress(fmt::format("building sorted (binary search baseline, layout {})", to_string(layout)));
   std::shared_ptr<SortedIndex> index;
   std::vector<double> sort_ms, upload_ms;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
-    index =
-        std::make_shared<SortedIndex>(SortedIndex::build(ctx, wl.keys.span(), wl.values).value());
+    index = std::make_shared<SortedIndex>(
+        SortedIndex::build(ctx, wl.keys.span(), wl.values, {layout}).value());
     if (r == 0) continue;
     sort_ms.push_back(index->build_stats().sort_ms);
     upload_ms.push_back(index->build_stats().upload_ms);
@@ -396,6 +397,8 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx,
   c.fields = {{"index", "sorted"},
               {"traversal", "compute"},
               {"method", "binary_search"},
+              {"sorted_layout", to_string(layout)},
+              {"sampled_levels", bs.sampled_levels},
               {"unique_keys", bs.unique_keys},
               {"build_time_ms", median(sort_ms)},
               {"build_time_ms_all", sort_ms},
@@ -403,7 +406,8 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx,
               {"build_upload_ms", median(upload_ms)},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
-  c.columns = columns("sorted", "compute", "-", "binary_search");
+  c.columns = columns("sorted", "compute", "-",
+                      layout == SortedLayout::fences ? "binary_search" : "binary_search/lines");
   c.build_ms = median(sort_ms);
   c.index_bytes = bs.resident_bytes;
   attach(c, index);
@@ -674,8 +678,15 @@ void run(BenchRxOptions& o) {
     }
     Workload w{wl, ref.get(), nlookups, seed, bits, pd};
     for (const auto& kind : o.indexes) {
-      if (kind == "sorted" || kind == "hash") {
-        Candidate c = kind == "sorted" ? build_sorted(o, ctx, wl) : build_hash(o, ctx, wl);
+      if (kind == "sorted") {
+        for (const auto& name : o.sorted_layouts) {
+          Candidate c = build_sorted(o, ctx, wl, parse_sorted_layout(name).value());
+          probe_all(o, ctx, w, {&c}, rows, table);
+        }
+        continue;
+      }
+      if (kind == "hash") {
+        Candidate c = build_hash(o, ctx, wl);
         probe_all(o, ctx, w, {&c}, rows, table);
         continue;
       }
@@ -769,6 +780,11 @@ void register_bench_rx(CLI::App& bench) {
   cmd->add_option("--primitive", o->primitives, "triangles and/or aabbs")->delimiter(',');
   cmd->add_option("--traversals", o->traversals,
                   "list of traversal modes to compare (default: --traversal)")
+      ->delimiter(',');
+  cmd->add_option("--sorted-layout", o->sorted_layouts,
+                  "--index sorted: fences (binary search over one key per 64 bytes, then one "
+                  "64-byte block) and/or lines (sampled levels, one 32-key node per level searched "
+                  "by the whole subgroup); list")
       ->delimiter(',');
   cmd->add_option("--index", o->indexes,
                   "index(es) to compare on the same keys and lookups: rx, cgrx, sorted, hash")

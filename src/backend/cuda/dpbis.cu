@@ -1,10 +1,25 @@
-// DP-BIS and sieving: the twins of shaders/dpbis/dpbis_{vectors,sieve_select,select,candidates}.
+// DP-BIS and sieving: the twins of shaders/dpbis/dpbis_{vectors,sieve_select,select,candidates,
+// select_exact,sieve_exact}.
 #include "backend/cuda/grid.cuh"
 #include "backend/cuda/kernels.hpp"
 
 namespace raydb::detail::cuda::kernels {
 
 namespace {
+
+// The selection passes run in blocks of 64 threads with 32-bit indices, as their Vulkan twins
+// (local_size_x = 64; word indices below 2^27 for 2^32 rows). Each thread moves 32-36 bytes and
+// does ~80 integer operations, close to the H100's integer rate at its memory rate, so the index
+// arithmetic is kept as short as the twin's.
+constexpr uint32_t kSelectBlock = 64;
+
+inline unsigned select_blocks(uint64_t items) {
+  return static_cast<unsigned>((items + kSelectBlock - 1) / kSelectBlock);
+}
+
+__device__ inline uint32_t select_index() {
+  return blockIdx.x * kSelectBlock + threadIdx.x;
+}
 
 __global__ void vectors_kernel(const uint32_t* codes, uint32_t* vectors, uint32_t rows,
                                uint32_t words, uint32_t bins, uint32_t stride) {
@@ -25,7 +40,9 @@ __global__ void vectors_kernel(const uint32_t* codes, uint32_t* vectors, uint32_
   vectors[i] = bits;  // padding words (word >= words) are 0
 }
 
+// The bits of word i that are rows (none for the padding words past the last row).
 __device__ inline uint32_t valid_bits(uint32_t i, uint32_t rows) {
+  if (uint64_t{i} * 32u >= rows) return 0u;
   uint32_t valid = rows - i * 32u;
   return valid >= 32u ? 0xFFFFFFFFu : ((1u << valid) - 1u);
 }
@@ -39,10 +56,11 @@ __device__ inline uint4 vector_words(const uint32_t* vectors, int32_t k, uint64_
 
 // 4 bitmap words per thread: one 16-byte load per vector, one 16-byte store, as
 // dpbis_sieve_select.comp.
-__global__ void sieve_select_kernel(const uint32_t* vectors, uint32_t* bitmap, uint32_t rows,
-                                    uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t bins,
-                                    uint32_t stride) {
-  uint64_t q = thread_index();
+__global__ void __launch_bounds__(kSelectBlock)
+    sieve_select_kernel(const uint32_t* __restrict__ vectors, uint32_t* __restrict__ bitmap,
+                        uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t bins,
+                        uint32_t stride) {
+  uint32_t q = select_index();
   uint64_t first64 = q * 4u;
   if (first64 >= words) return;
   uint32_t first = static_cast<uint32_t>(first64);
@@ -70,15 +88,16 @@ __device__ inline uint32_t in_range4(uint32_t w, uint32_t lo4, uint32_t width4) 
   return ((((~ge & H) >> 7) * 0x00204081u) >> 21) & 0xFu;   // the 4 high bits, gathered
 }
 
-__global__ void codes_select_kernel(const uint32_t* codes, uint32_t* bitmap, uint32_t rows,
-                                    int32_t b_lo, int32_t b_hi) {
-  uint64_t word = thread_index();
-  uint64_t first = word * 32u;
-  if (first >= rows) return;
+__global__ void __launch_bounds__(kSelectBlock)
+    codes_select_kernel(const uint32_t* __restrict__ codes, uint32_t* __restrict__ bitmap,
+                        uint32_t rows, int32_t b_lo, int32_t b_hi) {
+  uint32_t word = select_index();
+  if (word >= (rows + 31u) / 32u) return;
+  uint32_t first = word * 32u;
   // The word's 32 code bytes as two 16-byte loads (codes are padded to whole words and mapped at
-  // an aligned address), as in dpbis_select.comp.
+  // an aligned address), both in flight before either is used, as in dpbis_select.comp.
   const uint4* q = reinterpret_cast<const uint4*>(codes) + word * 2u;
-  uint4 a = q[0], b = q[1];
+  uint4 a = __ldg(q), b = __ldg(q + 1);
   const uint32_t w8[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
   int32_t lo = max(b_lo + 1, 0);
   int32_t width = min(b_hi, 256) - lo;  // b_lo < code < b_hi: code in [lo, lo + width)
@@ -91,9 +110,95 @@ __global__ void codes_select_kernel(const uint32_t* codes, uint32_t* bitmap, uin
 #pragma unroll
     for (uint32_t i = 0u; i < 8u; ++i) bits |= in_range4(w8[i], lo4, width4) << (4u * i);
   }
-  uint64_t valid = rows - first;
+  uint32_t valid = rows - first;
   if (valid < 32u) bits &= (1u << valid) - 1u;
   bitmap[word] = bits;
+}
+
+// Refine::in_select over the codes, the twin of dpbis_select_exact.comp: codes_select_kernel's
+// pass that also decides the rows whose code is a boundary bin (b_lo or b_hi) from the
+// row-ordered values (lo <= value <= hi), so no second pass and no atomics.
+__global__ void __launch_bounds__(kSelectBlock)
+    codes_select_exact_kernel(const uint32_t* __restrict__ codes,
+                              const uint32_t* __restrict__ values, uint32_t* __restrict__ bitmap,
+                              uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo_value,
+                              uint32_t hi_value) {
+  uint32_t word = select_index();
+  if (word >= (rows + 31u) / 32u) return;
+  uint32_t first = word * 32u;
+  const uint4* q = reinterpret_cast<const uint4*>(codes) + word * 2u;
+  uint4 a = __ldg(q), b = __ldg(q + 1);
+  const uint32_t w8[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+  int32_t lo = max(b_lo + 1, 0);
+  int32_t width = min(b_hi, 256) - lo;
+  uint32_t lo4 = static_cast<uint32_t>(lo) * 0x01010101u;
+  uint32_t width4 = static_cast<uint32_t>(max(width, 0)) * 0x01010101u;
+  uint32_t hi4 = static_cast<uint32_t>(b_hi) * 0x01010101u;
+  uint32_t blo4 = static_cast<uint32_t>(max(b_lo, 0)) * 0x01010101u;
+  uint32_t bits = 0u, edge = 0u;
+#pragma unroll
+  for (uint32_t i = 0u; i < 8u; ++i) {
+    if (width >= 256)
+      bits |= 0xFu << (4u * i);
+    else if (width > 0)
+      bits |= in_range4(w8[i], lo4, width4) << (4u * i);
+    uint32_t e = in_range4(w8[i], hi4, 0x01010101u);
+    if (b_lo >= 0) e |= in_range4(w8[i], blo4, 0x01010101u);
+    edge |= e << (4u * i);
+  }
+  uint32_t valid = rows - first;
+  uint32_t mask = valid < 32u ? (1u << valid) - 1u : 0xFFFFFFFFu;
+  edge &= mask;  // padding codes are 0 and may equal a boundary bin
+  while (edge != 0u) {
+    uint32_t j = static_cast<uint32_t>(__ffs(edge)) - 1u;
+    edge &= edge - 1u;
+    uint32_t v = __ldg(values + uint64_t{first} + j);  // 64-bit: more than 2^30 rows pass 4 GiB
+    if (v >= lo_value && v <= hi_value) bits |= 1u << j;
+  }
+  bitmap[word] = bits & mask;
+}
+
+// Refine::in_select over the sieving vectors, the twin of dpbis_sieve_exact.comp: per word
+//   inner  = V(b_hi) & ~V(b_lo + 1)            (b_lo < code < b_hi: set)
+//   border = V(b_hi + 1) & ~V(b_lo) & ~inner   (code is b_lo or b_hi: the value decides)
+// 4 bitmap words per thread (16-byte loads and store), as sieve_select_kernel.
+__global__ void __launch_bounds__(kSelectBlock)
+    sieve_select_exact_kernel(const uint32_t* __restrict__ vectors,
+                              const uint32_t* __restrict__ values, uint32_t* __restrict__ bitmap,
+                              uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
+                              uint32_t bins, uint32_t stride, uint32_t lo_value,
+                              uint32_t hi_value) {
+  uint32_t q = select_index();
+  uint64_t first64 = uint64_t{q} * 4u;
+  if (first64 >= words) return;
+  uint32_t first = static_cast<uint32_t>(first64);
+  uint4 valid = make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
+                           valid_bits(first + 2, rows), valid_bits(first + 3, rows));
+  // All four loads are issued before any is used.
+  uint4 hi = vector_words(vectors, b_hi, q, stride, bins, valid);
+  uint4 lo = vector_words(vectors, b_lo + 1, q, stride, bins, valid);
+  uint4 hi1 = vector_words(vectors, b_hi + 1, q, stride, bins, valid);
+  uint4 lo0 = vector_words(vectors, b_lo, q, stride, bins, valid);
+  uint32_t bits[4] = {hi.x & ~lo.x & valid.x, hi.y & ~lo.y & valid.y, hi.z & ~lo.z & valid.z,
+                      hi.w & ~lo.w & valid.w};
+  const uint32_t border[4] = {
+      hi1.x & ~lo0.x & ~bits[0] & valid.x, hi1.y & ~lo0.y & ~bits[1] & valid.y,
+      hi1.z & ~lo0.z & ~bits[2] & valid.z, hi1.w & ~lo0.w & ~bits[3] & valid.w};
+#pragma unroll
+  for (uint32_t j = 0u; j < 4u; ++j) {
+    uint32_t e = border[j];
+    while (e != 0u) {
+      uint32_t b = static_cast<uint32_t>(__ffs(e)) - 1u;
+      e &= e - 1u;
+      uint32_t v = __ldg(values + (uint64_t{first} + j) * 32u + b);  // 64-bit: large columns
+      if (v >= lo_value && v <= hi_value) bits[j] |= 1u << b;
+    }
+  }
+  if (words - first >= 4u) {
+    reinterpret_cast<uint4*>(bitmap)[q] = make_uint4(bits[0], bits[1], bits[2], bits[3]);
+    return;
+  }
+  for (uint32_t j = 0u; first + j < words; ++j) bitmap[first + j] = bits[j];
 }
 
 __device__ inline uint32_t chunks(uint32_t begin, uint32_t end) {
@@ -150,7 +255,7 @@ cudaError_t sieve_select(const uint32_t* vectors, uint32_t* bitmap, uint32_t row
                          int32_t b_lo, int32_t b_hi, uint32_t bins, uint32_t stride,
                          cudaStream_t s) {
   if (words == 0) return cudaSuccess;
-  sieve_select_kernel<<<blocks_for((uint64_t{words} + 3) / 4), kBlock, 0, s>>>(
+  sieve_select_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
       vectors, bitmap, rows, words, b_lo, b_hi, bins, stride);
   return cudaGetLastError();
 }
@@ -159,7 +264,28 @@ cudaError_t codes_select(const uint32_t* codes, uint32_t* bitmap, uint32_t rows,
                          int32_t b_hi, cudaStream_t s) {
   uint64_t words = (uint64_t{rows} + 31) / 32;
   if (words == 0) return cudaSuccess;
-  codes_select_kernel<<<blocks_for(words), kBlock, 0, s>>>(codes, bitmap, rows, b_lo, b_hi);
+  codes_select_kernel<<<select_blocks(words), kSelectBlock, 0, s>>>(codes, bitmap, rows, b_lo,
+                                                                    b_hi);
+  return cudaGetLastError();
+}
+
+cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* values, uint32_t* bitmap,
+                               uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
+                               cudaStream_t s) {
+  uint64_t words = (uint64_t{rows} + 31) / 32;
+  if (words == 0) return cudaSuccess;
+  codes_select_exact_kernel<<<select_blocks(words), kSelectBlock, 0, s>>>(codes, values, bitmap,
+                                                                          rows, b_lo, b_hi, lo, hi);
+  return cudaGetLastError();
+}
+
+cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* values, uint32_t* bitmap,
+                               uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
+                               uint32_t bins, uint32_t stride, uint32_t lo, uint32_t hi,
+                               cudaStream_t s) {
+  if (words == 0) return cudaSuccess;
+  sieve_select_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
+      vectors, values, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi);
   return cudaGetLastError();
 }
 

@@ -147,6 +147,36 @@ void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uin
         "codes select kernel");
 }
 
+void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& values,
+                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
+                        uint32_t lo, uint32_t hi) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return;
+  need(codes, uint64_t{words} * 32, "codes");
+  need(values, rows * 4, "row-ordered values");
+  need(bitmap, uint64_t{words} * 4, "bitmap");
+  check(kernels::codes_select_exact(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, values),
+                                    ptr<uint32_t>(ctx, bitmap), static_cast<uint32_t>(rows), b_lo,
+                                    b_hi, lo, hi, runtime(ctx).stream),
+        "codes select (in_select) kernel");
+}
+
+void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& values,
+                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
+                        uint32_t bins, uint32_t lo, uint32_t hi) {
+  uint32_t words = words_of(rows);
+  if (words == 0) return;
+  need(values, rows * 4, "row-ordered values");
+  need(bitmap, uint64_t{words} * 4, "bitmap");
+  uint64_t stride = sieve_vector_stride(words);
+  need(vectors, uint64_t{bins - 1} * stride * 4, "sieve vectors");
+  check(kernels::sieve_select_exact(ptr<uint32_t>(ctx, vectors), ptr<uint32_t>(ctx, values),
+                                    ptr<uint32_t>(ctx, bitmap), static_cast<uint32_t>(rows), words,
+                                    b_lo, b_hi, bins, static_cast<uint32_t>(stride), lo, hi,
+                                    runtime(ctx).stream),
+        "sieve select (in_select) kernel");
+}
+
 void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
                        const Buffer& bitmap, uint32_t begin0, uint32_t end0, uint32_t begin1,
                        uint32_t end1, uint32_t lo, uint32_t hi) {

@@ -72,6 +72,12 @@ const uint32_t kSortedFences32[] = {
 const uint32_t kSortedFences64[] = {
 #include "sorted_fences64.comp.inc"
 };
+const uint32_t kSortedLines32[] = {
+#include "sorted_lines32.comp.inc"
+};
+const uint32_t kSortedLines64[] = {
+#include "sorted_lines64.comp.inc"
+};
 const uint32_t kHashBuild32[] = {
 #include "hash_build32.comp.inc"
 };
@@ -251,6 +257,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kSortedFences32;
     case ShaderId::sorted_fences64:
       return kSortedFences64;
+    case ShaderId::sorted_lines32:
+      return kSortedLines32;
+    case ShaderId::sorted_lines64:
+      return kSortedLines64;
     case ShaderId::hash_build32:
       return kHashBuild32;
     case ShaderId::hash_build64:

@@ -33,6 +33,8 @@ enum class ShaderId {
   sorted_lookup64,
   sorted_fences32,
   sorted_fences64,
+  sorted_lines32,
+  sorted_lines64,
   hash_build32,
   hash_build64,
   hash_lookup32,

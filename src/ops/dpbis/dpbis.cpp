@@ -49,11 +49,6 @@ struct DpBisImpl {
                   fmt::format("{} bins asked; 2 to 256 are possible", options.bins));
     bins = options.bins;
     cuda = cuda::use_cuda(c, options.backend);
-    if (cuda && options.refine == Refine::in_select)
-      throw Error(Errc::unsupported,
-                  "DP-BIS refine = in_select has no CUDA kernels (the selections that decide "
-                  "boundary rows from row-ordered values are Vulkan compute only); use the "
-                  "Vulkan backend or refine = scatter");
     for (size_t k = 0; k < cols.size(); ++k)
       if (cols[k].size() != n)
         throw Error(Errc::invalid_argument,
@@ -77,7 +72,7 @@ struct DpBisImpl {
       col.codes = cuda::kernel_buffer(c, cuda, code_words * 4, fmt::format("dpbis codes {}", k));
       bool in_select = options.refine == Refine::in_select;
       if (in_select)
-        col.values = cuda::kernel_buffer(c, false, dpbis_sorted_bytes(n),
+        col.values = cuda::kernel_buffer(c, cuda, dpbis_sorted_bytes(n),
                                          fmt::format("dpbis row-ordered values {}", k));
       if (options.sieve_vectors)
         col.vectors = cuda::kernel_buffer(c, cuda, (bins - 1) * stride * 4,
@@ -260,13 +255,8 @@ struct DpBisImpl {
                            std::pair<uint32_t, uint32_t> interval, VkCommandBuffer cmd) {
     VkContext& c = *ctx;
     uint64_t words = out.word_count();
-    uint64_t border_rows = 0;
-    for (int b : boundary_bins(b_lo, b_hi)) border_rows += col.starts[b + 1] - col.starts[b];
-    query_stats.candidates += border_rows;
-    query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32) + words * 4;
+    count_select_exact(col, b_lo, b_hi, words);
     if (options.sieve_vectors) {
-      for (int k : {b_hi, b_lo + 1, b_hi + 1, b_lo})
-        if (k >= 1 && static_cast<uint32_t>(k) < bins) query_stats.bytes += words * 4;
       SieveExactParams sp{col.vectors.address(),
                           col.values.address(),
                           out.words.address(),
@@ -281,7 +271,6 @@ struct DpBisImpl {
       kernel(c, ShaderId::dpbis_sieve_exact, sizeof(SieveExactParams))
           .dispatch(cmd, &sp, (words + 3) / 4);
     } else {
-      query_stats.bytes += words * 32;
       SelectExactParams sp{col.codes.address(),
                            col.values.address(),
                            out.words.address(),
@@ -292,6 +281,22 @@ struct DpBisImpl {
                            interval.second,
                            0};
       kernel(c, ShaderId::dpbis_select_exact, sizeof(SelectExactParams)).dispatch(cmd, &sp, words);
+    }
+  }
+
+  // Refine::in_select's candidates and bytes: the codes or the (up to four) vectors read, the
+  // bitmap written, and one 32-byte sector of values per boundary row, at most all the column's
+  // values.
+  void count_select_exact(const DpBisColumn& col, int b_lo, int b_hi, uint64_t words) {
+    uint64_t border_rows = 0;
+    for (int b : boundary_bins(b_lo, b_hi)) border_rows += col.starts[b + 1] - col.starts[b];
+    query_stats.candidates += border_rows;
+    query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32) + words * 4;
+    if (options.sieve_vectors) {
+      for (int k : {b_hi, b_lo + 1, b_hi + 1, b_lo})
+        if (k >= 1 && static_cast<uint32_t>(k) < bins) query_stats.bytes += words * 4;
+    } else {
+      query_stats.bytes += words * 32;
     }
   }
 
@@ -306,6 +311,16 @@ struct DpBisImpl {
     if (!interval || b_hi < 0) {
       cuda::fill_zero(c, out.words);
       query_stats.bytes += out.word_count() * 4;
+      return;
+    }
+    if (options.refine == Refine::in_select) {
+      count_select_exact(col, b_lo, b_hi, out.word_count());
+      if (options.sieve_vectors)
+        cuda::sieve_select_exact(c, col.vectors, col.values, out.words, n, b_lo, b_hi, bins,
+                                 interval->first, interval->second);
+      else
+        cuda::codes_select_exact(c, col.codes, col.values, out.words, n, b_lo, b_hi,
+                                 interval->first, interval->second);
       return;
     }
     if (diagnostic != DpBisDiagnostic::refine_only) {

@@ -3,6 +3,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
@@ -18,12 +21,31 @@ struct SortedLookupParams {
 };
 static_assert(sizeof(SortedLookupParams) == 64);
 
+// Mirrors the SORTED_LINES kernels of shaders/baselines/sorted_lookup.glsl.
+constexpr uint32_t kMaxSampledLevels = 5;  // 2^32 keys / 32^5 = 4 <= kTopKeys
+struct SortedLinesParams {
+  uint64_t keys, samples, records, queries, results;
+  uint32_t n, levels, num_queries, query_offset, flags;
+  uint32_t level_size[kMaxSampledLevels + 1];
+  uint32_t level_first[kMaxSampledLevels + 1];
+  uint32_t pad0;
+};
+static_assert(sizeof(SortedLinesParams) == 112);
+
 // Mirrors the SORTED_FENCES kernel of shaders/baselines/sorted_lookup.glsl.
 struct SortedFenceParams {
   uint64_t keys, fences;
-  uint32_t n, m;
+  uint32_t n, m, stride, pad0;
 };
-static_assert(sizeof(SortedFenceParams) == 24);
+static_assert(sizeof(SortedFenceParams) == 32);
+
+// SortedLayout::lines: keys per node (SORTED_NODE), and the most keys the top level, searched by
+// binary search alone, may hold. A divergent load costs one L1 wavefront per distinct 128-byte
+// line the subgroup touches: over <= 256 32-bit keys (8 lines) a binary search's loads cost at
+// most 8 each, ~2 per lookup in all, less than one more node level (one wavefront and ~10
+// instructions per lookup); over 2048 keys its last six loads would cost ~1 each per lookup.
+constexpr uint64_t kNodeKeys = 32;
+constexpr uint64_t kTopKeys = 256;
 
 // Keys per fence: one 64-byte block of the key column (SORTED_BLOCK in sorted_lookup.glsl).
 constexpr uint64_t block_keys(KeyWidth w) {
@@ -33,29 +55,104 @@ constexpr uint64_t block_keys(KeyWidth w) {
 struct SortedIndexImpl {
   std::shared_ptr<VkContext> ctx;
   KeyWidth width = KeyWidth::bits32;
+  SortedLayout layout = SortedLayout::fences;
   uint64_t n = 0, m = 0;
-  // The search runs over `fences` (every block_keys()-th key), then one 64-byte block of `keys`
-  // (dense, 4 or 8 bytes a key); only the hits read `records`.
+  // fences: the search runs over `fences` (every block_keys()-th key), then one 64-byte block of
+  // `keys` (dense, 4 or 8 bytes a key). lines: `fences` holds the sampled levels one after the
+  // other (level_size / level_first). Only the hits read `records`.
   Buffer keys, fences, records;
+  uint32_t levels = 0;
+  uint32_t level_size[kMaxSampledLevels + 1] = {};
+  uint32_t level_first[kMaxSampledLevels + 1] = {};
   std::unique_ptr<ComputePipeline> kernel;
   std::unique_ptr<LookupBatch> batch;
   SortedBuildStats build_stats;
   RxProbeStats probe_stats;
 
-  void build(KeySpan k, std::span<const uint32_t> v) {
+  void build(KeySpan k, std::span<const uint32_t> v, const SortedOptions& options) {
     validate_key_column(k, v);
+    layout = options.layout;
+    if (layout != SortedLayout::fences && layout != SortedLayout::lines)
+      throw Error(Errc::invalid_argument, "SortedOptions::layout is neither fences nor lines");
+    if (layout == SortedLayout::lines) check_subgroup_support();
     width = k.width;
     n = k.size;
     KeyRecordBuilder builder(*ctx);
     KeyRecords r = builder.build(k, v, true, "sorted", /*keep_sorted_keys=*/true);
     keys = std::move(r.sorted_keys);
     records = std::move(r.records);
-    build_fences();
+    const bool wide = width == KeyWidth::bits64;
+    if (layout == SortedLayout::fences) {
+      build_fences();
+      kernel = std::make_unique<ComputePipeline>(
+          *ctx, wide ? ShaderId::sorted_lookup64 : ShaderId::sorted_lookup32,
+          sizeof(SortedLookupParams));
+    } else {
+      build_levels();
+      kernel = std::make_unique<ComputePipeline>(
+          *ctx, wide ? ShaderId::sorted_lines64 : ShaderId::sorted_lines32,
+          sizeof(SortedLinesParams));
+    }
     build_stats = {r.upload_ms, r.sort_ms, keys.size() + fences.size() + records.size(), r.unique};
-    kernel = std::make_unique<ComputePipeline>(
-        *ctx, width == KeyWidth::bits64 ? ShaderId::sorted_lookup64 : ShaderId::sorted_lookup32,
-        sizeof(SortedLookupParams));
+    build_stats.layout = layout;
+    build_stats.sampled_levels = levels;
     batch = std::make_unique<LookupBatch>(*ctx);
+  }
+
+  // The node search is a subgroup operation (shuffle, min / max / add) in a compute shader.
+  void check_subgroup_support() const {
+    VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sub};
+    vkGetPhysicalDeviceProperties2(ctx->physical_device, &props);
+    const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
+    if ((sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) == 0 ||
+        (sub.supportedOperations & need) != need)
+      throw Error(Errc::unsupported,
+                  "SortedLayout::lines needs subgroup basic, shuffle and arithmetic "
+                  "operations in compute shaders; this device lacks them (use fences)");
+  }
+
+  // Fills `fences` with the sampled levels: level i + 1 holds every kNodeKeys-th key of level i
+  // (level 0 = the keys), until a level has at most kTopKeys keys.
+  void build_levels() {
+    VkContext& c = *ctx;
+    const uint64_t key_bytes = width == KeyWidth::bits64 ? 8 : 4;
+    levels = 0;
+    level_size[0] = static_cast<uint32_t>(n);
+    uint64_t total = 0;
+    for (uint64_t size = n; size > kTopKeys;) {
+      size = (size + kNodeKeys - 1) / kNodeKeys;
+      ++levels;
+      if (levels > kMaxSampledLevels)
+        throw Error(Errc::internal, "sorted index: more sampled levels than the kernel holds");
+      level_first[levels] = static_cast<uint32_t>(total);
+      level_size[levels] = static_cast<uint32_t>(size);
+      total += size;
+    }
+    m = total;
+    if (levels == 0) return;
+    fences = Buffer(c, total * key_bytes, kStorageUsage, MemoryUse::device, "sorted levels");
+    ComputePipeline gather(
+        c, width == KeyWidth::bits64 ? ShaderId::sorted_fences64 : ShaderId::sorted_fences32,
+        sizeof(SortedFenceParams));
+    CommandBatch cb(c);
+    for (uint32_t i = 1; i <= levels; ++i) {
+      if (i > 1)  // level i reads level i - 1, written by the previous dispatch
+        memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+      const uint64_t src =
+          i == 1 ? keys.address() : fences.address() + uint64_t{level_first[i - 1]} * key_bytes;
+      SortedFenceParams p{src,
+                          fences.address() + uint64_t{level_first[i]} * key_bytes,
+                          level_size[i - 1],
+                          level_size[i],
+                          static_cast<uint32_t>(kNodeKeys),
+                          0};
+      gather.dispatch(cb.cmd(), &p, level_size[i]);
+    }
+    cb.submit_and_wait();
   }
 
   void build_fences() {
@@ -67,8 +164,12 @@ struct SortedIndexImpl {
     ComputePipeline gather(
         c, width == KeyWidth::bits64 ? ShaderId::sorted_fences64 : ShaderId::sorted_fences32,
         sizeof(SortedFenceParams));
-    SortedFenceParams p{keys.address(), fences.address(), static_cast<uint32_t>(n),
-                        static_cast<uint32_t>(m)};
+    SortedFenceParams p{keys.address(),
+                        fences.address(),
+                        static_cast<uint32_t>(n),
+                        static_cast<uint32_t>(m),
+                        static_cast<uint32_t>(block_keys(width)),
+                        0};
     CommandBatch cb(c);
     gather.dispatch(cb.cmd(), &p, m);
     cb.submit_and_wait();
@@ -80,6 +181,22 @@ struct SortedIndexImpl {
     uint32_t flags = q.ranges                  ? RX_FLAG_RANGES
                      : build_stats.unique_keys ? RX_FLAG_FIRST_HIT_ONLY
                                                : 0u;
+    if (layout == SortedLayout::lines) {
+      SortedLinesParams p{keys.address(),
+                          fences.address(),
+                          records.address(),
+                          0,
+                          0,
+                          static_cast<uint32_t>(n),
+                          levels,
+                          0,
+                          0,
+                          flags};
+      std::copy(std::begin(level_size), std::end(level_size), p.level_size);
+      std::copy(std::begin(level_first), std::end(level_first), p.level_first);
+      probe_stats = batch->run_kernel(q, *kernel, p, out);
+      return;
+    }
     SortedLookupParams p{keys.address(),
                          fences.address(),
                          records.address(),
@@ -106,12 +223,32 @@ SortedIndex::SortedIndex(SortedIndex&&) noexcept = default;
 SortedIndex& SortedIndex::operator=(SortedIndex&&) noexcept = default;
 SortedIndex::~SortedIndex() = default;
 
+const char* to_string(SortedLayout layout) {
+  switch (layout) {
+    case SortedLayout::fences:
+      return "fences";
+    case SortedLayout::lines:
+      return "lines";
+  }
+  return "?";
+}
+
+Result<SortedLayout> parse_sorted_layout(std::string_view name) {
+  return capture([&] {
+    if (name == "fences") return SortedLayout::fences;
+    if (name == "lines") return SortedLayout::lines;
+    throw Error(Errc::invalid_argument,
+                fmt::format("unknown sorted layout '{}' (fences, lines)", name));
+  });
+}
+
 Result<SortedIndex> SortedIndex::build(const Context& ctx, KeySpan keys,
-                                       std::span<const uint32_t> values) {
+                                       std::span<const uint32_t> values,
+                                       const SortedOptions& options) {
   return capture([&]() -> SortedIndex {
     auto impl = std::make_unique<SortedIndexImpl>();
     impl->ctx = ctx.shared();
-    impl->build(keys, values);
+    impl->build(keys, values, options);
     return SortedIndex(std::move(impl));
   });
 }
