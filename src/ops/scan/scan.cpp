@@ -128,29 +128,29 @@ uint32_t word_offsets(const BitmapImpl& b, Buffer& offsets) {
   VkContext& c = *b.ctx;
   uint64_t words = b.word_count();
   offsets = Buffer(c, (words + 1) * 4, kStorageUsage, MemoryUse::device, "bitmap offsets");
+  Buffer host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback, "bitmap count");
   RadixSort scan(c);
   RadixSort::Temps temps;
-  {
-    CommandBatch cb(c);
-    if (words) {
-      BitmapOpParams p{b.words.address(),
-                       offsets.address(),
-                       static_cast<uint32_t>(words),
-                       static_cast<uint32_t>(b.rows),
-                       kPopcount,
-                       0};
-      kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams))
-          .dispatch(cb.cmd(), &p, bitmap_op_items(words));
-      compute_barrier(c, cb.cmd());
-    }
-    scan.record_exclusive_scan(cb.cmd(), offsets.address(), words + 1,
-                               temps);  // last entry: the total
-    cb.submit_and_wait();
+  CommandBatch cb(c);  // one submission: popcounts, prefix sums, the total's 4 bytes back
+  if (words) {
+    BitmapOpParams p{b.words.address(),
+                     offsets.address(),
+                     static_cast<uint32_t>(words),
+                     static_cast<uint32_t>(b.rows),
+                     kPopcount,
+                     0};
+    kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams))
+        .dispatch(cb.cmd(), &p, bitmap_op_items(words));
+    compute_barrier(c, cb.cmd());
   }
-  Buffer host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback, "bitmap count");
-  CommandBatch cb(c);
+  scan.record_exclusive_scan(cb.cmd(), offsets.address(), words + 1,
+                             temps);  // last entry: the total
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
   VkBufferCopy r{words * 4, 0, 4};
   c.vk.vkCmdCopyBuffer(cb.cmd(), offsets.handle(), host.handle(), 1, &r);
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
   cb.submit_and_wait();
   host.invalidate();
   return *host.as<uint32_t>();
