@@ -206,3 +206,45 @@ TEST_CASE("bitmap pool: words come back, are reused, and outliving the pool is s
   pool.reset();  // `again` now frees its own words
   again.reset();
 }
+
+TEST_CASE("bitmap reader: reads equal the CPU reference and reuse one staging buffer") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  BitmapReader reader(test::context());
+  CHECK(reader.staging_bytes() == 0);
+  std::vector<uint32_t> got = {1, 2, 3};  // stale contents must not survive a read
+  // Row counts around word and 16-byte edges, the largest first so later reads reuse its staging.
+  for (uint64_t rows :
+       {4099ull, 0ull, 1ull, 31ull, 32ull, 33ull, 127ull, 128ull, 129ull, 4096ull}) {
+    auto cols = random_columns(rng, 2, rows);
+    auto table = ColumnTable::upload(test::context(), spans(cols)).value();
+    for (int k = 0; k < 3; ++k) {
+      std::vector<Predicate> preds;
+      if (k == 1) preds = {{0, CompareOp::gt, 0xFFFFFFFFu, 0}};  // empty result
+      if (k == 2) preds = {random_predicate(rng, 2), random_predicate(rng, 2)};
+      auto want = full_scan_reference(spans(cols), preds);  // k == 0: every row
+      auto bitmap = full_scan(table, preds).value();
+      REQUIRE(reader.read(bitmap, got).ok());
+      test::check_equal_whole(got, want, "bitmap reader words");
+      const BitmapReadStats& s = reader.last_read();
+      CHECK(s.bytes == want.size() * 4);
+      CHECK(s.device_copy_ms >= 0);
+      CHECK(s.host_copy_ms >= 0);
+      CHECK(s.wall_ms >= s.host_copy_ms);
+      uint64_t bits = 0;
+      for (uint32_t w : want) bits += static_cast<uint64_t>(__builtin_popcount(w));
+      CHECK(bitmap.count().value() == bits);  // counted on the device
+      CHECK(bitmap.words().value() == want);
+    }
+    CHECK(reader.staging_bytes() == (4099 + 31) / 32 * 4);  // grown once, never shrunk
+  }
+  // Bigger bitmaps grow the staging buffer.
+  std::vector<uint32_t> col(100000);
+  for (auto& v : col) v = static_cast<uint32_t>(rng());
+  std::vector<std::span<const uint32_t>> one = {col};
+  auto table = ColumnTable::upload(test::context(), one).value();
+  std::vector<Predicate> preds = {{0, CompareOp::lt, 1u << 31, 0}};
+  REQUIRE(reader.read(full_scan(table, preds).value(), got).ok());
+  test::check_equal_whole(got, full_scan_reference(one, preds), "bitmap reader, grown");
+  CHECK(reader.staging_bytes() == (100000 + 31) / 32 * 4);
+}

@@ -2,14 +2,16 @@
 # Runs on the GPU machine (see bench/gpu/README.md): the RTScan tests on the NVIDIA device, then
 # the paper's main sweep and its side experiments. Binaries are built on the developer machine and
 # carried in build/; results go to $OUT/results/<device>/ and are copied into bench/results/.
-# Usage: bench/gpu/rtscan.sh [tests] [main] [variants] [baselines] [params] [skew] | all
-# 'tests main' is one call (under 9 minutes); the other parts go in a second call.
+# Usage: bench/gpu/rtscan.sh [tests] [main] [variants] [baselines] [params] [skew] [tpch]
+#        [transfer] | all
+# 'tests main' is one call (under 9 minutes); the other parts go in a second call ('tests tpch
+# transfer' fit one call: about 1 + 3 + 1 minutes).
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 
 if part tests; then
   echo "== RTScan tests on the GPU (pipeline traversal; no validation layer on this machine)"
-  RAYDB_TEST_NO_VALIDATION=1 timeout 120 build/tests/raydb_tests -tc='rtscan*' > "$OUT/tests-rtscan.txt" 2>&1
+  RAYDB_TEST_NO_VALIDATION=1 timeout 120 build/tests/raydb_tests -tc='rtscan*,bitmap reader*' > "$OUT/tests-rtscan.txt" 2>&1
   grep -E "ERROR|FATAL" -A14 "$OUT/tests-rtscan.txt" | head -80
   grep -E "test cases|assertions" "$OUT/tests-rtscan.txt"
 fi
@@ -63,4 +65,25 @@ if part skew; then
     $B --label zipf-$z --rows 1e8 --dist zipf --zipf $z --selectivity 0.1,0.5,0.9 \
       --baseline full_scan,sieve --repeats 3 --warmup 1
   done
+fi
+if part tpch; then
+  # TPC-H Q3, Q6, Q17 predicates at SF 10 (about 6e7 LINEITEM rows x 3 columns per query) through
+  # RTScan and every baseline, each result checked whole against the CPU scan.
+  echo "== TPC-H Q3, Q6, Q17 at SF 10: rtscan vs full scan, GPU sieve, DP-BIS, CPU BinDex"
+  t0=$SECONDS
+  $B --label tpch --workload tpch --sf 10 --bins 128 \
+    --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 5 --warmup 2
+  echo "tpch: $((SECONDS - t0)) s"
+fi
+if part transfer; then
+  # The result transfer at 1e8 rows (12.5 MB bitmaps) through the persistent host-cached reader
+  # (transfer_ms = transfer_device_ms + transfer_host_copy_ms + waits) against the old per-call
+  # staging (transfer_per_call_ms) and the device-side count (count_ms).
+  echo "== result transfer at 1e8 rows: reader vs per-call staging vs count only"
+  t0=$SECONDS
+  $B --label transfer --rows 1e8 --columns 3 --dist permutation --selectivity 0.1,0.5,1 \
+    --baseline full_scan --counts false --repeats 5 --warmup 2
+  echo "transfer: $((SECONDS - t0)) s"
+  grep -h '"label":"transfer"' "$OUT"/results/*/rtscan.jsonl | grep -oE \
+    '"(index|selectivity|transfer_ms|transfer_device_ms|transfer_host_copy_ms|transfer_host_cached|transfer_per_call_ms|count_ms)":[^,]+' | paste -sd' ' | sed 's/"index"/\n&/g'
 fi

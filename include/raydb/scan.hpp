@@ -39,6 +39,7 @@ std::optional<std::pair<uint32_t, uint32_t>> accepted_interval(const Predicate& 
 namespace detail {
 struct ColumnTableImpl;
 struct BitmapImpl;
+struct BitmapReaderImpl;
 }  // namespace detail
 
 class ColumnTable {
@@ -60,8 +61,12 @@ class ColumnTable {
 class Bitmap {
  public:
   uint64_t rows() const;
-  Result<std::vector<uint32_t>> words() const;    // downloads the bitmap
-  Result<uint64_t> count() const;                 // set bits
+  // Downloads the bitmap through a staging buffer made for the call (one allocation per call:
+  // BitmapReader is the fast way for repeated reads).
+  Result<std::vector<uint32_t>> words() const;
+  // Set bits, counted on the device: only the count (4 bytes) crosses to the host, never the
+  // bitmap. The way to skip the transfer when the rows themselves are not needed.
+  Result<uint64_t> count() const;
   Result<std::vector<uint32_t>> row_ids() const;  // the set rows, ascending
   Status and_with(const Bitmap& other);           // same row count required
   Status or_with(const Bitmap& other);
@@ -72,7 +77,40 @@ class Bitmap {
   explicit Bitmap(std::shared_ptr<detail::BitmapImpl> impl) : impl_(std::move(impl)) {}
 
  private:
+  friend class BitmapReader;
   std::shared_ptr<detail::BitmapImpl> impl_;
+};
+
+// Times of the last BitmapReader::read.
+struct BitmapReadStats {
+  uint64_t bytes = 0;
+  double device_copy_ms = 0;  // device to host-visible memory (GPU timestamps around the copy)
+  double host_copy_ms = 0;    // host-visible memory to the caller's words (host clock)
+  double wall_ms = 0;         // the whole read as the caller waits for it (host clock)
+};
+
+// Reads bitmaps back to the host through one persistent host-visible staging buffer (host-cached
+// where the device has such memory, so the host's copy out runs at host memory speed), grown to
+// the largest bitmap read and reused by every later read: no allocation, no page mapping per
+// read. Reading into a caller's vector that is reused also spares the page faults of fresh host
+// memory. Ownership: keeps the Context alive. Thread-safety: none.
+class BitmapReader {
+ public:
+  explicit BitmapReader(const Context& ctx);
+  // Copies the bitmap's (rows + 31) / 32 words into `out`, resized to that (its capacity kept).
+  Status read(const Bitmap& bitmap, std::vector<uint32_t>& out);
+  const BitmapReadStats& last_read() const;
+  // Whether the staging memory is host-cached (false before the first read or where the device
+  // offers only uncached host-visible memory, whose reads by the host are slow).
+  bool host_cached() const;
+  uint64_t staging_bytes() const;
+
+  BitmapReader(BitmapReader&&) noexcept;
+  BitmapReader& operator=(BitmapReader&&) noexcept;
+  ~BitmapReader();
+
+ private:
+  std::unique_ptr<detail::BitmapReaderImpl> impl_;
 };
 
 // Rows that satisfy every predicate (an empty list selects every row).

@@ -3,7 +3,14 @@
 // paper's sweep), RTScan (and its RT variants) against the full scan, the CPU BinDex-style scan and
 // the GPU sieve / DP-BIS on the same data and predicates, every result checked against the CPU
 // reference. Sweeps over selectivity, distribution, K (bins), I, S and L; per query the time of
-// each stage and the counts of rays, intersection-shader calls and refined rows.
+// each stage and the counts of rays, intersection-shader calls and refined rows. --workload tpch
+// runs the predicates of TPC-H Q3, Q6 and Q17 instead, on LINEITEM-sized columns generated with the
+// specification's value distributions at scale factor --sf (workload::tpch_scans).
+//
+// Results come back through one BitmapReader per run (a persistent host-cached staging buffer):
+// transfer_ms is what a caller waits for, split into the device copy (GPU timestamps) and the
+// host's copy out; transfer_per_call_ms times Bitmap::words() (staging allocated per call) and
+// count_ms Bitmap::count() (counted on the device, no bitmap transfer) for comparison.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -18,6 +25,7 @@
 #include "raydb/rtscan.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/scan.hpp"
+#include "raydb/tpch_scans.hpp"
 
 namespace raydb::cli {
 
@@ -29,6 +37,8 @@ struct BenchRtScanOptions {
   std::vector<std::string> rows;
   uint32_t columns = 3;
   std::vector<std::string> dists = {"permutation"};
+  std::string workload = "synthetic";  // synthetic | tpch
+  std::vector<double> scale_factors = {1};
   double zipf = 1.3;
   std::vector<double> selectivities = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0};
   std::vector<std::string> modes = {"rtscan"};
@@ -106,7 +116,10 @@ void run(BenchRtScanOptions& o) {
           fmt::format("unknown --baseline '{}' (full_scan, cpu_bindex, sieve, dpbis, none)", b));
   std::vector<RtScanMode> modes;
   for (auto& m : o.modes) modes.push_back(parse_rtscan_mode(m).value());
-  auto groups = parse_groups(o.groups, o.columns);
+  if (o.workload != "synthetic" && o.workload != "tpch")
+    throw Error(Errc::invalid_argument,
+                fmt::format("unknown --workload '{}' (synthetic, tpch)", o.workload));
+  parse_groups(o.groups, o.workload == "tpch" ? 3 : o.columns);  // bad --groups fail first
   uint64_t seed = run_seed(o.run);
   progress(
       fmt::format("device {} ({} {}); seed {}", dev.name, dev.driver_name, dev.driver_info, seed));
@@ -117,216 +130,307 @@ void run(BenchRtScanOptions& o) {
     table.push_back(line);
   };
 
-  for (uint64_t n : row_counts)
-    for (const std::string& dist_name : o.dists) {
-      workload::ScanColumnOptions co;
-      co.rows = n;
-      co.distribution = workload::parse_scan_distribution(dist_name).value();
-      co.zipf = o.zipf;
-      co.seed = seed;
-      progress(fmt::format("generating {} {} columns of {} rows", o.columns, dist_name, n));
-      auto data = workload::make_scan_table(co, o.columns).value();
-      std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
-      // Per selectivity: an `lt` predicate on every column, each selecting that share of its
-      // column.
-      std::vector<std::vector<Predicate>> queries(o.selectivities.size());
-      for (uint32_t c = 0; c < o.columns; ++c) {
-        auto constants = workload::lt_constants(data[c], o.selectivities).value();
-        for (size_t q = 0; q < constants.size(); ++q)
-          queries[q].push_back({c, CompareOp::lt, constants[q].value, 0});
-      }
-      std::vector<std::vector<uint32_t>> wants(queries.size());
-      if (!o.run.no_check) {
-        progress("CPU reference results");
-        for (size_t q = 0; q < queries.size(); ++q)
-          wants[q] = full_scan_reference(cols, queries[q]);
-      }
-      auto check = [&](size_t q, const std::vector<uint32_t>& got) -> std::string {
-        return o.run.no_check ? "skipped" : got == wants[q] ? "ok" : "MISMATCH";
-      };
-      auto base_json = [&](const char* index, size_t q) {
-        nlohmann::json j = result_fields(ctx, "rtscan", o.run);
-        j.update(
-            {{"index", index},
-             {"rows", n},
-             {"columns", o.columns},
-             {"distribution", dist_name},
-             {"zipf", co.distribution == workload::ScanDistribution::zipf ? nlohmann::json(o.zipf)
-                                                                          : nlohmann::json()},
-             {"selectivity", o.selectivities[q]},
-             {"seed", seed}});
-        return j;
-      };
+  // Every bitmap comes back through one reader into one reused vector: the staging buffer and the
+  // host pages are paid for once, as a caller running many queries would.
+  BitmapReader reader(ctx);
+  std::vector<uint32_t> got;
+  struct TransferTimes {
+    std::vector<double> wall, device, host_copy, per_call, count;
+  };
+  // Reads `bm` into `got` and times the other ways of getting at the result; checks they agree.
+  auto read_result = [&](const Bitmap& bm, TransferTimes& t, bool timed) {
+    reader.read(bm, got).value();
+    std::vector<uint32_t> per_call;
+    double per_call_ms = host_ms([&] { per_call = bm.words().value(); });
+    uint64_t count = 0;
+    double count_ms = host_ms([&] { count = bm.count().value(); });
+    uint64_t bits = 0;
+    for (uint32_t w : got) bits += static_cast<uint64_t>(__builtin_popcount(w));
+    if (per_call != got || count != bits)
+      throw Error(Errc::internal,
+                  fmt::format("BitmapReader, Bitmap::words() and Bitmap::count() disagree ({} vs "
+                              "{} set bits)",
+                              bits, count));
+    if (!timed) return;
+    const BitmapReadStats& rs = reader.last_read();
+    t.wall.push_back(rs.wall_ms);
+    t.device.push_back(rs.device_copy_ms);
+    t.host_copy.push_back(rs.host_copy_ms);
+    t.per_call.push_back(per_call_ms);
+    t.count.push_back(count_ms);
+  };
+  auto transfer_json = [&](const TransferTimes& t) {
+    return nlohmann::json{{"transfer_ms", median(t.wall)},
+                          {"transfer_device_ms", median(t.device)},
+                          {"transfer_host_copy_ms", median(t.host_copy)},
+                          {"transfer_bytes", reader.last_read().bytes},
+                          {"transfer_host_cached", reader.host_cached()},
+                          {"transfer_per_call_ms", median(t.per_call)},
+                          {"count_ms", median(t.count)}};
+  };
 
-      // Baselines on the same data and predicates.
-      for (const std::string& b : o.baselines) {
-        if (b == "none") continue;
-        std::optional<ColumnTable> scan_table;
-        std::optional<DpBisTable> dp;
-        std::optional<CpuBinDex> bindex;
-        double build_ms = 0;
-        uint64_t index_bytes = 0;
-        progress(fmt::format("building {}", b));
-        if (b == "full_scan") scan_table = ColumnTable::upload(ctx, cols).value();
-        if (b == "sieve" || b == "dpbis") {
-          DpBisOptions d;
-          d.sieve_vectors = b == "sieve";
-          d.bins = b == "sieve" ? o.bins[0] : 256;
-          d.backend = Backend::vulkan;
-          dp = DpBisTable::build(ctx, cols, d).value();
-          build_ms = dp->build_stats().sort_ms + dp->build_stats().bin_ms;
-          index_bytes = dp->build_stats().index_bytes;
-        }
-        if (b == "cpu_bindex") {
-          bindex = CpuBinDex::build(cols, {o.bins[0], 0}).value();
-          build_ms = bindex->build_stats().build_ms;
-          index_bytes = bindex->build_stats().index_bytes;
-        }
-        for (size_t q = 0; q < queries.size(); ++q) {
-          progress(fmt::format("{}: selectivity {}", b, o.selectivities[q]));
-          std::vector<double> ms, transfer;
-          std::vector<uint32_t> got;
-          for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-            double t = 0, tr = 0;
-            if (bindex) {
-              t = host_ms([&] { got = bindex->select(queries[q]).value(); });
-            } else {
-              Bitmap bm =
-                  dp ? dp->select(queries[q]).value() : full_scan(*scan_table, queries[q]).value();
-              t = dp ? dp->last_query().gpu_ms : bm.last_gpu_ms();
-              tr = host_ms([&] { got = bm.words().value(); });
-            }
-            if (r >= o.run.warmup) ms.push_back(t), transfer.push_back(tr);
-          }
-          uint64_t result_rows = 0;
-          for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
-          std::string checked = check(q, got);
-          nlohmann::json j = base_json(b.c_str(), q);
-          j.update({{"timing", bindex ? "host wall clock" : "GPU"},
-                    {"query_time_ms", median(ms)},
-                    {"query_time_ms_all", ms},
-                    {"transfer_ms", bindex ? nlohmann::json() : nlohmann::json(median(transfer))},
-                    {"build_time_ms", build_ms},
-                    {"index_bytes", index_bytes},
-                    {"bins", b == "sieve" || b == "cpu_bindex" ? o.bins[0] : 0u},
-                    {"result_rows", result_rows},
-                    {"checked_result", checked}});
-          add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9} {:>9} {:>11} "
-                                 "{:>11} {:>11}  {}",
-                                 b, dist_name, n, o.selectivities[q], "-", median(ms), "-", "-",
-                                 "-", "-", result_rows, checked));
-        }
-      }
-
-      for (RtScanMode mode : modes)
-        for (uint32_t bins : o.bins)
-          for (double interval : o.intervals)
-            for (double spacing : o.spacings)
-              for (double segment : o.segments) {
-                RtScanOptions ro;
-                ro.mode = mode;
-                ro.bins = bins;
-                ro.interval = interval;
-                ro.spacing = spacing;
-                ro.segment = segment;
-                ro.groups =
-                    mode == RtScanMode::rtc1 ? std::vector<std::vector<uint32_t>>{} : groups;
-                ro.count_intersections = o.counts;
-                progress(fmt::format("building {} (K {}, I {}, S {}, L {})", to_string(mode), bins,
-                                     interval, spacing, segment));
-                auto built = RtScanTable::build(ctx, cols, ro);
-                if (!built.ok() && built.error().code() == Errc::invalid_argument &&
-                    o.intervals.size() * o.spacings.size() * o.segments.size() > 1) {
-                  progress(fmt::format("skipped: {}", built.error().what()));  // a sweep's
-                  continue;  // combination that breaks S < I + epsilon
-                }
-                auto rt = std::move(built).value();
-                const RtScanBuildStats& bs = rt.build_stats();
-                progress(
-                    fmt::format("built in {:.1f} ms: upload {:.1f} ms, encode {:.1f} ms GPU + "
-                                "{:.1f} ms host, sieve {:.1f} ms, BVH {:.1f} ms, BVH {} MB, "
-                                "vectors {} MB",
-                                bs.wall_ms, bs.upload_ms, bs.encode_ms, bs.host_encode_ms,
-                                bs.sieve_ms, bs.bvh_ms, bs.bvh_bytes >> 20, bs.sieve_bytes >> 20));
-                for (size_t q = 0; q < queries.size(); ++q) {
-                  progress(fmt::format("{}: selectivity {}", to_string(mode), o.selectivities[q]));
-                  RtScanQueryStats counted;
-                  if (o.counts) {  // one untimed run with the counters on
-                    rt.set_count_intersections(true);
-                    rt.select(queries[q]).value();
-                    counted = rt.last_query();
-                    rt.set_count_intersections(false);
-                  }
-                  std::vector<double> ms, sieve, refine, merge, rewrite, transfer;
-                  std::vector<uint32_t> got;
-                  for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-                    Bitmap bm = rt.select(queries[q]).value();
-                    double tr = host_ms([&] { got = bm.words().value(); });
-                    if (r < o.run.warmup) continue;
-                    const RtScanQueryStats& s = rt.last_query();
-                    ms.push_back(s.gpu_ms());
-                    sieve.push_back(s.sieve_ms);
-                    refine.push_back(s.refine_ms);
-                    merge.push_back(s.merge_ms);
-                    rewrite.push_back(s.host_rewrite_ms);
-                    transfer.push_back(tr);
-                  }
-                  const RtScanQueryStats& s = rt.last_query();
-                  uint64_t result_rows = 0;
-                  for (uint32_t w : got)
-                    result_rows += static_cast<uint64_t>(__builtin_popcount(w));
-                  std::string checked = check(q, got);
-                  const RtScanOptions& eff = rt.options();
-                  nlohmann::json j = base_json(to_string(mode), q);
-                  j.update({{"timing", "GPU"},
-                            {"traversal", to_string(rt.traversal())},
-                            {"groups", o.groups},
-                            {"bins", mode == RtScanMode::rtscan ? bins : 0u},
-                            {"interval", interval},
-                            {"spacing", spacing},
-                            {"segment", segment},
-                            {"effective_groups", eff.groups},
-                            {"query_time_ms", median(ms)},
-                            {"query_time_ms_all", ms},
-                            {"sieve_ms", median(sieve)},
-                            {"refine_ms", median(refine)},
-                            {"merge_ms", median(merge)},
-                            {"rewrite_host_ms", median(rewrite)},
-                            {"transfer_ms", median(transfer)},
-                            {"rays", s.rays},
-                            {"refine_boxes", s.refine_boxes},
-                            {"intersections",
-                             o.counts ? nlohmann::json(counted.intersections) : nlohmann::json()},
-                            {"refined_rows",
-                             o.counts ? nlohmann::json(counted.refined_rows) : nlohmann::json()},
-                            {"build_encode_ms", bs.encode_ms},
-                            {"build_encode_host_ms", bs.host_encode_ms},
-                            // What a caller of build() waits for (host clock; GPU
-                            // and host work, uploads, pipelines), and the timed parts.
-                            {"index_build_ms", bs.wall_ms},
-                            {"build_parts_ms", bs.upload_ms + bs.encode_ms + bs.host_encode_ms +
-                                                   bs.sieve_ms + bs.bvh_ms},
-                            {"build_upload_ms", bs.upload_ms},
-                            {"build_sieve_ms", bs.sieve_ms},
-                            {"build_bvh_ms", bs.bvh_ms},
-                            {"bvh_bytes", bs.bvh_bytes},
-                            {"sieve_bytes", bs.sieve_bytes},
-                            {"result_rows", result_rows},
-                            {"checked_result", checked}});
-                  add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9.3f} "
-                                         "{:>9.3f} {:>11} {:>11} {:>11}  {}",
-                                         to_string(mode), dist_name, n, o.selectivities[q], bins,
-                                         median(ms), median(sieve), median(refine), s.rays,
-                                         o.counts ? std::to_string(counted.intersections) : "-",
-                                         result_rows, checked));
-                }
-              }
+  // One data set: its columns and queries, per query the fields that name it (distribution and
+  // selectivity, or TPC-H query and scale factor) and its name in the table.
+  struct DataSet {
+    std::string dist;  // the table's dist column
+    uint64_t rows = 0;
+    std::vector<std::span<const uint32_t>> cols;
+    std::vector<std::vector<Predicate>> queries;
+    std::vector<nlohmann::json> fields;
+    std::vector<std::string> names;
+  };
+  auto run_set = [&](const DataSet& ds) {
+    const uint64_t n = ds.rows;
+    const auto& cols = ds.cols;
+    const auto& queries = ds.queries;
+    auto groups = parse_groups(o.groups, static_cast<uint32_t>(cols.size()));
+    std::vector<std::vector<uint32_t>> wants(queries.size());
+    if (!o.run.no_check) {
+      progress("CPU reference results");
+      for (size_t q = 0; q < queries.size(); ++q) wants[q] = full_scan_reference(cols, queries[q]);
     }
+    auto check = [&](size_t q, const std::vector<uint32_t>& words) -> std::string {
+      return o.run.no_check ? "skipped" : words == wants[q] ? "ok" : "MISMATCH";
+    };
+    auto base_json = [&](const char* index, size_t q) {
+      nlohmann::json j = result_fields(ctx, "rtscan", o.run);
+      j.update({{"index", index}, {"rows", n}, {"columns", cols.size()}, {"seed", seed}});
+      j.update(ds.fields[q]);
+      return j;
+    };
+
+    // Baselines on the same data and predicates.
+    for (const std::string& b : o.baselines) {
+      if (b == "none") continue;
+      std::optional<ColumnTable> scan_table;
+      std::optional<DpBisTable> dp;
+      std::optional<CpuBinDex> bindex;
+      double build_ms = 0;
+      uint64_t index_bytes = 0;
+      progress(fmt::format("building {}", b));
+      if (b == "full_scan") scan_table = ColumnTable::upload(ctx, cols).value();
+      if (b == "sieve" || b == "dpbis") {
+        DpBisOptions d;
+        d.sieve_vectors = b == "sieve";
+        d.bins = b == "sieve" ? o.bins[0] : 256;
+        d.backend = Backend::vulkan;
+        dp = DpBisTable::build(ctx, cols, d).value();
+        build_ms = dp->build_stats().sort_ms + dp->build_stats().bin_ms;
+        index_bytes = dp->build_stats().index_bytes;
+      }
+      if (b == "cpu_bindex") {
+        bindex = CpuBinDex::build(cols, {o.bins[0], 0}).value();
+        build_ms = bindex->build_stats().build_ms;
+        index_bytes = bindex->build_stats().index_bytes;
+      }
+      for (size_t q = 0; q < queries.size(); ++q) {
+        progress(fmt::format("{}: {}", b, ds.names[q]));
+        std::vector<double> ms;
+        TransferTimes transfer;
+        for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+          double t = 0;
+          if (bindex) {
+            t = host_ms([&] { got = bindex->select(queries[q]).value(); });
+          } else {
+            Bitmap bm =
+                dp ? dp->select(queries[q]).value() : full_scan(*scan_table, queries[q]).value();
+            t = dp ? dp->last_query().gpu_ms : bm.last_gpu_ms();
+            read_result(bm, transfer, r >= o.run.warmup);
+          }
+          if (r >= o.run.warmup) ms.push_back(t);
+        }
+        uint64_t result_rows = 0;
+        for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+        std::string checked = check(q, got);
+        nlohmann::json j = base_json(b.c_str(), q);
+        j.update({{"timing", bindex ? "host wall clock" : "GPU"},
+                  {"query_time_ms", median(ms)},
+                  {"query_time_ms_all", ms},
+                  {"build_time_ms", build_ms},
+                  {"index_bytes", index_bytes},
+                  {"bins", b == "sieve" || b == "cpu_bindex" ? o.bins[0] : 0u},
+                  {"result_rows", result_rows},
+                  {"checked_result", checked}});
+        if (bindex)
+          j["transfer_ms"] = nullptr;
+        else
+          j.update(transfer_json(transfer));
+        add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9} {:>9} {:>11} "
+                               "{:>11} {:>11}  {}",
+                               b, ds.dist, n, ds.names[q], "-", median(ms), "-", "-", "-", "-",
+                               result_rows, checked));
+      }
+    }
+
+    for (RtScanMode mode : modes)
+      for (uint32_t bins : o.bins)
+        for (double interval : o.intervals)
+          for (double spacing : o.spacings)
+            for (double segment : o.segments) {
+              RtScanOptions ro;
+              ro.mode = mode;
+              ro.bins = bins;
+              ro.interval = interval;
+              ro.spacing = spacing;
+              ro.segment = segment;
+              ro.groups = mode == RtScanMode::rtc1 ? std::vector<std::vector<uint32_t>>{} : groups;
+              ro.count_intersections = o.counts;
+              progress(fmt::format("building {} (K {}, I {}, S {}, L {})", to_string(mode), bins,
+                                   interval, spacing, segment));
+              auto built = RtScanTable::build(ctx, cols, ro);
+              if (!built.ok() && built.error().code() == Errc::invalid_argument &&
+                  o.intervals.size() * o.spacings.size() * o.segments.size() > 1) {
+                progress(fmt::format("skipped: {}", built.error().what()));  // a sweep's
+                continue;  // combination that breaks S < I + epsilon
+              }
+              auto rt = std::move(built).value();
+              const RtScanBuildStats& bs = rt.build_stats();
+              progress(
+                  fmt::format("built in {:.1f} ms: upload {:.1f} ms, encode {:.1f} ms GPU + "
+                              "{:.1f} ms host, sieve {:.1f} ms, BVH {:.1f} ms, BVH {} MB, "
+                              "vectors {} MB",
+                              bs.wall_ms, bs.upload_ms, bs.encode_ms, bs.host_encode_ms,
+                              bs.sieve_ms, bs.bvh_ms, bs.bvh_bytes >> 20, bs.sieve_bytes >> 20));
+              for (size_t q = 0; q < queries.size(); ++q) {
+                progress(fmt::format("{}: {}", to_string(mode), ds.names[q]));
+                RtScanQueryStats counted;
+                if (o.counts) {  // one untimed run with the counters on
+                  rt.set_count_intersections(true);
+                  rt.select(queries[q]).value();
+                  counted = rt.last_query();
+                  rt.set_count_intersections(false);
+                }
+                std::vector<double> ms, sieve, refine, merge, rewrite;
+                TransferTimes transfer;
+                for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+                  Bitmap bm = rt.select(queries[q]).value();
+                  read_result(bm, transfer, r >= o.run.warmup);
+                  if (r < o.run.warmup) continue;
+                  const RtScanQueryStats& s = rt.last_query();
+                  ms.push_back(s.gpu_ms());
+                  sieve.push_back(s.sieve_ms);
+                  refine.push_back(s.refine_ms);
+                  merge.push_back(s.merge_ms);
+                  rewrite.push_back(s.host_rewrite_ms);
+                }
+                const RtScanQueryStats& s = rt.last_query();
+                uint64_t result_rows = 0;
+                for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+                std::string checked = check(q, got);
+                const RtScanOptions& eff = rt.options();
+                nlohmann::json j = base_json(to_string(mode), q);
+                j.update({{"timing", "GPU"},
+                          {"traversal", to_string(rt.traversal())},
+                          {"groups", o.groups},
+                          {"bins", mode == RtScanMode::rtscan ? bins : 0u},
+                          {"interval", interval},
+                          {"spacing", spacing},
+                          {"segment", segment},
+                          {"effective_groups", eff.groups},
+                          {"query_time_ms", median(ms)},
+                          {"query_time_ms_all", ms},
+                          {"sieve_ms", median(sieve)},
+                          {"refine_ms", median(refine)},
+                          {"merge_ms", median(merge)},
+                          {"rewrite_host_ms", median(rewrite)},
+                          {"rays", s.rays},
+                          {"refine_boxes", s.refine_boxes},
+                          {"intersections",
+                           o.counts ? nlohmann::json(counted.intersections) : nlohmann::json()},
+                          {"refined_rows",
+                           o.counts ? nlohmann::json(counted.refined_rows) : nlohmann::json()},
+                          {"build_encode_ms", bs.encode_ms},
+                          {"build_encode_host_ms", bs.host_encode_ms},
+                          // What a caller of build() waits for (host clock; GPU and host
+                          // work, uploads, pipelines), and the timed parts.
+                          {"index_build_ms", bs.wall_ms},
+                          {"build_parts_ms", bs.upload_ms + bs.encode_ms + bs.host_encode_ms +
+                                                 bs.sieve_ms + bs.bvh_ms},
+                          {"build_upload_ms", bs.upload_ms},
+                          {"build_sieve_ms", bs.sieve_ms},
+                          {"build_bvh_ms", bs.bvh_ms},
+                          {"bvh_bytes", bs.bvh_bytes},
+                          {"sieve_bytes", bs.sieve_bytes},
+                          {"result_rows", result_rows},
+                          {"checked_result", checked}});
+                j.update(transfer_json(transfer));
+                add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9.3f} "
+                                       "{:>9.3f} {:>11} {:>11} {:>11}  {}",
+                                       to_string(mode), ds.dist, n, ds.names[q], bins, median(ms),
+                                       median(sieve), median(refine), s.rays,
+                                       o.counts ? std::to_string(counted.intersections) : "-",
+                                       result_rows, checked));
+              }
+            }
+  };
+
+  if (o.workload == "tpch") {
+    for (double sf : o.scale_factors) {
+      progress(fmt::format("generating the TPC-H Q3, Q6 and Q17 columns at SF {}", sf));
+      auto scans = workload::tpch_scans(sf, seed).value();
+      for (const auto& scan : scans) {
+        DataSet ds;
+        ds.dist = "tpch-" + scan.query;
+        ds.rows = scan.columns[0].size();
+        ds.cols.assign(scan.columns.begin(), scan.columns.end());
+        ds.queries = {scan.predicates};
+        std::vector<std::string> preds;
+        for (const Predicate& p : scan.predicates)
+          preds.push_back(
+              p.op == CompareOp::between
+                  ? fmt::format("{} between {} and {}", scan.column_names[p.column], p.value,
+                                p.value2)
+                  : fmt::format("{} {} {}", scan.column_names[p.column], to_string(p.op), p.value));
+        nlohmann::json fields = {{"distribution", "tpch"},
+                                 {"query", scan.query},
+                                 {"scale_factor", sf},
+                                 {"table", scan.table},
+                                 {"column_names", scan.column_names},
+                                 {"predicates", preds}};
+        ds.fields = {fields};
+        ds.names = {scan.query};
+        run_set(ds);
+      }
+    }
+  } else {
+    for (uint64_t n : row_counts)
+      for (const std::string& dist_name : o.dists) {
+        workload::ScanColumnOptions co;
+        co.rows = n;
+        co.distribution = workload::parse_scan_distribution(dist_name).value();
+        co.zipf = o.zipf;
+        co.seed = seed;
+        progress(fmt::format("generating {} {} columns of {} rows", o.columns, dist_name, n));
+        auto data = workload::make_scan_table(co, o.columns).value();
+        DataSet ds;
+        ds.dist = dist_name;
+        ds.rows = n;
+        ds.cols.assign(data.begin(), data.end());
+        // Per selectivity: an `lt` predicate on every column, each selecting that share of its
+        // column.
+        ds.queries.resize(o.selectivities.size());
+        for (uint32_t c = 0; c < o.columns; ++c) {
+          auto constants = workload::lt_constants(data[c], o.selectivities).value();
+          for (size_t q = 0; q < constants.size(); ++q)
+            ds.queries[q].push_back({c, CompareOp::lt, constants[q].value, 0});
+        }
+        for (double sel : o.selectivities) {
+          ds.fields.push_back(
+              {{"distribution", dist_name},
+               {"zipf", co.distribution == workload::ScanDistribution::zipf ? nlohmann::json(o.zipf)
+                                                                            : nlohmann::json()},
+               {"selectivity", sel}});
+          ds.names.push_back(fmt::format("{}", sel));
+        }
+        run_set(ds);
+      }
+  }
   finish_bench(
       ctx, "rtscan", o.run,
       fmt::format("raydb bench rtscan on {} ({} {}), median of {} after {} warm-up\n"
                   "query ms: GPU time of sieve + refine + merge (Vulkan timestamps); the host's "
-                  "rewrite and the\nresult transfer are separate fields. cpu_bindex: host wall "
+                  "rewrite and the\nresult transfer (transfer_ms: device copy + host copy out) "
+                  "are separate fields. cpu_bindex: host wall "
                   "clock. IS calls: intersection-shader calls.",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
       fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11}  {}",
@@ -345,6 +449,11 @@ void register_bench_rtscan(CLI::App& bench) {
   cmd->add_option("--size", o->size, "auto | paper (1e8 rows) | small (2^20) | tiny (2^13)");
   cmd->add_option("--rows", o->rows, "row counts (overrides --size), list")->delimiter(',');
   cmd->add_option("--columns", o->columns, "columns, each with one predicate");
+  cmd->add_option("--workload", o->workload,
+                  "synthetic (--dist, --selectivity, --columns) | tpch (TPC-H Q3, Q6, Q17 "
+                  "predicates on 3 columns of LINEITEM rows at --sf)");
+  cmd->add_option("--sf", o->scale_factors, "TPC-H scale factors for --workload tpch, list")
+      ->delimiter(',');
   cmd->add_option("--dist", o->dists, "uniform | zipf | normal | small-range | permutation, list")
       ->delimiter(',');
   cmd->add_option("--zipf", o->zipf, "Zipf exponent for --dist zipf");

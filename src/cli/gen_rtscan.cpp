@@ -58,7 +58,7 @@ void run(const GenRtscanOptions& o) {
              query_path, queries.size());
 }
 
-// One column file and one one-query predicate file per TPC-H scan (Q3's three tables, Q6, Q17).
+// One column file and one one-query predicate file per TPC-H scan (Q3, Q6, Q17).
 void run_tpch(double sf, uint64_t seed, const std::string& out) {
   bench_progress("gen", fmt::format("TPC-H scan columns at scale factor {}", sf));
   auto scans = workload::tpch_scans(sf, seed).value();

@@ -55,6 +55,12 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
   return *this;
 }
 
+VkMemoryPropertyFlags Buffer::memory_properties() const {
+  VkMemoryPropertyFlags flags = 0;
+  if (allocation_) vmaGetAllocationMemoryProperties(ctx_->allocator, allocation_, &flags);
+  return flags;
+}
+
 void Buffer::flush() const {
   if (allocation_)
     vk_check(vmaFlushAllocation(ctx_->allocator, allocation_, 0, VK_WHOLE_SIZE),

@@ -48,6 +48,8 @@ class Buffer {
   void* mapped() const { return mapped_; }
   bool is_exportable() const { return memory_ != VK_NULL_HANDLE; }
   VkDeviceSize allocation_size() const { return allocated_; }
+  // The memory type's property flags (HOST_CACHED, DEVICE_LOCAL, ...).
+  VkMemoryPropertyFlags memory_properties() const;
   // A new fd for an exportable buffer's memory, owned by the caller (CUDA's import takes it).
   int export_fd() const;
   // Where backend/cuda keeps this buffer's CUDA mapping, made on first use; released before the

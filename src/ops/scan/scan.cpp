@@ -122,6 +122,40 @@ std::vector<T> download(VkContext& c, const Buffer& src, uint64_t count) {
   return out;
 }
 
+// offsets[i] = set bits of the words before word i, for words + 1 entries, on the device; returns
+// the last entry, the bitmap's set bits (only those 4 bytes come back to the host).
+uint32_t word_offsets(const BitmapImpl& b, Buffer& offsets) {
+  VkContext& c = *b.ctx;
+  uint64_t words = b.word_count();
+  offsets = Buffer(c, (words + 1) * 4, kStorageUsage, MemoryUse::device, "bitmap offsets");
+  Buffer host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback, "bitmap count");
+  RadixSort scan(c);
+  RadixSort::Temps temps;
+  CommandBatch cb(c);  // one submission: popcounts, prefix sums, the total's 4 bytes back
+  if (words) {
+    BitmapOpParams p{b.words.address(),
+                     offsets.address(),
+                     static_cast<uint32_t>(words),
+                     static_cast<uint32_t>(b.rows),
+                     kPopcount,
+                     0};
+    kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams))
+        .dispatch(cb.cmd(), &p, bitmap_op_items(words));
+    compute_barrier(c, cb.cmd());
+  }
+  scan.record_exclusive_scan(cb.cmd(), offsets.address(), words + 1,
+                             temps);  // last entry: the total
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+  VkBufferCopy r{words * 4, 0, 4};
+  c.vk.vkCmdCopyBuffer(cb.cmd(), offsets.handle(), host.handle(), 1, &r);
+  memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
+  cb.submit_and_wait();
+  host.invalidate();
+  return *host.as<uint32_t>();
+}
+
 }  // namespace
 
 void bitmap_op(BitmapImpl& a, const BitmapImpl* b, uint32_t op) {
@@ -265,10 +299,9 @@ Result<std::vector<uint32_t>> Bitmap::words() const {
 Result<uint64_t> Bitmap::count() const {
   return capture([&]() -> uint64_t {
     if (impl_->cuda) return detail::cuda::bitmap_count(*impl_->ctx, impl_->words, impl_->rows);
-    uint64_t total = 0;
-    for (uint32_t w : detail::download<uint32_t>(*impl_->ctx, impl_->words, impl_->word_count()))
-      total += static_cast<uint64_t>(__builtin_popcount(w));
-    return total;
+    if (impl_->word_count() == 0) return 0;
+    detail::Buffer offsets;
+    return detail::word_offsets(*impl_, offsets);
   });
 }
 
@@ -287,25 +320,8 @@ Result<std::vector<uint32_t>> Bitmap::row_ids() const {
       return download<uint32_t>(c, rows, n);
     }
     // Word population counts, their exclusive prefix sums, then each word scatters its rows.
-    Buffer offsets(c, (words + 1) * 4, kStorageUsage, MemoryUse::device, "bitmap offsets");
-    RadixSort scan(c);
-    RadixSort::Temps temps;
-    {
-      CommandBatch cb(c);
-      BitmapOpParams p{impl_->words.address(),
-                       offsets.address(),
-                       static_cast<uint32_t>(words),
-                       static_cast<uint32_t>(impl_->rows),
-                       detail::kPopcount,
-                       0};
-      kernel(c, ShaderId::bitmap_ops, sizeof(BitmapOpParams))
-          .dispatch(cb.cmd(), &p, bitmap_op_items(words));
-      compute_barrier(c, cb.cmd());
-      scan.record_exclusive_scan(cb.cmd(), offsets.address(), words + 1,
-                                 temps);  // last entry: the total
-      cb.submit_and_wait();
-    }
-    uint32_t total = download<uint32_t>(c, offsets, words + 1).back();
+    Buffer offsets;
+    uint32_t total = word_offsets(*impl_, offsets);
     Buffer rows(c, std::max<uint64_t>(total, 1) * 4, kStorageUsage, MemoryUse::device, "row ids");
     {
       CommandBatch cb(c);
