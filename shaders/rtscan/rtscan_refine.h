@@ -1,7 +1,8 @@
 // Matrix RT Refine written once for every API: the ray of one lattice point of a refine box, and
 // the exact re-check an intersection makes of one row. Geometry only chooses which rows are looked
 // at; a row's bit becomes exactly whether its integer keys satisfy every predicate of the group.
-// Compiled as GLSL (rtscan_common.glsl) and as CUDA (the OptiX programs, rtscan_programs.cu).
+// Compiled as GLSL (rtscan_common.glsl), as CUDA (the OptiX programs, rtscan_programs.cu) and as
+// host C++ (tests/test_rtscan.cpp).
 //
 // The includer defines first, for the current launch:
 //   bool rtscan_has_axis(RDB_U32 d)               whether the group has a column on axis d
@@ -17,6 +18,8 @@
 
 #if defined(__CUDACC__)
 #define RTSCAN_FN __device__ __forceinline__
+#elif defined(__cplusplus)
+#define RTSCAN_FN inline  // host C++ (tests)
 #else
 #define RTSCAN_FN
 #endif
