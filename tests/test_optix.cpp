@@ -8,9 +8,13 @@
 #include <random>
 
 #include "backend/optix/optix.hpp"
+#include "raydb/rtscan.hpp"
+#include "raydb/rtscan_optix.hpp"
+#include "raydb/rtscan_workload.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
+#include "raydb/scan.hpp"
 #include "raydb/workload.hpp"
 #include "support.hpp"
 
@@ -130,6 +134,13 @@ TEST_CASE("optix: availability is an answer with a reason and never a crash") {
   REQUIRE(!twin.ok());
   CHECK(twin.error().code() == Errc::unsupported);
   CHECK(std::string(twin.error().what()).find(s.reason) != std::string::npos);
+  std::vector<uint32_t> column = {5, 1, 9};
+  std::vector<std::span<const uint32_t>> cols = {column};
+  auto table = RtScanTable::build(test::context(), cols).value();
+  auto rt_twin = RtScanOptix::build(table);
+  REQUIRE(!rt_twin.ok());
+  CHECK(rt_twin.error().code() == Errc::unsupported);
+  CHECK(std::string(rt_twin.error().what()).find(s.reason) != std::string::npos);
 }
 
 TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
@@ -340,4 +351,121 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
       test::check_lookups(got, ref.lookup(probes.span()), "OptiX multi_anyhit unique points");
     }
   }
+}
+
+namespace {
+
+// A random predicate of any operator on `column`, its constants from the column's values (and
+// one off by one) or anywhere in uint32.
+Predicate random_rtscan_predicate(std::mt19937_64& rng, const std::vector<uint32_t>& column,
+                                  uint32_t index) {
+  auto constant = [&]() -> uint32_t {
+    uint32_t v = column[rng() % column.size()];
+    switch (rng() % 5) {
+      case 0:
+        return v + 1;
+      case 1:
+        return v - 1;
+      case 2:
+        return static_cast<uint32_t>(rng());
+      default:
+        return v;
+    }
+  };
+  Predicate p{index, static_cast<CompareOp>(rng() % 6), constant(), constant()};
+  if (p.op == CompareOp::between && p.value > p.value2) std::swap(p.value, p.value2);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
+  test::ValidationGuard guard;
+  if (!optix_or_skip()) return;
+  std::mt19937_64 rng(test::fresh_seed());
+  struct Config {
+    RtScanMode mode;
+    std::vector<std::vector<uint32_t>> groups;
+    const char* name;
+    // A coarser lattice (I = range / 48, L = range / 3) for three-column groups, whose default
+    // casts up to 1200 x 1200 x 90 rays per box; the others run the default lattice.
+    bool coarse;
+  };
+  const std::vector<Config> configs = {
+      {RtScanMode::rtscan, {{0, 1, 2}, {3}}, "rtscan 3+1", true},
+      {RtScanMode::rtscan, {{0, 1}, {2, 3}}, "rtscan 2+2", false},
+      {RtScanMode::rtscan, {{0}, {1}, {2}, {3}}, "rtscan 1+1+1+1", false},
+      {RtScanMode::rtc3, {}, "rtc3", true},
+      {RtScanMode::rtc1, {}, "rtc1", false}};
+  for (auto dist : {workload::ScanDistribution::permutation, workload::ScanDistribution::zipf,
+                    workload::ScanDistribution::uniform}) {
+    workload::ScanColumnOptions co;
+    co.rows = 100000;
+    co.distribution = dist;
+    co.zipf = 1.1;
+    co.seed = rng();
+    auto data = workload::make_scan_table(co, 4).value();
+    // The magnitude edges in every column (raw values in rtc3 and rtc1 become float coordinates).
+    const uint32_t edges[] = {0,           1,          (1u << 23) + 1, 1u << 24, (1u << 24) + 1,
+                              0xFFFFFFFEu, 0xFFFFFFFFu};
+    for (auto& column : data)
+      for (uint32_t e : edges) column[rng() % column.size()] = e;
+    std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
+    std::vector<std::vector<Predicate>> queries = {
+        {},                                                              // every row
+        {{0, CompareOp::gt, 0xFFFFFFFFu, 0}},                            // none
+        {{1, CompareOp::ge, 0, 0}, {2, CompareOp::le, 0xFFFFFFFFu, 0}},  // all, constrained
+        {{3, CompareOp::eq, 0xFFFFFFFFu, 0}},
+        {{0, CompareOp::between, 1u << 24, 0xFFFFFFFEu}, {3, CompareOp::lt, 1u << 31, 0}}};
+    for (int q = 0; q < 12; ++q) {  // 1 to 4 random predicates
+      std::vector<uint32_t> which = {0, 1, 2, 3};
+      std::shuffle(which.begin(), which.end(), rng);
+      std::vector<Predicate> preds;
+      for (int k = 0; k < 1 + q % 4; ++k)
+        preds.push_back(random_rtscan_predicate(rng, data[which[k]], which[k]));
+      queries.push_back(preds);
+    }
+    for (const Config& cfg : configs) {
+      CAPTURE(cfg.name);
+      CAPTURE(workload::to_string(dist));
+      RtScanOptions o;
+      o.mode = cfg.mode;
+      o.groups = cfg.groups;
+      o.bins = 64;
+      if (cfg.coarse) {
+        double range = cfg.mode == RtScanMode::rtscan ? double(co.rows) : 4294967296.0;
+        o.interval = range / 48;
+        o.segment = range / 3;
+      }
+      auto table = RtScanTable::build(test::context(), cols, o);
+      REQUIRE_MESSAGE(table.ok(), (table.ok() ? "" : table.error().what()));
+      auto optix = RtScanOptix::build(*table);
+      REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+      const RtScanOptixBuildStats& bs = optix->build_stats();
+      CHECK(bs.bvh_bytes > 0);
+      CHECK(bs.bvh_bytes <= bs.bvh_uncompacted_bytes);
+      for (size_t q = 0; q < queries.size(); ++q) {
+        CAPTURE(q);
+        auto want = full_scan_reference(cols, queries[q]);
+        auto got = optix->select(queries[q]);
+        REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
+        auto optix_words = got->words().value();
+        uint64_t optix_rays = optix->last_query().rays;
+        auto vulkan_words = table->select(queries[q]).value().words().value();
+        test::check_equal_whole(optix_words, want, "OptiX RTScan bitmap vs the CPU scan");
+        test::check_equal_whole(optix_words, vulkan_words, "OptiX RTScan bitmap vs Vulkan");
+        CHECK(optix_rays == table->last_query().rays);  // the same lattice
+      }
+    }
+  }
+  // rtindex traces triangles with any-hit: refused, naming why.
+  std::vector<uint32_t> column = {5, 1, 9};
+  std::vector<std::span<const uint32_t>> one = {column};
+  RtScanOptions o;
+  o.mode = RtScanMode::rtindex;
+  auto table = RtScanTable::build(test::context(), one, o).value();
+  auto twin = RtScanOptix::build(table);
+  REQUIRE(!twin.ok());
+  CHECK(twin.error().code() == Errc::unsupported);
+  CHECK(std::string(twin.error().what()).find("rtindex") != std::string::npos);
 }

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "common/shared_types.h"
 #include "ops/rtscan/gpu_encoding.hpp"
 #include "ops/rtscan/refine_plan.hpp"
 #include "ops/scan/scan_impl.hpp"
@@ -17,6 +18,39 @@
 #include "raydb/tpch_scans.hpp"
 #include "raydb/uniform_encoding.hpp"
 #include "support.hpp"
+
+// rtscan_refine.h on the host, over plain arrays: the hooks it needs, then the header itself.
+namespace host_refine {
+struct State {
+  const uint32_t* keys[3] = {nullptr, nullptr, nullptr};
+  uint32_t lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0};
+  std::vector<uint32_t> words;
+  uint32_t calls = 0;
+};
+State* state = nullptr;
+bool rtscan_has_axis(uint32_t d) {
+  return state->keys[d] != nullptr;
+}
+uint32_t rtscan_key(uint32_t d, uint32_t row) {
+  return state->keys[d][row];
+}
+uint32_t rtscan_lo(uint32_t d) {
+  return state->lo[d];
+}
+uint32_t rtscan_hi(uint32_t d) {
+  return state->hi[d];
+}
+void rtscan_bits_or(uint32_t word, uint32_t bits) {
+  state->words[word] |= bits;
+}
+void rtscan_bits_and(uint32_t word, uint32_t bits) {
+  state->words[word] &= bits;
+}
+void rtscan_count_call() {
+  ++state->calls;
+}
+#include "rtscan/rtscan_refine.h"
+}  // namespace host_refine
 
 using namespace raydb;
 namespace plan = raydb::detail::rtscan;
@@ -145,6 +179,67 @@ TEST_CASE("rtscan plan: the ray lattice crosses every cube centred in the box") 
       CHECK_MESSAGE((ok && along), "trial " << trial);
     }
   }
+}
+
+TEST_CASE("rtscan plan: the shared lattice rays and exact re-check (rtscan_refine.h on the host)") {
+  std::mt19937_64 rng(test::fresh_seed());
+  for (int trial = 0; trial < 100; ++trial) {
+    CAPTURE(trial);
+    plan::Box box;
+    for (int d = 0; d < 3; ++d) {
+      int64_t lo = rng() % 1000, len = rng() % 3 == 0 ? 0 : rng() % 800;
+      box.axis[d] = {lo, lo + len};
+    }
+    double interval = 1 + rng() % 50, stride = 1 + rng() % 300, half = (interval + 0.5) / 2;
+    auto l = plan::make_lattice(box, rng() % 4, interval, stride, half);  // 3: longest side
+    float first[3] = {float(l.origin[0]), float(l.origin[1]), float(l.origin[2])};
+    RdbVec3 f = rdb_make_vec3(first[0], first[1], first[2]);
+    // Ray id = (j * n_cross0 + i) * n_segments + k, each coordinate moved on its own axis only.
+    REQUIRE(l.rays() <= 0xFFFFFFFFull);
+    for (int sample = 0; sample < 2000; ++sample) {
+      uint64_t id = sample == 0 ? 0 : sample == 1 ? l.rays() - 1 : rng() % l.rays();
+      uint64_t k = id % l.n_segments, i = (id / l.n_segments) % l.n_cross0,
+               j = id / l.n_segments / l.n_cross0;
+      float want[3];
+      for (int d = 0; d < 3; ++d) want[d] = first[d];
+      want[l.axis] = first[l.axis] + float(k) * float(stride);
+      want[l.cross0] = first[l.cross0] + float(i) * float(interval);
+      want[l.cross1] = first[l.cross1] + float(j) * float(interval);
+      RdbVec3 o = host_refine::rtscan_lattice_origin(uint32_t(id), f, uint32_t(l.n_segments),
+                                                     uint32_t(l.n_cross0), l.axis, l.cross0,
+                                                     float(interval), float(stride));
+      REQUIRE(o.x == want[0]);
+      REQUIRE(o.y == want[1]);
+      REQUIRE(o.z == want[2]);
+    }
+    RdbVec3 dir = host_refine::rtscan_lattice_dir(l.axis);
+    CHECK(dir.x == (l.axis == 0 ? 1.0f : 0.0f));
+    CHECK(dir.y == (l.axis == 1 ? 1.0f : 0.0f));
+    CHECK(dir.z == (l.axis == 2 ? 1.0f : 0.0f));
+  }
+  // The re-check sets exactly the rows whose keys lie in every accepted range and clears the rest,
+  // whatever the bit was before; axes without a column do not constrain.
+  host_refine::State s;
+  host_refine::state = &s;
+  std::vector<uint32_t> a(300), b(300);
+  for (auto& v : a) v = static_cast<uint32_t>(rng() % 20);
+  for (auto& v : b) v = rng() % 2 ? 0xFFFFFFFFu : static_cast<uint32_t>(rng());
+  s.keys[0] = a.data();
+  s.keys[2] = b.data();
+  s.lo[0] = 5, s.hi[0] = 12, s.lo[2] = 0x80000000u, s.hi[2] = 0xFFFFFFFFu;
+  s.words.assign(10, 0);
+  for (size_t w = 0; w < s.words.size(); ++w) s.words[w] = static_cast<uint32_t>(rng());
+  std::vector<uint32_t> want = s.words;
+  for (uint32_t row = 0; row < 300; ++row) {
+    host_refine::rtscan_refine_row(row);
+    bool in = a[row] >= 5 && a[row] <= 12 && b[row] >= 0x80000000u;
+    uint32_t bit = 1u << (row & 31);
+    want[row >> 5] = in ? want[row >> 5] | bit : want[row >> 5] & ~bit;
+  }
+  host_refine::rtscan_refine_row(7);  // idempotent
+  test::check_equal_whole(s.words, want, "re-check bits");
+  CHECK(s.calls == 301);
+  host_refine::state = nullptr;
 }
 
 TEST_CASE("rtscan plan: sieving borders never split a value and nearest borders") {

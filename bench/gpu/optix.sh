@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (see bench/gpu/README.md): the Vulkan-vs-OptiX cross-API test, then
 # `raydb bench rx --api vulkan,optix` at the paper's sizes, each lookup result compared whole with
-# the CPU reference and between the two APIs (docs/optix.md). Binaries are built on the developer
+# the CPU reference and between the two APIs, and RTScan's refine through both APIs
+# (`raydb bench rtscan --api vulkan,optix`, docs/optix.md). Binaries are built on the developer
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
-# $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt and rx.jsonl.
-# Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] | gaps | all
+# $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
+# Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
+#        | gaps | all
+# tests runs every "optix*" case: RX and RTScan cross-API (about a minute).
+# rtscan: 1e8 x 3 permutation, K 128, the 11 lt queries, both APIs (estimated 2-3 minutes).
 # gaps = variants prefer key64 ranges boxes: the measurements docs/optix.md ("Gaps") waits for
 # (estimated 6-8 minutes on an H100; if it runs short, 'variants prefer' then 'key64 ranges
-# boxes'). all (default) = tests points + gaps: more than one call's time.
+# boxes'). all (default) = tests points rtscan + gaps: more than one call's time.
 set -uo pipefail
 source .gl/enter.sh
 OUT=${OUT:-/tmp/raydb-out}
@@ -35,7 +39,7 @@ status=0
 
 if part tests; then
   log="$OUT/results/$device/tests-optix.txt"
-  echo "== cross-API tests on $name: every OptiX lookup against Vulkan and the CPU reference"
+  echo "== cross-API tests on $name: every OptiX lookup and RTScan bitmap against Vulkan and the CPU"
   RAYDB_TEST_NO_VALIDATION=1 $T -tc="optix*" -s > "$log" 2>&1
   rc=$?
   grep -E "ERROR|FATAL" -A14 "$log" | head -120
@@ -48,7 +52,7 @@ if part tests; then
     echo "FAIL: the OptiX tests failed (exit $rc); see $log" >&2
     status=$rc
   else
-    echo "OK: OptiX lookups equal Vulkan's and the CPU reference ($log)"
+    echo "OK: OptiX lookups and RTScan bitmaps equal Vulkan's and the CPU reference ($log)"
   fi
 fi
 
@@ -91,6 +95,17 @@ if part boxes; then
   echo "== boxes (intersection programs): points and 16-key ranges, 2^24 lookups"
   $B --label optix-boxes --key-dist dense --lookups 2^24 --range-width 0,16 --primitive aabbs \
     --method hit_and_scan,any_hit --order unsorted --build-repeats 1 --warmup 2 || status=5
+fi
+if part rtscan; then
+  # RTScan's main sweep (docs/rtscan.md) with the refine through both APIs: the same table,
+  # cubes, build flags (fast trace, compaction), lattice and queries; every bitmap compared whole
+  # with the CPU scan and between the APIs. No counting run and no baseline, to stay short.
+  echo "== RTScan: 1e8 x 3 permutation, K 128, the 11 lt queries, refine in Vulkan and in OptiX"
+  t0=$SECONDS
+  timeout 300 $R bench rtscan --out $OUT/results --label optix-rtscan --api vulkan,optix \
+    --rows 1e8 --columns 3 --dist permutation --bins 128 --baseline none --counts false \
+    --repeats 5 --warmup 2 || status=5
+  echo "rtscan part: $((SECONDS - t0)) s"
 fi
 [[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
 exit $status

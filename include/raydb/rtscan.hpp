@@ -94,9 +94,11 @@ struct RtScanQueryStats {
   double gpu_ms() const { return sieve_ms + refine_ms + merge_ms; }
 };
 
+class RtScanTable;
 namespace detail {
 struct RtScanImpl;
-}
+RtScanImpl& rtscan_impl(RtScanTable& table);  // for the OptiX twin (rtscan_optix.hpp)
+}  // namespace detail
 
 class RtScanTable {
  public:
@@ -125,6 +127,7 @@ class RtScanTable {
 
  private:
   explicit RtScanTable(std::unique_ptr<detail::RtScanImpl> impl);
+  friend detail::RtScanImpl& detail::rtscan_impl(RtScanTable& table);
   std::unique_ptr<detail::RtScanImpl> impl_;
 };
 

@@ -1,7 +1,8 @@
 // Everything the RTScan refine kernels share, whichever way they traverse (ray-tracing pipeline or
-// ray query): the push constants, the ray lattice of one refine box, and the exact re-check that
-// decides a row's bit. Geometry only chooses which rows are looked at; a row's bit is set exactly
-// when its integer keys satisfy every predicate of the group.
+// ray query): the push constants and the hooks through which the API-neutral lattice and exact
+// re-check (rtscan/rtscan_refine.h, which the OptiX programs include too) reach this API's buffers.
+// Geometry only chooses which rows are looked at; a row's bit is set exactly when its integer keys
+// satisfy every predicate of the group.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_scalar_block_layout : require
@@ -33,33 +34,22 @@ layout(push_constant, scalar) uniform RtScanRefineParams {
 }
 pc;
 
-void rtscan_ray(uint id, out vec3 origin, out vec3 dir) {
-  uint k = id % pc.n_segments;
-  uint rest = id / pc.n_segments;
-  uint i = rest % pc.n_cross0;
-  uint j = rest / pc.n_cross0;
-  origin = pc.origin;
-  origin[pc.cross0] += float(i) * pc.interval;
-  origin[pc.cross1] += float(j) * pc.interval;
-  origin[pc.axis] += float(k) * pc.stride;
-  dir = vec3(0.0);
-  dir[pc.axis] = 1.0;
+// ---- The hooks rtscan_refine.h needs (rtscan_programs.cu defines the OptiX ones). ----
+bool rtscan_has_axis(uint d) { return pc.keys[d] != 0ul; }
+uint rtscan_key(uint d, uint row) { return RtKeys(pc.keys[d]).v[row]; }
+uint rtscan_lo(uint d) { return pc.lo[d]; }
+uint rtscan_hi(uint d) { return pc.hi[d]; }
+void rtscan_bits_or(uint word, uint bits) { atomicOr(RtWords(pc.bitmap).w[word], bits); }
+void rtscan_bits_and(uint word, uint bits) { atomicAnd(RtWords(pc.bitmap).w[word], bits); }
+void rtscan_count_call() {
+  if (pc.counter != 0ul) atomicAdd(RtCounter(pc.counter).n, 1u);
 }
 
-// The exact re-check of row `row` (an intersection-shader call): its bit becomes whether every
-// key of the group lies in its accepted range. Idempotent, so rows met by several rays or boxes
-// are harmless.
-void rtscan_refine_row(uint row) {
-  bool ok = true;
-  for (uint d = 0u; d < 3u; ++d) {
-    if (pc.keys[d] == 0ul) continue;
-    uint v = RtKeys(pc.keys[d]).v[row];
-    ok = ok && v >= pc.lo[d] && v <= pc.hi[d];
-  }
-  uint bit = 1u << (row & 31u);
-  if (ok)
-    atomicOr(RtWords(pc.bitmap).w[row >> 5], bit);
-  else
-    atomicAnd(RtWords(pc.bitmap).w[row >> 5], ~bit);
-  if (pc.counter != 0ul) atomicAdd(RtCounter(pc.counter).n, 1u);
+#include "rtscan/rtscan_refine.h"
+
+// Ray `id` of this launch's refine box (rtscan_refine.h's lattice over the push constants).
+void rtscan_ray(uint id, out vec3 origin, out vec3 dir) {
+  origin = rtscan_lattice_origin(id, pc.origin, pc.n_segments, pc.n_cross0, pc.axis, pc.cross0,
+                                 pc.interval, pc.stride);
+  dir = rtscan_lattice_dir(pc.axis);
 }

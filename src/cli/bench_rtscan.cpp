@@ -11,6 +11,9 @@
 // transfer_ms is what a caller waits for, split into the device copy (GPU timestamps) and the
 // host's copy out; transfer_per_call_ms times Bitmap::words() (staging allocated per call) and
 // count_ms Bitmap::count() (counted on the device, no bitmap transfer) for comparison.
+//
+// --api vulkan,optix refines the same tables and queries through OptiX too (RtScanOptix), every
+// OptiX bitmap compared whole with Vulkan's and the CPU reference (docs/optix.md).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -23,6 +26,7 @@
 #include "raydb/cpu_bindex.hpp"
 #include "raydb/dpbis.hpp"
 #include "raydb/rtscan.hpp"
+#include "raydb/rtscan_optix.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/tpch_scans.hpp"
@@ -47,6 +51,7 @@ struct BenchRtScanOptions {
   std::string groups = "3";  // 3 | 2+2 | 3+1 | 1 ...: sizes of consecutive column groups
   std::vector<std::string> baselines = {"full_scan"};
   bool counts = true;
+  std::vector<std::string> apis = {"vulkan"};  // --api: vulkan and/or optix (the refine's API)
   BenchRunOptions run;
 };
 
@@ -120,6 +125,24 @@ void run(BenchRtScanOptions& o) {
     throw Error(Errc::invalid_argument,
                 fmt::format("unknown --workload '{}' (synthetic, tpch)", o.workload));
   parse_groups(o.groups, o.workload == "tpch" ? 3 : o.columns);  // bad --groups fail first
+  bool use_vulkan = false, use_optix = false;
+  for (const auto& api : o.apis) {
+    if (api == "vulkan")
+      use_vulkan = true;
+    else if (api == "optix")
+      use_optix = true;
+    else
+      throw Error(Errc::invalid_argument, fmt::format("unknown --api '{}' (vulkan, optix)", api));
+  }
+  if (use_optix) {
+    const OptixSupport& os = optix_support(ctx);
+    if (!os.available)
+      throw Error(Errc::unsupported, "--api optix: the OptiX backend is unavailable: " + os.reason);
+    for (RtScanMode m : modes)
+      if (m == RtScanMode::rtindex)
+        throw Error(Errc::invalid_argument,
+                    "--api optix refines cubes (rtscan, rtc3, rtc1), not --mode rtindex");
+  }
   uint64_t seed = run_seed(o.run);
   progress(
       fmt::format("device {} ({} {}); seed {}", dev.name, dev.driver_name, dev.driver_info, seed));
@@ -255,9 +278,9 @@ void run(BenchRtScanOptions& o) {
           j["transfer_ms"] = nullptr;
         else
           j.update(transfer_json(transfer));
-        add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9} {:>9} {:>11} "
-                               "{:>11} {:>11}  {}",
-                               b, ds.dist, n, ds.names[q], "-", median(ms), "-", "-", "-", "-",
+        add_row(j, fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9} {:>9} "
+                               "{:>11} {:>11} {:>11}  {}",
+                               "-", b, ds.dist, n, ds.names[q], "-", median(ms), "-", "-", "-", "-",
                                result_rows, checked));
       }
     }
@@ -291,75 +314,134 @@ void run(BenchRtScanOptions& o) {
                               "vectors {} MB",
                               bs.wall_ms, bs.upload_ms, bs.encode_ms, bs.host_encode_ms,
                               bs.sieve_ms, bs.bvh_ms, bs.bvh_bytes >> 20, bs.sieve_bytes >> 20));
+              std::optional<RtScanOptix> ox;
+              double ox_build_host_ms = 0;  // the twin's build, what a caller waits for
+              if (use_optix) {
+                progress("building the OptiX twin (GAS per column group over the same cubes)");
+                ox_build_host_ms = host_ms([&] { ox.emplace(RtScanOptix::build(rt).value()); });
+                const RtScanOptixBuildStats& xs = ox->build_stats();
+                progress(fmt::format(
+                    "OptiX: keys shared in {:.1f} ms, cubes {:.1f} ms, GAS {:.1f} ms + compaction "
+                    "{:.1f} ms, GAS {} MB",
+                    xs.copy_ms, xs.cubes_ms, xs.build_ms, xs.compact_ms, xs.bvh_bytes >> 20));
+              }
+              std::vector<std::string> apis;
+              if (use_vulkan) apis.push_back("vulkan");
+              if (use_optix) apis.push_back("optix");
               for (size_t q = 0; q < queries.size(); ++q) {
-                progress(fmt::format("{}: {}", to_string(mode), ds.names[q]));
-                RtScanQueryStats counted;
-                if (o.counts) {  // one untimed run with the counters on
-                  rt.set_count_intersections(true);
-                  rt.select(queries[q]).value();
-                  counted = rt.last_query();
-                  rt.set_count_intersections(false);
+                std::vector<uint32_t> first_words;
+                std::string first_api;
+                for (const std::string& api : apis) {
+                  bool optix = api == "optix";
+                  auto select = [&]() -> Bitmap {
+                    return optix ? ox->select(queries[q]).value() : rt.select(queries[q]).value();
+                  };
+                  auto last = [&]() -> const RtScanQueryStats& {
+                    return optix ? ox->last_query() : rt.last_query();
+                  };
+                  progress(fmt::format("{} ({}): {}", to_string(mode), api, ds.names[q]));
+                  RtScanQueryStats counted;
+                  if (o.counts) {  // one untimed run with the counters on
+                    rt.set_count_intersections(true);
+                    select();
+                    counted = last();
+                    rt.set_count_intersections(false);
+                  }
+                  std::vector<double> ms, sieve, refine, merge, rewrite;
+                  TransferTimes transfer;
+                  for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+                    Bitmap bm = select();
+                    read_result(bm, transfer, r >= o.run.warmup);
+                    if (r < o.run.warmup) continue;
+                    const RtScanQueryStats& s = last();
+                    ms.push_back(s.gpu_ms());
+                    sieve.push_back(s.sieve_ms);
+                    refine.push_back(s.refine_ms);
+                    merge.push_back(s.merge_ms);
+                    rewrite.push_back(s.host_rewrite_ms);
+                  }
+                  const RtScanQueryStats& s = last();
+                  uint64_t result_rows = 0;
+                  for (uint32_t w : got)
+                    result_rows += static_cast<uint64_t>(__builtin_popcount(w));
+                  std::string checked = check(q, got);
+                  // The APIs compared whole with each other, besides each with the CPU.
+                  std::string api_check = "-";
+                  if (first_api.empty()) {
+                    first_api = api;
+                    first_words = got;
+                  } else {
+                    size_t differ = 0;
+                    for (size_t w = 0; w < got.size() && w < first_words.size(); ++w)
+                      differ += got[w] != first_words[w];
+                    differ += std::max(got.size(), first_words.size()) -
+                              std::min(got.size(), first_words.size());
+                    api_check = differ == 0
+                                    ? "identical to " + first_api
+                                    : fmt::format("DIFFER from {} ({} words)", first_api, differ);
+                    if (differ) checked = "MISMATCH";
+                  }
+                  const RtScanOptions& eff = rt.options();
+                  double bvh_ms = optix ? ox->build_stats().bvh_ms() : bs.bvh_ms;
+                  uint64_t bvh_bytes = optix ? ox->build_stats().bvh_bytes : bs.bvh_bytes;
+                  nlohmann::json j = base_json(to_string(mode), q);
+                  j.update({{"timing", "GPU"},
+                            {"api", api},
+                            {"api_check", api_check},
+                            {"traversal", optix ? "optix" : to_string(rt.traversal())},
+                            {"groups", o.groups},
+                            {"bins", mode == RtScanMode::rtscan ? bins : 0u},
+                            {"interval", interval},
+                            {"spacing", spacing},
+                            {"segment", segment},
+                            {"effective_groups", eff.groups},
+                            {"query_time_ms", median(ms)},
+                            {"query_time_ms_all", ms},
+                            {"sieve_ms", median(sieve)},
+                            {"refine_ms", median(refine)},
+                            {"merge_ms", median(merge)},
+                            {"rewrite_host_ms", median(rewrite)},
+                            {"rays", s.rays},
+                            {"refine_boxes", s.refine_boxes},
+                            {"intersections",
+                             o.counts ? nlohmann::json(counted.intersections) : nlohmann::json()},
+                            {"refined_rows",
+                             o.counts ? nlohmann::json(counted.refined_rows) : nlohmann::json()},
+                            {"build_encode_ms", bs.encode_ms},
+                            {"build_encode_host_ms", bs.host_encode_ms},
+                            // What a caller of build() waits for (host clock; GPU and host
+                            // work, uploads, pipelines), and the timed parts.
+                            {"index_build_ms", bs.wall_ms},
+                            {"build_parts_ms", bs.upload_ms + bs.encode_ms + bs.host_encode_ms +
+                                                   bs.sieve_ms + bs.bvh_ms},
+                            {"build_upload_ms", bs.upload_ms},
+                            {"build_sieve_ms", bs.sieve_ms},
+                            // This API's BVH: Vulkan's cubes, BLAS, TLAS and compaction; OptiX's
+                            // cubes (the same kernel), GAS and compaction.
+                            {"build_bvh_ms", bvh_ms},
+                            {"bvh_bytes", bvh_bytes},
+                            {"sieve_bytes", bs.sieve_bytes}});
+                  if (optix) {
+                    const RtScanOptixBuildStats& xs = ox->build_stats();
+                    j.update({{"optix_version", optix_support(ctx).version},
+                              {"optix_build_host_ms", ox_build_host_ms},
+                              {"optix_key_copy_ms", xs.copy_ms},
+                              {"optix_cubes_ms", xs.cubes_ms},
+                              {"optix_gas_build_ms", xs.build_ms},
+                              {"optix_compact_ms", xs.compact_ms},
+                              {"bvh_uncompacted_bytes", xs.bvh_uncompacted_bytes},
+                              {"optix_key_bytes", xs.key_bytes}});
+                  }
+                  j.update({{"result_rows", result_rows}, {"checked_result", checked}});
+                  j.update(transfer_json(transfer));
+                  add_row(j, fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} "
+                                         "{:>9.3f} {:>9.3f} {:>11} {:>11} {:>11}  {}{}",
+                                         api, to_string(mode), ds.dist, n, ds.names[q], bins,
+                                         median(ms), median(sieve), median(refine), s.rays,
+                                         o.counts ? std::to_string(counted.intersections) : "-",
+                                         result_rows, checked,
+                                         api_check == "-" ? "" : ", " + api_check));
                 }
-                std::vector<double> ms, sieve, refine, merge, rewrite;
-                TransferTimes transfer;
-                for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-                  Bitmap bm = rt.select(queries[q]).value();
-                  read_result(bm, transfer, r >= o.run.warmup);
-                  if (r < o.run.warmup) continue;
-                  const RtScanQueryStats& s = rt.last_query();
-                  ms.push_back(s.gpu_ms());
-                  sieve.push_back(s.sieve_ms);
-                  refine.push_back(s.refine_ms);
-                  merge.push_back(s.merge_ms);
-                  rewrite.push_back(s.host_rewrite_ms);
-                }
-                const RtScanQueryStats& s = rt.last_query();
-                uint64_t result_rows = 0;
-                for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
-                std::string checked = check(q, got);
-                const RtScanOptions& eff = rt.options();
-                nlohmann::json j = base_json(to_string(mode), q);
-                j.update({{"timing", "GPU"},
-                          {"traversal", to_string(rt.traversal())},
-                          {"groups", o.groups},
-                          {"bins", mode == RtScanMode::rtscan ? bins : 0u},
-                          {"interval", interval},
-                          {"spacing", spacing},
-                          {"segment", segment},
-                          {"effective_groups", eff.groups},
-                          {"query_time_ms", median(ms)},
-                          {"query_time_ms_all", ms},
-                          {"sieve_ms", median(sieve)},
-                          {"refine_ms", median(refine)},
-                          {"merge_ms", median(merge)},
-                          {"rewrite_host_ms", median(rewrite)},
-                          {"rays", s.rays},
-                          {"refine_boxes", s.refine_boxes},
-                          {"intersections",
-                           o.counts ? nlohmann::json(counted.intersections) : nlohmann::json()},
-                          {"refined_rows",
-                           o.counts ? nlohmann::json(counted.refined_rows) : nlohmann::json()},
-                          {"build_encode_ms", bs.encode_ms},
-                          {"build_encode_host_ms", bs.host_encode_ms},
-                          // What a caller of build() waits for (host clock; GPU and host
-                          // work, uploads, pipelines), and the timed parts.
-                          {"index_build_ms", bs.wall_ms},
-                          {"build_parts_ms", bs.upload_ms + bs.encode_ms + bs.host_encode_ms +
-                                                 bs.sieve_ms + bs.bvh_ms},
-                          {"build_upload_ms", bs.upload_ms},
-                          {"build_sieve_ms", bs.sieve_ms},
-                          {"build_bvh_ms", bs.bvh_ms},
-                          {"bvh_bytes", bs.bvh_bytes},
-                          {"sieve_bytes", bs.sieve_bytes},
-                          {"result_rows", result_rows},
-                          {"checked_result", checked}});
-                j.update(transfer_json(transfer));
-                add_row(j, fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9.3f} "
-                                       "{:>9.3f} {:>11} {:>11} {:>11}  {}",
-                                       to_string(mode), ds.dist, n, ds.names[q], bins, median(ms),
-                                       median(sieve), median(refine), s.rays,
-                                       o.counts ? std::to_string(counted.intersections) : "-",
-                                       result_rows, checked));
               }
             }
   };
@@ -431,11 +513,13 @@ void run(BenchRtScanOptions& o) {
                   "query ms: GPU time of sieve + refine + merge (Vulkan timestamps); the host's "
                   "rewrite and the\nresult transfer (transfer_ms: device copy + host copy out) "
                   "are separate fields. cpu_bindex: host wall "
-                  "clock. IS calls: intersection-shader calls.",
+                  "clock. IS calls: intersection-shader calls.\napi optix: the refine through "
+                  "OptiX (CUDA events); rewrite, sieve and merge as in Vulkan.",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:<10} {:<12} {:>11} {:>5} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11}  {}",
-                  "index", "dist", "rows", "sel", "K", "query ms", "sieve ms", "refine ms", "rays",
-                  "IS calls", "result", "check"),
+      fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11}  "
+                  "{}",
+                  "api", "index", "dist", "rows", "sel", "K", "query ms", "sieve ms", "refine ms",
+                  "rays", "IS calls", "result", "check"),
       table, rows);
 }
 
@@ -472,6 +556,10 @@ void register_bench_rtscan(CLI::App& bench) {
   cmd->add_option("--counts", o->counts,
                   "one extra untimed run per query counting intersection-shader calls and "
                   "refined rows (true/false)");
+  cmd->add_option("--api", o->apis,
+                  "vulkan and/or optix: the API of the refine's ray tracing, list (optix: the same "
+                  "tables, cubes, lattice and queries; results compared between the APIs)")
+      ->delimiter(',');
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

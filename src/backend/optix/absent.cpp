@@ -1,13 +1,16 @@
 // The OptiX backend of a build without OptiX headers: never available, and every RxOptixIndex
-// build fails with that reason.
+// and RtScanOptix build fails with that reason.
 #include "backend/optix/optix.hpp"
 #include "common/capture.hpp"
+#include "ops/rtscan/rtscan_impl.hpp"
 #include "ops/rx/rx_view.hpp"
+#include "raydb/rtscan_optix.hpp"
 
 namespace raydb {
 
 namespace detail {
 struct RxOptixImpl {};
+struct RtScanOptixImpl {};
 }  // namespace detail
 
 namespace detail::optix {
@@ -65,5 +68,28 @@ const RxProbeStats& RxOptixIndex::last_probe() const {
   static const RxProbeStats none;
   return none;
 }
+
+Result<RtScanOptix> RtScanOptix::build(RtScanTable& table) {
+  return detail::capture([&]() -> RtScanOptix {
+    detail::optix::require(*detail::rtscan_impl(table).ctx);
+    throw Error(Errc::internal, "unreachable");
+  });
+}
+Result<Bitmap> RtScanOptix::select(std::span<const Predicate>) {
+  return Error(Errc::unsupported,
+               "the OptiX backend is unavailable: raydb was built without OptiX");
+}
+const RtScanOptixBuildStats& RtScanOptix::build_stats() const {
+  static const RtScanOptixBuildStats none;
+  return none;
+}
+const RtScanQueryStats& RtScanOptix::last_query() const {
+  static const RtScanQueryStats none;
+  return none;
+}
+RtScanOptix::RtScanOptix(std::unique_ptr<detail::RtScanOptixImpl> impl) : impl_(std::move(impl)) {}
+RtScanOptix::RtScanOptix(RtScanOptix&&) noexcept = default;
+RtScanOptix& RtScanOptix::operator=(RtScanOptix&&) noexcept = default;
+RtScanOptix::~RtScanOptix() = default;
 
 }  // namespace raydb

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backend/cuda/runtime.hpp"
+#include "backend/optix/device_memory.hpp"
 #include "backend/optix/kernels.hpp"
 #include "backend/optix/optix_internal.hpp"
 #include "backend/optix/rx_launch.h"
@@ -26,56 +27,10 @@ extern const unsigned long long raydb_optix_rx_programs_size;
 
 namespace raydb::detail {
 
+using optix::DeviceMemory;
+using optix::MemoryTally;
+
 namespace {
-
-// Device bytes this index holds now and at most since the last reset (build_peak_bytes).
-struct MemoryTally {
-  uint64_t now = 0, peak = 0;
-  void add(int64_t delta) {
-    now = static_cast<uint64_t>(static_cast<int64_t>(now) + delta);
-    peak = std::max(peak, now);
-  }
-};
-
-// One cudaMalloc, freed with its owner, counted in a MemoryTally.
-class DeviceMemory {
- public:
-  DeviceMemory() = default;
-  DeviceMemory(MemoryTally& tally, uint64_t bytes, const char* what) : tally_(&tally) {
-    bytes_ = bytes;
-    cuda::check(cudaMalloc(&ptr_, std::max<uint64_t>(bytes, 16)),
-                fmt::format("cudaMalloc of {} bytes ({})", bytes, what).c_str());
-    tally_->add(static_cast<int64_t>(bytes_));
-  }
-  DeviceMemory(DeviceMemory&& o) noexcept { *this = std::move(o); }
-  DeviceMemory& operator=(DeviceMemory&& o) noexcept {
-    if (this != &o) {
-      reset();
-      std::swap(ptr_, o.ptr_);
-      std::swap(bytes_, o.bytes_);
-      std::swap(tally_, o.tally_);
-    }
-    return *this;
-  }
-  ~DeviceMemory() { reset(); }
-  void reset() {
-    if (ptr_) {
-      cudaFree(ptr_);  // nothing to do about a failing free; the result is not affected
-      tally_->add(-static_cast<int64_t>(bytes_));
-    }
-    ptr_ = nullptr;
-    bytes_ = 0;
-  }
-  CUdeviceptr address() const { return reinterpret_cast<CUdeviceptr>(ptr_); }
-  void* get() const { return ptr_; }
-  uint64_t bytes() const { return bytes_; }
-  explicit operator bool() const { return ptr_ != nullptr; }
-
- private:
-  void* ptr_ = nullptr;
-  uint64_t bytes_ = 0;
-  MemoryTally* tally_ = nullptr;
-};
 
 // OptiX's launch limit: width * height * depth <= 2^30.
 constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;

@@ -10,17 +10,13 @@
 #include <cstring>
 #include <limits>
 
-#include "backend/vk/accel.hpp"
+#include "backend/cuda/cuda.hpp"
 #include "backend/vk/commands.hpp"
-#include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
 #include "common/parallel.hpp"
 #include "ops/rtscan/gpu_encoding.hpp"
-#include "ops/rtscan/refine_plan.hpp"
-#include "ops/rtscan/rtscan_params.hpp"
-#include "ops/scan/scan_impl.hpp"
-#include "raydb/uniform_encoding.hpp"
+#include "ops/rtscan/rtscan_impl.hpp"
 
 namespace raydb {
 
@@ -58,49 +54,6 @@ constexpr VkPipelineStageFlags kAll = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 constexpr VkAccessFlags kRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
 
 }  // namespace
-
-struct RtScanImpl {
-  std::shared_ptr<VkContext> ctx;
-  RtScanOptions options;
-  TraversalMode mode = TraversalMode::pipeline;
-  uint64_t n = 0;
-  uint32_t cols = 0;
-  std::vector<raydb::rtscan::EncodedColumn> encoded;  // rtscan mode
-  std::vector<Buffer> keys;                           // per column: codes (rtscan) or values
-  std::vector<KeyInterval> key_range;                 // per column: smallest and largest key
-  std::vector<std::vector<uint32_t>> host_keys;       // count_intersections only (refined rows)
-  struct Sieve {
-    std::vector<int64_t> borders;  // X_0 .. X_m
-    Buffer vectors;                // F_1 .. F_{m-1}, words() words each
-  };
-  std::vector<Sieve> sieves;  // rtscan mode
-  // The ray lattice of one column group (Matrix RT Refine): pitch I across the rays, segments of
-  // length L with gaps S along them, cubes of width I + epsilon.
-  struct Lattice {
-    double interval = 1, spacing = 1, segment = 1, half_width = 1;
-  };
-  struct Group {
-    std::vector<uint32_t> columns;
-    AccelStruct blas, tlas;
-    std::unique_ptr<TlasBinding> binding;
-    Lattice lattice;
-  };
-  std::vector<Group> groups;
-  double epsilon = 1;
-  double triangle_half = 1;  // rtindex: half the X extent of a key's triangle
-  std::unique_ptr<RtPipeline> rt;
-  std::unique_ptr<ComputePipeline> query_kernel;
-  RtScanBuildStats build_stats;
-  RtScanQueryStats query_stats;
-
-  uint64_t words() const { return (n + 31) / 32; }
-  void build(std::span<const std::span<const uint32_t>> columns);
-  void plan_groups();
-  void pick_lattice();
-  void build_sieves();
-  void build_group(Group& g);
-  std::shared_ptr<BitmapImpl> select(std::span<const Predicate> predicates);
-};
 
 void RtScanImpl::plan_groups() {
   auto& gs = options.groups;
@@ -350,7 +303,8 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
         c, ShaderId::rtscan_refine_query, sizeof(RtScanRefineParams), groups[0].binding->layout());
 }
 
-std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predicates) {
+std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predicates,
+                                               const RtScanExternalRefine* external) {
   VkContext& c = *ctx;
   query_stats = {};
   auto host_t0 = std::chrono::steady_clock::now();
@@ -373,7 +327,8 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
     t[k] = {std::max(t[k].lo, key_range[k].lo), std::min(t[k].hi, key_range[k].hi)};
     none = t[k].empty();
   }
-  auto out = new_bitmap(ctx, n);
+  const bool shared = external != nullptr;  // bitmaps the other API writes
+  auto out = new_bitmap(ctx, n, shared);
   if (none) {
     query_stats.host_rewrite_ms = host_ms_since(host_t0);
     CommandBatch cb(c);
@@ -394,7 +349,7 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
     GroupPlan& plan = plans[gi];
-    plan.bitmap = gi == 0 ? out : new_bitmap(ctx, n);
+    plan.bitmap = gi == 0 ? out : new_bitmap(ctx, n, shared);
     plan.sieve.bitmap = plan.bitmap->words.address();
     plan.sieve.words = static_cast<uint32_t>(words());
     plan.sieve.rows = static_cast<uint32_t>(n);
@@ -451,33 +406,26 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
 
   Buffer counter;
   if (options.count_intersections)
-    counter = Buffer(c, 4, kStorageUsage, MemoryUse::device, "rtscan intersection count");
-  CommandBatch cb(c);
-  VkCommandBuffer cmd = cb.cmd();
-  if (counter) {
-    c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll, kRw, c);
-  }
-  GpuTimer timer(c, 4);
-  timer.reset(cmd);
-  uint32_t t0 = timer.mark(cmd);
-  for (auto& plan : plans)
-    kernel(c, ShaderId::rtscan_sieve, sizeof(RtScanSieveParams))
-        .dispatch(cmd, &plan.sieve, words());
-  memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
-  uint32_t t1 = timer.mark(cmd);
+    counter = cuda::kernel_buffer(c, shared, 4, "rtscan intersection count");
+  // Every refine box of every group as one launch of its lattice's rays.
+  std::vector<RtScanRefineLaunch> launches;
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
     GroupPlan& plan = plans[gi];
     for (size_t b = 0; b < plan.boxes.size(); ++b) {
       const rtscan::Lattice& l = plan.lattices[b];
-      RtScanRefineParams p{};
+      RtScanRefineLaunch launch;
+      launch.group = gi;
+      launch.rays = l.rays();
+      RtScanRefineParams& p = launch.params;
       for (size_t d = 0; d < g.columns.size(); ++d) {
         p.keys[d] = keys[g.columns[d]].address();
         p.lo[d] = static_cast<uint32_t>(t[g.columns[d]].lo);
         p.hi[d] = static_cast<uint32_t>(t[g.columns[d]].hi);
       }
+      launch.bitmap = &plan.bitmap->words;
       p.bitmap = plan.bitmap->words.address();
+      launch.counter = counter ? &counter : nullptr;
       p.counter = counter ? counter.address() : 0;
       for (int d = 0; d < 3; ++d) p.origin[d] = static_cast<float>(l.origin[d]);
       p.n_cross0 = static_cast<uint32_t>(l.n_cross0);
@@ -489,11 +437,48 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
       p.interval = static_cast<float>(g.lattice.interval);
       p.segment = static_cast<float>(l.segment > 0 ? l.segment : g.lattice.segment);
       p.stride = static_cast<float>(g.lattice.segment + g.lattice.spacing);
+      launches.push_back(launch);
+    }
+  }
+
+  // Sieve, refine and merge in one command buffer; with an external refine, the sieve's commands
+  // are submitted first, the other API's work waits for them on the GPU (the shared timeline), and
+  // the merge's commands wait for it.
+  auto sieve_batch = std::make_unique<CommandBatch>(c);
+  VkCommandBuffer cmd = sieve_batch->cmd();
+  if (counter) {
+    c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll, kRw, c);
+  }
+  GpuTimer timer(c, 4);
+  std::unique_ptr<GpuTimer> merge_timer;  // external refine: the merge's batch has its own
+  timer.reset(cmd);
+  uint32_t t0 = timer.mark(cmd);
+  for (auto& plan : plans)
+    kernel(c, ShaderId::rtscan_sieve, sizeof(RtScanSieveParams))
+        .dispatch(cmd, &plan.sieve, words());
+  memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+  uint32_t t1 = timer.mark(cmd);
+  std::unique_ptr<CommandBatch> merge_batch;
+  double external_refine_ms = 0;
+  if (external) {
+    cuda::cuda_after(c, *sieve_batch);
+    sieve_batch->submit();
+    external_refine_ms = (*external)(launches);
+    merge_batch = std::make_unique<CommandBatch>(c);
+    cuda::vulkan_after(c, *merge_batch);
+    cmd = merge_batch->cmd();
+    merge_timer = std::make_unique<GpuTimer>(c, 2);
+    merge_timer->reset(cmd);
+  } else {
+    for (const RtScanRefineLaunch& launch : launches) {
+      const Group& g = groups[launch.group];
+      RtScanRefineParams p = launch.params;
       uint64_t slice =
           mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-      for (uint64_t first = 0; first < l.rays(); first += slice) {
+      for (uint64_t first = 0; first < launch.rays; first += slice) {
         p.ray_offset = static_cast<uint32_t>(first);
-        p.num_rays = static_cast<uint32_t>(std::min(slice, l.rays() - first));
+        p.num_rays = static_cast<uint32_t>(std::min(slice, launch.rays - first));
         if (mode == TraversalMode::pipeline)
           rt->trace(cmd, &p, p.num_rays, g.binding->set());
         else
@@ -502,7 +487,8 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
     }
   }
   memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
-  uint32_t t2 = timer.mark(cmd);
+  GpuTimer& mt = merge_timer ? *merge_timer : timer;
+  uint32_t t2 = mt.mark(cmd);
   for (size_t gi = 1; gi < plans.size(); ++gi) {
     BitmapOpParams p{out->words.address(),
                      plans[gi].bitmap->words.address(),
@@ -513,7 +499,7 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
     kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
     memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
   }
-  uint32_t t3 = timer.mark(cmd);
+  uint32_t t3 = mt.mark(cmd);
   if (counter)
     memory_barrier(cmd, kAll, kRw, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
   Buffer readback;
@@ -523,10 +509,15 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
     VkBufferCopy r{0, 0, 4};
     c.vk.vkCmdCopyBuffer(cmd, counter.handle(), readback.handle(), 1, &r);
   }
-  cb.submit_and_wait();
+  if (merge_batch) {
+    merge_batch->submit_and_wait();
+    sieve_batch->wait();
+  } else {
+    sieve_batch->submit_and_wait();
+  }
   query_stats.sieve_ms = timer.ms(t0, t1);
-  query_stats.refine_ms = timer.ms(t1, t2);
-  query_stats.merge_ms = timer.ms(t2, t3);
+  query_stats.refine_ms = external ? external_refine_ms : timer.ms(t1, t2);
+  query_stats.merge_ms = mt.ms(t2, t3);
   out->gpu_ms = query_stats.gpu_ms();
   if (counter) {
     readback.invalidate();
@@ -577,6 +568,10 @@ Result<RtScanTable> RtScanTable::build(const Context& ctx,
         std::max(0.0, detail::host_ms_since(t0) - impl->build_stats.counter_keys_ms);
     return RtScanTable(std::move(impl));
   });
+}
+
+RtScanImpl& detail::rtscan_impl(RtScanTable& table) {
+  return *table.impl_;
 }
 
 Result<Bitmap> RtScanTable::select(std::span<const Predicate> predicates) {

@@ -1,0 +1,337 @@
+// RtScanOptix: RTScan's Matrix RT Refine through OptiX. Per column group one GAS over the cubes of
+// the Vulkan build's own cube kernel (written into memory shared with CUDA), a pipeline of the
+// embedded rtscan_programs.cu, and per refine box one launch of its lattice, the twin of
+// rtscan_refine.rgen. Rewrite, sieve and merge are the table's (Vulkan).
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <optix.h>
+#include <optix_stubs.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/runtime.hpp"
+#include "backend/optix/device_memory.hpp"
+#include "backend/optix/optix_internal.hpp"
+#include "backend/optix/rtscan_launch.h"
+#include "backend/vk/commands.hpp"
+#include "common/capture.hpp"
+#include "ops/rtscan/rtscan_impl.hpp"
+#include "raydb/rtscan_optix.hpp"
+
+extern const unsigned char raydb_optix_rtscan_programs[];
+extern const unsigned long long raydb_optix_rtscan_programs_size;
+
+namespace raydb::detail {
+
+using optix::DeviceMemory;
+using optix::MemoryTally;
+
+namespace {
+
+// OptiX's launch limit: width * height * depth <= 2^30.
+constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
+
+struct SbtRecord {
+  alignas(OPTIX_SBT_RECORD_ALIGNMENT) char header[OPTIX_SBT_RECORD_HEADER_SIZE];
+};
+
+}  // namespace
+
+struct RtScanOptixImpl {
+  RtScanImpl* table = nullptr;
+  optix::State* st = nullptr;
+  cudaStream_t stream = nullptr;
+  MemoryTally memory;
+  std::vector<Buffer> keys;  // per column: the table's keys, copied into memory shared with CUDA
+  struct Gas {
+    DeviceMemory memory;
+    OptixTraversableHandle handle = 0;
+  };
+  std::vector<Gas> gas;  // per column group
+
+  OptixModule module = nullptr;
+  OptixProgramGroup groups[3] = {nullptr, nullptr, nullptr};  // raygen, miss, hit group
+  OptixPipeline pipeline = nullptr;
+  DeviceMemory sbt_records;
+  OptixShaderBindingTable sbt{};
+  DeviceMemory params_dev;
+  RtScanOptixBuildStats build_stats;
+  RtScanQueryStats query_stats;
+
+  RtScanOptixImpl() = default;
+  RtScanOptixImpl(const RtScanOptixImpl&) = delete;
+  RtScanOptixImpl& operator=(const RtScanOptixImpl&) = delete;
+  ~RtScanOptixImpl() {
+    if (stream) cudaStreamSynchronize(stream);
+    if (pipeline) optixPipelineDestroy(pipeline);
+    for (OptixProgramGroup g : groups)
+      if (g) optixProgramGroupDestroy(g);
+    if (module) optixModuleDestroy(module);
+  }
+
+  void copy_keys();
+  void build_gas(size_t group);
+  void make_pipeline();
+  double refine(const std::vector<RtScanRefineLaunch>& launches);
+};
+
+void RtScanOptixImpl::copy_keys() {
+  VkContext& c = *table->ctx;
+  CommandBatch cb(c);
+  GpuTimer timer(c, 2);
+  timer.reset(cb.cmd());
+  uint32_t t0 = timer.mark(cb.cmd());
+  for (const Buffer& k : table->keys) {
+    uint64_t bytes = std::max<uint64_t>(table->n * 4, 4);
+    keys.push_back(cuda::kernel_buffer(c, true, bytes, "rtscan keys (OptiX)"));
+    VkBufferCopy region{0, 0, bytes};
+    c.vk.vkCmdCopyBuffer(cb.cmd(), k.handle(), keys.back().handle(), 1, &region);
+    build_stats.key_bytes += bytes;
+  }
+  uint32_t t1 = timer.mark(cb.cmd());
+  cb.submit_and_wait();
+  build_stats.copy_ms = timer.ms(t0, t1);
+}
+
+void RtScanOptixImpl::build_gas(size_t gi) {
+  VkContext& c = *table->ctx;
+  const RtScanImpl::Group& g = table->groups[gi];
+  const uint64_t n = table->n;
+  unsigned max_prims = 0;
+  optix::check(
+      optixDeviceContextGetProperty(st->context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
+                                    &max_prims, sizeof max_prims),
+      "optixDeviceContextGetProperty (max primitives per GAS)");
+  if (n > max_prims)
+    throw Error(Errc::unsupported,
+                fmt::format("{} rows are more cubes than one OptiX GAS holds ({})", n, max_prims));
+
+  // The cubes: the Vulkan build's kernel and push constants, into a buffer CUDA maps.
+  Buffer cubes = cuda::kernel_buffer(c, true, n * sizeof(OptixAabb), "rtscan cubes (OptiX)");
+  {
+    CommandBatch cb(c);
+    GpuTimer timer(c, 2);
+    timer.reset(cb.cmd());
+    uint32_t t0 = timer.mark(cb.cmd());
+    RtScanCubeParams p{{0, 0, 0},
+                       cubes.address(),
+                       static_cast<uint32_t>(n),
+                       static_cast<float>(g.lattice.half_width)};
+    for (size_t d = 0; d < g.columns.size(); ++d) p.keys[d] = table->keys[g.columns[d]].address();
+    kernel(c, ShaderId::rtscan_cubes, sizeof p).dispatch(cb.cmd(), &p, n);
+    uint32_t t1 = timer.mark(cb.cmd());
+    cb.submit_and_wait();
+    build_stats.cubes_ms += timer.ms(t0, t1);
+  }
+  CUdeviceptr cube_address = reinterpret_cast<CUdeviceptr>(cuda::device_ptr(c, cubes));
+
+  // VK_GEOMETRY_OPAQUE_BIT_KHR's twin; the intersection program reports nothing anyway.
+  unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
+  OptixBuildInput input{};
+  input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
+  input.customPrimitiveArray.aabbBuffers = &cube_address;
+  input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(n);
+  input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
+  input.customPrimitiveArray.flags = &geometry_flags;
+  input.customPrimitiveArray.numSbtRecords = 1;
+  OptixAccelBuildOptions options{};
+  // The Vulkan BLAS's PREFER_FAST_TRACE | ALLOW_COMPACTION, compacted as it is.
+  options.buildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION;
+  options.operation = OPTIX_BUILD_OPERATION_BUILD;
+  OptixAccelBufferSizes sizes{};
+  optix::check(optixAccelComputeMemoryUsage(st->context, &options, &input, 1, &sizes),
+               "optixAccelComputeMemoryUsage");
+  DeviceMemory compacted_size(memory, sizeof(uint64_t), "OptiX compacted size");
+  DeviceMemory output(memory, sizes.outputSizeInBytes, "OptiX GAS");
+  Gas& out = gas[gi];
+  cuda::Timer timer(c, 4);
+  {
+    DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
+    OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
+    uint32_t t0 = timer.mark();
+    optix::check(
+        optixAccelBuild(st->context, stream, &options, &input, 1, temp.address(), temp.bytes(),
+                        output.address(), output.bytes(), &out.handle, &emit, 1),
+        "optixAccelBuild");
+    uint32_t t1 = timer.mark();
+    cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS build)");
+    build_stats.build_ms += timer.ms(t0, t1);
+  }
+  cubes.reset();  // as the Vulkan build frees its cubes before compaction
+  build_stats.bvh_uncompacted_bytes += sizes.outputSizeInBytes;
+  uint32_t t2 = timer.mark();
+  uint64_t bytes = 0;
+  cuda::check(cudaMemcpy(&bytes, compacted_size.get(), sizeof bytes, cudaMemcpyDeviceToHost),
+              "cudaMemcpy (compacted size)");
+  DeviceMemory small(memory, bytes, "OptiX compacted GAS");
+  optix::check(
+      optixAccelCompact(st->context, stream, out.handle, small.address(), bytes, &out.handle),
+      "optixAccelCompact");
+  uint32_t t3 = timer.mark();
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS compaction)");
+  build_stats.compact_ms += timer.ms(t2, t3);
+  out.memory = std::move(small);
+  build_stats.bvh_bytes += out.memory.bytes();
+}
+
+void RtScanOptixImpl::make_pipeline() {
+  char log[4096];
+  size_t log_size = sizeof log;
+  OptixModuleCompileOptions module_options{};
+  module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
+  module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
+  module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+  OptixPipelineCompileOptions pipeline_options{};
+  pipeline_options.usesMotionBlur = 0;
+  pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
+  pipeline_options.numPayloadValues = 0;
+  pipeline_options.numAttributeValues = 2;  // OptiX's minimum; nothing is reported
+  pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
+  pipeline_options.pipelineLaunchParamsVariableName = "params";
+  pipeline_options.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM;
+  optix::check(optixModuleCreate(st->context, &module_options, &pipeline_options,
+                                 reinterpret_cast<const char*>(raydb_optix_rtscan_programs),
+                                 raydb_optix_rtscan_programs_size, log, &log_size, &module),
+               "optixModuleCreate (rtscan_programs)", log);
+
+  OptixProgramGroupDesc desc[3] = {};
+  desc[0].kind = OPTIX_PROGRAM_GROUP_KIND_RAYGEN;
+  desc[0].raygen.module = module;
+  desc[0].raygen.entryFunctionName = "__raygen__rtscan";
+  desc[1].kind = OPTIX_PROGRAM_GROUP_KIND_MISS;
+  desc[1].miss.module = module;
+  desc[1].miss.entryFunctionName = "__miss__rtscan";
+  desc[2].kind = OPTIX_PROGRAM_GROUP_KIND_HITGROUP;
+  desc[2].hitgroup.moduleIS = module;
+  desc[2].hitgroup.entryFunctionNameIS = "__intersection__rtscan";
+  OptixProgramGroupOptions group_options{};
+  log_size = sizeof log;
+  optix::check(
+      optixProgramGroupCreate(st->context, desc, 3, &group_options, log, &log_size, groups),
+      "optixProgramGroupCreate (rtscan)", log);
+  OptixPipelineLinkOptions link{};
+  link.maxTraceDepth = 1;
+  log_size = sizeof log;
+  optix::check(optixPipelineCreate(st->context, &pipeline_options, &link, groups, 3, log, &log_size,
+                                   &pipeline),
+               "optixPipelineCreate (rtscan)", log);
+
+  SbtRecord records[3];
+  for (int i = 0; i < 3; ++i)
+    optix::check(optixSbtRecordPackHeader(groups[i], &records[i]), "optixSbtRecordPackHeader");
+  sbt_records = DeviceMemory(memory, sizeof records, "OptiX shader binding table");
+  cuda::check(cudaMemcpy(sbt_records.get(), records, sizeof records, cudaMemcpyHostToDevice),
+              "cudaMemcpy (shader binding table)");
+  sbt = {};
+  sbt.raygenRecord = sbt_records.address();
+  sbt.missRecordBase = sbt_records.address() + sizeof(SbtRecord);
+  sbt.missRecordStrideInBytes = sizeof(SbtRecord);
+  sbt.missRecordCount = 1;
+  sbt.hitgroupRecordBase = sbt_records.address() + 2 * sizeof(SbtRecord);
+  sbt.hitgroupRecordStrideInBytes = sizeof(SbtRecord);
+  sbt.hitgroupRecordCount = 1;
+}
+
+// The table's launches, each sliced to OptiX's launch limit, with CUDA pointers for the Vulkan
+// addresses. The stream already waits for the sieve (the table called cuda_after).
+double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) {
+  VkContext& c = *table->ctx;
+  std::vector<optix::RtScanLaunchParams> blocks;
+  for (const RtScanRefineLaunch& l : launches) {
+    const RtScanRefineParams& v = l.params;
+    const auto& columns = table->groups[l.group].columns;
+    optix::RtScanLaunchParams p{};
+    p.handle = gas[l.group].handle;
+    for (size_t d = 0; d < columns.size(); ++d)
+      p.keys[d] = reinterpret_cast<uint64_t>(cuda::device_ptr(c, keys[columns[d]]));
+    p.bitmap = reinterpret_cast<uint64_t>(cuda::device_ptr(c, *l.bitmap));
+    p.counter = l.counter ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *l.counter)) : 0;
+    for (int d = 0; d < 3; ++d) p.lo[d] = v.lo[d], p.hi[d] = v.hi[d], p.origin[d] = v.origin[d];
+    p.n_cross0 = v.n_cross0;
+    p.n_cross1 = v.n_cross1;
+    p.n_segments = v.n_segments;
+    p.axis = v.axis;
+    p.cross0 = v.cross0;
+    p.cross1 = v.cross1;
+    p.interval = v.interval;
+    p.segment = v.segment;
+    p.stride = v.stride;
+    for (uint64_t first = 0; first < l.rays; first += kMaxLaunchWidth) {
+      p.ray_offset = static_cast<uint32_t>(first);
+      p.num_rays = static_cast<uint32_t>(std::min(kMaxLaunchWidth, l.rays - first));
+      blocks.push_back(p);
+    }
+  }
+  if (blocks.empty()) return 0;
+  uint64_t bytes = blocks.size() * sizeof(optix::RtScanLaunchParams);
+  if (!params_dev || params_dev.bytes() < bytes)
+    params_dev = DeviceMemory(memory, bytes, "OptiX launch parameters");
+  cuda::check(
+      cudaMemcpyAsync(params_dev.get(), blocks.data(), bytes, cudaMemcpyHostToDevice, stream),
+      "cudaMemcpyAsync (launch parameters)");
+  cuda::Timer timer(c, 2);
+  uint32_t t0 = timer.mark();
+  for (size_t i = 0; i < blocks.size(); ++i)
+    optix::check(optixLaunch(pipeline, stream, params_dev.address() + i * sizeof blocks[i],
+                             sizeof blocks[i], &sbt, blocks[i].num_rays, 1, 1),
+                 "optixLaunch (rtscan)");
+  uint32_t t1 = timer.mark();
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (rtscan refine)");
+  return timer.ms(t0, t1);
+}
+
+}  // namespace raydb::detail
+
+namespace raydb {
+
+using detail::RtScanOptixImpl;
+
+Result<RtScanOptix> RtScanOptix::build(RtScanTable& table) {
+  return detail::capture([&]() -> RtScanOptix {
+    auto impl = std::make_unique<RtScanOptixImpl>();
+    impl->table = &detail::rtscan_impl(table);
+    detail::VkContext& c = *impl->table->ctx;
+    detail::optix::require(c);
+    if (impl->table->options.mode == RtScanMode::rtindex)
+      throw Error(Errc::unsupported,
+                  "the OptiX RTScan path traces cubes (rtscan, rtc3, rtc1), not rtindex's "
+                  "triangles");
+    impl->st = &detail::optix::state(c);
+    impl->stream = detail::cuda::runtime(c).stream;  // makes the device current on this thread
+    impl->make_pipeline();
+    if (impl->table->n > 0) {
+      impl->copy_keys();
+      impl->gas.resize(impl->table->groups.size());
+      for (size_t g = 0; g < impl->gas.size(); ++g) impl->build_gas(g);
+    }
+    return RtScanOptix(std::move(impl));
+  });
+}
+
+Result<Bitmap> RtScanOptix::select(std::span<const Predicate> predicates) {
+  return detail::capture([&] {
+    detail::cuda::runtime(*impl_->table->ctx);
+    detail::RtScanExternalRefine refine = [this](const auto& launches) {
+      return impl_->refine(launches);
+    };
+    Bitmap out(impl_->table->select(predicates, &refine));
+    impl_->query_stats = impl_->table->query_stats;
+    return out;
+  });
+}
+
+const RtScanOptixBuildStats& RtScanOptix::build_stats() const {
+  return impl_->build_stats;
+}
+const RtScanQueryStats& RtScanOptix::last_query() const {
+  return impl_->query_stats;
+}
+
+RtScanOptix::RtScanOptix(std::unique_ptr<RtScanOptixImpl> impl) : impl_(std::move(impl)) {}
+RtScanOptix::RtScanOptix(RtScanOptix&&) noexcept = default;
+RtScanOptix& RtScanOptix::operator=(RtScanOptix&&) noexcept = default;
+RtScanOptix::~RtScanOptix() = default;
+
+}  // namespace raydb

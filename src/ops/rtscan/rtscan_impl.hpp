@@ -1,0 +1,85 @@
+// RtScanTable's implementation as the other backends of it see it: the OptiX twin (rtscan_optix)
+// builds its GASes over the same keys and cubes and runs the same queries, with its own refine.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "ops/rtscan/refine_plan.hpp"
+#include "ops/rtscan/rtscan_params.hpp"
+#include "ops/scan/scan_impl.hpp"
+#include "raydb/rtscan.hpp"
+#include "raydb/uniform_encoding.hpp"
+
+namespace raydb::detail {
+
+// One refine box of one column group as a launch of the lattice's rays, whichever API traces it:
+// the push constants with ray_offset 0 and num_rays unset (the API slices `rays` to its launch
+// limits), and the buffers it names besides the keys (the group's bitmap; the call counter, or
+// null), shared with CUDA when the refine is external.
+struct RtScanRefineLaunch {
+  size_t group = 0;
+  RtScanRefineParams params{};
+  uint64_t rays = 0;
+  const Buffer* bitmap = nullptr;
+  const Buffer* counter = nullptr;
+};
+
+// A refine run by another API (OptiX): called after the sieve's commands are submitted and CUDA
+// work is ordered after them (the shared timeline), it traces every launch and returns its GPU
+// milliseconds; the merge's commands wait for the CUDA stream on the GPU.
+using RtScanExternalRefine = std::function<double(const std::vector<RtScanRefineLaunch>&)>;
+
+struct RtScanImpl {
+  std::shared_ptr<VkContext> ctx;
+  RtScanOptions options;
+  TraversalMode mode = TraversalMode::pipeline;
+  uint64_t n = 0;
+  uint32_t cols = 0;
+  std::vector<raydb::rtscan::EncodedColumn> encoded;  // rtscan mode
+  std::vector<Buffer> keys;                           // per column: codes (rtscan) or values
+  std::vector<rtscan::KeyInterval> key_range;         // per column: smallest and largest key
+  std::vector<std::vector<uint32_t>> host_keys;       // count_intersections only (refined rows)
+  struct Sieve {
+    std::vector<int64_t> borders;  // X_0 .. X_m
+    Buffer vectors;                // F_1 .. F_{m-1}, words() words each
+  };
+  std::vector<Sieve> sieves;  // rtscan mode
+  // The ray lattice of one column group (Matrix RT Refine): pitch I across the rays, segments of
+  // length L with gaps S along them, cubes of width I + epsilon.
+  struct Lattice {
+    double interval = 1, spacing = 1, segment = 1, half_width = 1;
+  };
+  struct Group {
+    std::vector<uint32_t> columns;
+    AccelStruct blas, tlas;
+    std::unique_ptr<TlasBinding> binding;
+    Lattice lattice;
+  };
+  std::vector<Group> groups;
+  double epsilon = 1;
+  double triangle_half = 1;  // rtindex: half the X extent of a key's triangle
+  std::unique_ptr<RtPipeline> rt;
+  std::unique_ptr<ComputePipeline> query_kernel;
+  RtScanBuildStats build_stats;
+  RtScanQueryStats query_stats;
+
+  uint64_t words() const { return (n + 31) / 32; }
+  void build(std::span<const std::span<const uint32_t>> columns);
+  void plan_groups();
+  void pick_lattice();
+  void build_sieves();
+  void build_group(Group& g);
+  // external: the refine through another API; bitmaps and the counter are then shared with CUDA.
+  std::shared_ptr<BitmapImpl> select(std::span<const Predicate> predicates,
+                                     const RtScanExternalRefine* external = nullptr);
+};
+
+// The table behind an RtScanTable (valid while it lives).
+RtScanImpl& rtscan_impl(RtScanTable& table);
+
+}  // namespace raydb::detail
