@@ -41,11 +41,11 @@ struct BenchRxOptions {
   std::vector<std::string> opaque = {"on"};
   std::string diagnostic = "none";
   std::vector<std::string> indexes = {"rx"};
-  std::vector<std::string> apis = {"vulkan"};            // --api: vulkan and/or optix (RX only)
-  std::vector<std::string> optix_variants = {"base"};    // --optix-variant: RxOptixOptions
-  std::vector<std::string> sorted_layouts = {"fences"};  // --index sorted: SortedLayout, swept
-  std::vector<uint32_t> bucket_sizes = {32};             // --index cgrx
-  std::vector<std::string> cgrx_rays = {"window"};  // CgrxBuildOptions::window_first_ray, swept
+  std::vector<std::string> apis = {"vulkan"};           // --api: vulkan and/or optix (RX only)
+  std::vector<std::string> optix_variants = {"base"};   // --optix-variant: RxOptixOptions
+  std::vector<std::string> sorted_layouts = {"lines"};  // --index sorted: SortedLayout, swept
+  std::vector<uint32_t> bucket_sizes = {32};            // --index cgrx
+  std::vector<std::string> cgrx_rays = {"window"};      // CgrxBuildOptions::window_first_ray, swept
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
