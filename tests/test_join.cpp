@@ -311,3 +311,35 @@ TEST_CASE("join: the baseline joins refuse mismatched key widths and value count
     CHECK(bad_values.error().code() == Errc::invalid_argument);
   }
 }
+
+// 2^16 build rows and 2^16 probe rows, all of one key: 2^32 pairs, one more than a pass can
+// write. pairs() must refuse with limit_exceeded (nothing truncated), the aggregate must still
+// count every pair in 64 bits.
+TEST_CASE("join: more than 2^32 - 1 pairs is refused and the aggregate still counts them") {
+  const uint32_t key = 0xFFFFFFFFu - static_cast<uint32_t>(test::fresh_seed() % 1000);
+  std::vector<uint32_t> build(1u << 16, key), probe(1u << 16, key);
+  std::vector<uint32_t> values(build.size());
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<uint32_t>(i * 2654435761u);
+  uint64_t value_sum = 0;
+  for (uint32_t v : values) value_sum += v;
+  const JoinAggregate want{uint64_t{1} << 32, value_sum << 16};
+  for (BaselineJoin kind : {BaselineJoin::sort_merge, BaselineJoin::hash}) {
+    CAPTURE(to_string(kind));
+    auto p = baseline_join(test::context(), kind, build, probe);
+    REQUIRE(!p.ok());
+    CHECK(p.error().code() == Errc::limit_exceeded);
+    auto a = baseline_join_aggregate(test::context(), kind, build, values, probe);
+    REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().what()));
+    CHECK(*a == want);
+  }
+  // RX with duplicate compression counts a run without walking it.
+  RxBuildOptions o;
+  o.compress_duplicates = true;
+  auto join = RxJoin::build(test::context(), build, values, o).value();
+  auto p = join.pairs(probe);
+  REQUIRE(!p.ok());
+  CHECK(p.error().code() == Errc::limit_exceeded);
+  auto a = join.aggregate(probe);
+  REQUIRE(a.ok());
+  CHECK(*a == want);
+}
