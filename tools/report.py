@@ -678,7 +678,37 @@ def optix_section():
                        f"{fmt_ms(v['probe_time_ms'])} | {fmt_ms(o['probe_time_ms'])} | "
                        f"{o['probe_time_ms'] / v['probe_time_ms']:.2f} | {o.get('api_check', '-')} |")
         out.append("")
+    out += optix_rtscan_table()
     return out or ["Not measured yet (`bench/gpu/optix.sh`).", ""]
+
+
+def optix_rtscan_table():
+    """RTScan's refine through Vulkan and OptiX on the same table and queries (label optix-rtscan)."""
+    out = []
+    for d in device_dirs():
+        rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") == "optix-rtscan"]
+        if not rows:
+            continue
+        best = newest_by(rows, lambda r: (r["selectivity"], r["api"]))
+        sels = sorted({k[0] for k in best if (k[0], "vulkan") in best and (k[0], "optix") in best})
+        if not sels:
+            continue
+        v0, o0 = best[(sels[0], "vulkan")], best[(sels[0], "optix")]
+        out += [f"RTScan's Matrix RT Refine through both APIs (`bench/gpu/optix.sh rtscan`, label `optix-rtscan`, "
+                f"`bench/results/{d.name}/rtscan.jsonl`): {v0['rows']:,} rows x {v0['columns']} permutation columns, "
+                f"K = {v0['bins']}, the same table, cubes, lattice and queries; sieve and merge in Vulkan for both. "
+                f"BVH: Vulkan {v0['bvh_bytes'] / 1e6:.0f} MB (BLAS + TLAS) built in {fmt_ms(v0['build_bvh_ms'])} ms, "
+                f"OptiX {o0['bvh_bytes'] / 1e6:.0f} MB (GAS, compacted) in {fmt_ms(o0['build_bvh_ms'])} ms.", "",
+                "| selectivity | rays | Vulkan refine ms | OptiX refine ms | ratio | Vulkan query ms | OptiX query ms | "
+                "result rows | checked (Vulkan / OptiX) |", "|---|---|---|---|---|---|---|---|---|"]
+        for sel in sels:
+            v, o = best[(sel, "vulkan")], best[(sel, "optix")]
+            ratio = f"{o['refine_ms'] / v['refine_ms']:.1f}" if v["refine_ms"] > 0.01 else "-"
+            out.append(f"| {sel:g} | {v['rays']} | {fmt_ms(v['refine_ms'])} | {fmt_ms(o['refine_ms'])} | {ratio} | "
+                       f"{fmt_ms(v['query_time_ms'])} | {fmt_ms(o['query_time_ms'])} | {v['result_rows']:,} | "
+                       f"{v['checked_result']} / {o['checked_result']}, {o.get('api_check', '-')} |")
+        out.append("")
+    return out
 
 
 def cgrx_section():
@@ -828,6 +858,8 @@ def rtscan_section():
         out.append("")
         out += rtscan_baselines(d, rt)
         out += rtscan_side_experiments(d)
+        out += rtscan_tpch(d)
+        out += rtscan_transfer(d)
     return out or ["Not measured yet (`bench/gpu/rtscan.sh`).", ""]
 
 
@@ -855,6 +887,44 @@ def rtscan_baselines(d, rt):
              max(1, sum(1 for s in sels if (n, s) in best)) for n in names]
     rmean = sum(r["query_time_ms"] for r in rt.values()) / len(rt)
     out += [f"| mean | {fmt_ms(rmean)} | " + " | ".join(fmt_ms(m) for m in means) + " |", ""]
+    return out
+
+
+def rtscan_tpch(d):
+    """TPC-H Q3, Q6, Q17 predicates (label tpch): RTScan against every baseline, per query."""
+    rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") == "tpch" and r["checked_result"] == "ok"]
+    if not rows:
+        return []
+    best = newest_by(rows, lambda r: (r["query"], r["scale_factor"], r["index"]))
+    names = ["rtscan"] + [b for b in RTSCAN_BASELINES if any(k[2] == b for k in best)]
+    out = ["TPC-H predicates (`bench/gpu/rtscan.sh tpch`, label `tpch`: three columns of LINEITEM's rows per "
+           "query, docs/rtscan.md; every result checked whole; ms per query, CPU BinDex host clock):", "",
+           "| query | SF | rows | predicates | result rows | " + " | ".join(f"{n} ms" for n in names) + " |",
+           "|---|---|---|---|---|" + "---|" * len(names)]
+    for q, sf in sorted({k[:2] for k in best}):
+        r0 = best.get((q, sf, "rtscan")) or next(r for k, r in best.items() if k[:2] == (q, sf))
+        cells = [fmt_ms(best[(q, sf, n)]["query_time_ms"]) if (q, sf, n) in best else "-" for n in names]
+        out.append(f"| {q} | {sf:g} | {r0['rows']:,} | {'; '.join(r0.get('predicates', []))} | {r0['result_rows']:,} | "
+                   + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
+def rtscan_transfer(d):
+    """The result transfer (label transfer): the reader's parts against the per-call path and the count."""
+    rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") == "transfer" and r.get("transfer_device_ms") is not None]
+    if not rows:
+        return []
+    best = newest_by(rows, lambda r: (r["index"], r["selectivity"]))
+    out = ["Result transfer (`bench/gpu/rtscan.sh transfer`, label `transfer`; host clock except the device copy; "
+           f"{rows[0]['transfer_bytes']:,}-byte bitmaps, host-cached staging: {rows[0]['transfer_host_cached']}):", "",
+           "| index | selectivity | query ms | reader ms | of it device copy ms | of it host memcpy ms | "
+           "per-call words() ms | count() ms |", "|---|---|---|---|---|---|---|---|"]
+    for (i, sel), r in sorted(best.items()):
+        out.append(f"| {i} | {sel:g} | {fmt_ms(r['query_time_ms'])} | {fmt_ms(r['transfer_ms'])} | "
+                   f"{fmt_ms(r['transfer_device_ms'])} | {fmt_ms(r['transfer_host_copy_ms'])} | "
+                   f"{fmt_ms(r['transfer_per_call_ms'])} | {fmt_ms(r['count_ms'])} |")
+    out.append("")
     return out
 
 
@@ -1169,10 +1239,14 @@ def ssb_plot(plt, d, outdir):
         qs = sorted({k[1] for k in best if k[0] == sf}, key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q))
         xs = range(len(qs))
         val = lambda q, e, f: best[(sf, q, e)][f] if (sf, q, e) in best else 0
-        wid = 0.27
-        ax.bar([x - wid for x in xs], [val(q, "rt", "query_ms") for q in qs], wid, label="RT engine query")
-        ax.bar(list(xs), [val(q, "rt", "bvh_build_ms") for q in qs], wid, label="RT engine BVH build")
-        ax.bar([x + wid for x in xs], [val(q, "star_join", "query_ms") for q in qs], wid, label="star join query")
+        wid = 0.21
+        ax.bar([x - 1.5 * wid for x in xs], [val(q, "rt", "query_ms") for q in qs], wid, label="RT engine query")
+        ax.bar([x - 0.5 * wid for x in xs], [val(q, "rt", "bvh_build_ms") for q in qs], wid,
+               label="RT engine BVH build")
+        ax.bar([x + 0.5 * wid for x in xs], [val(q, "star_join", "query_ms") for q in qs], wid,
+               label="star join query (Vulkan)")
+        ax.bar([x + 1.5 * wid for x in xs], [val(q, "crystal_cuda", "query_ms") for q in qs], wid,
+               label="Crystal-style query (CUDA)")
         ax.set_yscale("log")
         ax.set_xticks(list(xs))
         ax.set_xticklabels(qs, rotation=90, fontsize=7)
@@ -1180,7 +1254,7 @@ def ssb_plot(plt, d, outdir):
         rows = next(r for k, r in best.items() if k[0] == sf)["rows"]
         ax.set_title(f"SF {sf:g} ({rows:,} lineorder rows)", fontsize=9)
     handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=7)
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=7)
     fig.suptitle(f"SSB queries\n{device_line(next(iter(best.values())))}", fontsize=9)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     fig.savefig(outdir / f"{d.name}-ssb.png", dpi=120)
