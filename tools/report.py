@@ -966,7 +966,8 @@ SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "
 
 
 def ssb_rows(d):
-    rows = load(d, "ssb.jsonl")
+    # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults.
+    rows = [r for r in load(d, "ssb.jsonl") if not str(r.get("label", "")).startswith("ssb-ab-")]
     return newest_by(rows, lambda r: (r["sf"], r["query"], r["engine"])) if rows else {}
 
 
