@@ -168,9 +168,10 @@ TEST_CASE("sorted index: unique keys, 32- and 64-bit, index sizes around powers 
   // 256 / 257 and 8192 / 8193: the lines layout's top level alone, one and two levels.
   for (SortedLayout layout : kLayouts)
     for (size_t n :
-         {size_t{1}, size_t{2}, size_t{3}, size_t{4}, size_t{5}, size_t{31}, size_t{32}, size_t{33},
-          size_t{63}, size_t{64}, size_t{65}, size_t{256}, size_t{257}, size_t{8192}, size_t{8193}, size_t{4095},
-          size_t{4096}, size_t{4097}, size_t{65536}, size_t{65537}, size_t{100003}}) {
+         {size_t{1},     size_t{2},     size_t{3},     size_t{4},    size_t{5},    size_t{31},
+          size_t{32},    size_t{33},    size_t{63},    size_t{64},   size_t{65},   size_t{256},
+          size_t{257},   size_t{8192},  size_t{8193},  size_t{4095}, size_t{4096}, size_t{4097},
+          size_t{65536}, size_t{65537}, size_t{100003}}) {
       CAPTURE(to_string(layout));
       CAPTURE(n);
       check_unique_sorted<uint32_t>(rng, n, layout);
