@@ -14,6 +14,7 @@
 #include "backend/cuda/runtime.hpp"
 #include "backend/optix/device_memory.hpp"
 #include "backend/optix/optix_internal.hpp"
+#include "backend/optix/program.hpp"
 #include "backend/optix/rtscan_launch.h"
 #include "backend/vk/commands.hpp"
 #include "common/capture.hpp"
@@ -33,10 +34,6 @@ namespace {
 // OptiX's launch limit: width * height * depth <= 2^30.
 constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
 
-struct SbtRecord {
-  alignas(OPTIX_SBT_RECORD_ALIGNMENT) char header[OPTIX_SBT_RECORD_HEADER_SIZE];
-};
-
 }  // namespace
 
 struct RtScanOptixImpl {
@@ -51,11 +48,7 @@ struct RtScanOptixImpl {
   };
   std::vector<Gas> gas;  // per column group
 
-  OptixModule module = nullptr;
-  OptixProgramGroup groups[3] = {nullptr, nullptr, nullptr};  // raygen, miss, hit group
-  OptixPipeline pipeline = nullptr;
-  DeviceMemory sbt_records;
-  OptixShaderBindingTable sbt{};
+  optix::Program program;
   DeviceMemory params_dev;
   RtScanOptixBuildStats build_stats;
   RtScanQueryStats query_stats;
@@ -65,10 +58,6 @@ struct RtScanOptixImpl {
   RtScanOptixImpl& operator=(const RtScanOptixImpl&) = delete;
   ~RtScanOptixImpl() {
     if (stream) cudaStreamSynchronize(stream);
-    if (pipeline) optixPipelineDestroy(pipeline);
-    for (OptixProgramGroup g : groups)
-      if (g) optixProgramGroupDestroy(g);
-    if (module) optixModuleDestroy(module);
   }
 
   void copy_keys();
@@ -177,8 +166,6 @@ void RtScanOptixImpl::build_gas(size_t gi) {
 }
 
 void RtScanOptixImpl::make_pipeline() {
-  char log[4096];
-  size_t log_size = sizeof log;
   OptixModuleCompileOptions module_options{};
   module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
   module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
@@ -191,47 +178,11 @@ void RtScanOptixImpl::make_pipeline() {
   pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
   pipeline_options.pipelineLaunchParamsVariableName = "params";
   pipeline_options.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM;
-  optix::check(optixModuleCreate(st->context, &module_options, &pipeline_options,
-                                 reinterpret_cast<const char*>(raydb_optix_rtscan_programs),
-                                 raydb_optix_rtscan_programs_size, log, &log_size, &module),
-               "optixModuleCreate (rtscan_programs)", log);
-
-  OptixProgramGroupDesc desc[3] = {};
-  desc[0].kind = OPTIX_PROGRAM_GROUP_KIND_RAYGEN;
-  desc[0].raygen.module = module;
-  desc[0].raygen.entryFunctionName = "__raygen__rtscan";
-  desc[1].kind = OPTIX_PROGRAM_GROUP_KIND_MISS;
-  desc[1].miss.module = module;
-  desc[1].miss.entryFunctionName = "__miss__rtscan";
-  desc[2].kind = OPTIX_PROGRAM_GROUP_KIND_HITGROUP;
-  desc[2].hitgroup.moduleIS = module;
-  desc[2].hitgroup.entryFunctionNameIS = "__intersection__rtscan";
-  OptixProgramGroupOptions group_options{};
-  log_size = sizeof log;
-  optix::check(
-      optixProgramGroupCreate(st->context, desc, 3, &group_options, log, &log_size, groups),
-      "optixProgramGroupCreate (rtscan)", log);
-  OptixPipelineLinkOptions link{};
-  link.maxTraceDepth = 1;
-  log_size = sizeof log;
-  optix::check(optixPipelineCreate(st->context, &pipeline_options, &link, groups, 3, log, &log_size,
-                                   &pipeline),
-               "optixPipelineCreate (rtscan)", log);
-
-  SbtRecord records[3];
-  for (int i = 0; i < 3; ++i)
-    optix::check(optixSbtRecordPackHeader(groups[i], &records[i]), "optixSbtRecordPackHeader");
-  sbt_records = DeviceMemory(memory, sizeof records, "OptiX shader binding table");
-  cuda::check(cudaMemcpy(sbt_records.get(), records, sizeof records, cudaMemcpyHostToDevice),
-              "cudaMemcpy (shader binding table)");
-  sbt = {};
-  sbt.raygenRecord = sbt_records.address();
-  sbt.missRecordBase = sbt_records.address() + sizeof(SbtRecord);
-  sbt.missRecordStrideInBytes = sizeof(SbtRecord);
-  sbt.missRecordCount = 1;
-  sbt.hitgroupRecordBase = sbt_records.address() + 2 * sizeof(SbtRecord);
-  sbt.hitgroupRecordStrideInBytes = sizeof(SbtRecord);
-  sbt.hitgroupRecordCount = 1;
+  optix::ProgramEntries entries{"rtscan_programs", "__raygen__rtscan",
+                                "__miss__rtscan",  nullptr,
+                                nullptr,           "__intersection__rtscan"};
+  program.create(st->context, module_options, pipeline_options, raydb_optix_rtscan_programs,
+                 raydb_optix_rtscan_programs_size, entries, memory);
 }
 
 // The table's launches, each sliced to OptiX's launch limit, with CUDA pointers for the Vulkan
@@ -274,9 +225,10 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
   cuda::Timer timer(c, 2);
   uint32_t t0 = timer.mark();
   for (size_t i = 0; i < blocks.size(); ++i)
-    optix::check(optixLaunch(pipeline, stream, params_dev.address() + i * sizeof blocks[i],
-                             sizeof blocks[i], &sbt, blocks[i].num_rays, 1, 1),
-                 "optixLaunch (rtscan)");
+    optix::check(
+        optixLaunch(program.pipeline(), stream, params_dev.address() + i * sizeof blocks[i],
+                    sizeof blocks[i], program.sbt(), blocks[i].num_rays, 1, 1),
+        "optixLaunch (rtscan)");
   uint32_t t1 = timer.mark();
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (rtscan refine)");
   return timer.ms(t0, t1);

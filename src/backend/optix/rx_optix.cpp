@@ -14,6 +14,7 @@
 #include "backend/optix/device_memory.hpp"
 #include "backend/optix/kernels.hpp"
 #include "backend/optix/optix_internal.hpp"
+#include "backend/optix/program.hpp"
 #include "backend/optix/rx_launch.h"
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
@@ -35,10 +36,6 @@ namespace {
 // OptiX's launch limit: width * height * depth <= 2^30.
 constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
 
-struct SbtRecord {
-  alignas(OPTIX_SBT_RECORD_ALIGNMENT) char header[OPTIX_SBT_RECORD_HEADER_SIZE];
-};
-
 }  // namespace
 
 struct RxOptixImpl {
@@ -51,11 +48,7 @@ struct RxOptixImpl {
   DeviceMemory gas;
   OptixTraversableHandle handle = 0;
 
-  OptixModule module = nullptr;
-  OptixProgramGroup groups[3] = {nullptr, nullptr, nullptr};  // raygen, miss, hit group
-  OptixPipeline pipeline = nullptr;
-  DeviceMemory sbt_records;
-  OptixShaderBindingTable sbt{};
+  optix::Program program;
 
   DeviceMemory params_dev, queries_dev, results_dev;
   RxBuildStats build_stats;
@@ -66,10 +59,6 @@ struct RxOptixImpl {
   RxOptixImpl& operator=(const RxOptixImpl&) = delete;
   ~RxOptixImpl() {
     if (stream) cudaStreamSynchronize(stream);
-    if (pipeline) optixPipelineDestroy(pipeline);
-    for (OptixProgramGroup g : groups)
-      if (g) optixProgramGroupDestroy(g);
-    if (module) optixModuleDestroy(module);
   }
 
   unsigned build_flags() const {
@@ -192,8 +181,6 @@ void RxOptixImpl::build_gas() {
 }
 
 void RxOptixImpl::make_pipeline() {
-  char log[4096];
-  size_t log_size = sizeof log;
   OptixModuleCompileOptions module_options{};
   module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
   static constexpr OptixCompileOptimizationLevel kLevels[] = {
@@ -211,54 +198,11 @@ void RxOptixImpl::make_pipeline() {
   pipeline_options.pipelineLaunchParamsVariableName = "params";
   pipeline_options.usesPrimitiveTypeFlags =
       boxes ? OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM : OPTIX_PRIMITIVE_TYPE_FLAGS_TRIANGLE;
-  optix::check(optixModuleCreate(st->context, &module_options, &pipeline_options,
-                                 reinterpret_cast<const char*>(raydb_optix_rx_programs),
-                                 raydb_optix_rx_programs_size, log, &log_size, &module),
-               "optixModuleCreate (rx_programs)", log);
-
-  OptixProgramGroupDesc desc[3] = {};
-  desc[0].kind = OPTIX_PROGRAM_GROUP_KIND_RAYGEN;
-  desc[0].raygen.module = module;
-  desc[0].raygen.entryFunctionName = "__raygen__rx";
-  desc[1].kind = OPTIX_PROGRAM_GROUP_KIND_MISS;
-  desc[1].miss.module = module;
-  desc[1].miss.entryFunctionName = "__miss__rx";
-  desc[2].kind = OPTIX_PROGRAM_GROUP_KIND_HITGROUP;
-  desc[2].hitgroup.moduleCH = module;
-  desc[2].hitgroup.entryFunctionNameCH = "__closesthit__rx";
-  desc[2].hitgroup.moduleAH = module;
-  desc[2].hitgroup.entryFunctionNameAH = "__anyhit__rx";
-  if (boxes) {
-    desc[2].hitgroup.moduleIS = module;
-    desc[2].hitgroup.entryFunctionNameIS = "__intersection__rx_box";
-  }
-  OptixProgramGroupOptions group_options{};
-  log_size = sizeof log;
-  optix::check(
-      optixProgramGroupCreate(st->context, desc, 3, &group_options, log, &log_size, groups),
-      "optixProgramGroupCreate", log);
-  OptixPipelineLinkOptions link{};
-  link.maxTraceDepth = 1;
-  log_size = sizeof log;
-  // Stack sizes: OptiX's default, which is correct for a trace depth of 1 and no callables.
-  optix::check(optixPipelineCreate(st->context, &pipeline_options, &link, groups, 3, log, &log_size,
-                                   &pipeline),
-               "optixPipelineCreate", log);
-
-  SbtRecord records[3];
-  for (int i = 0; i < 3; ++i)
-    optix::check(optixSbtRecordPackHeader(groups[i], &records[i]), "optixSbtRecordPackHeader");
-  sbt_records = DeviceMemory(memory, sizeof records, "OptiX shader binding table");
-  cuda::check(cudaMemcpy(sbt_records.get(), records, sizeof records, cudaMemcpyHostToDevice),
-              "cudaMemcpy (shader binding table)");
-  sbt = {};
-  sbt.raygenRecord = sbt_records.address();
-  sbt.missRecordBase = sbt_records.address() + sizeof(SbtRecord);
-  sbt.missRecordStrideInBytes = sizeof(SbtRecord);
-  sbt.missRecordCount = 1;
-  sbt.hitgroupRecordBase = sbt_records.address() + 2 * sizeof(SbtRecord);
-  sbt.hitgroupRecordStrideInBytes = sizeof(SbtRecord);
-  sbt.hitgroupRecordCount = 1;
+  optix::ProgramEntries entries{"rx_programs",  "__raygen__rx",
+                                "__miss__rx",   "__closesthit__rx",
+                                "__anyhit__rx", boxes ? "__intersection__rx_box" : nullptr};
+  program.create(st->context, module_options, pipeline_options, raydb_optix_rx_programs,
+                 raydb_optix_rx_programs_size, entries, memory);
 }
 
 void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
@@ -309,9 +253,10 @@ void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
     uint32_t n = launches[i].num_queries;
     uint32_t width = variant.launch_2d ? std::min(n, optix::kLaunchRowWidth) : n;
     uint32_t height = variant.launch_2d ? (n + width - 1) / width : 1;
-    optix::check(optixLaunch(pipeline, stream, params_dev.address() + i * sizeof launches[i],
-                             sizeof launches[i], &sbt, width, height, 1),
-                 "optixLaunch");
+    optix::check(
+        optixLaunch(program.pipeline(), stream, params_dev.address() + i * sizeof launches[i],
+                    sizeof launches[i], program.sbt(), width, height, 1),
+        "optixLaunch");
   }
   uint32_t t2 = timer.mark();
   cuda::check(cudaMemcpyAsync(out, results_dev.get(), result_bytes, cudaMemcpyDeviceToHost, stream),
