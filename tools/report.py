@@ -61,7 +61,8 @@ def variant(r):
     """What a row measured: the index, and for RX its lookup method and hit reporting."""
     idx = r.get("index", "rx")
     if idx != "rx":
-        return f"{idx} ({method(r)})"
+        layout = f", {r['sorted_layout']}" if idx == "sorted" and "sorted_layout" in r else ""
+        return f"{idx} ({method(r)}{layout})"
     m = method(r)
     if m == "hit_and_scan" and r.get("primitive", "triangles") == "triangles" and "opaque_hits" in r:
         return f"rx {m}, " + ("opaque rays" if r["opaque_hits"] else "any-hit calls")
@@ -197,7 +198,11 @@ def gpu_tables(rows):
                    "measured in several runs, each run's median is listed.")
     out.append("")
     out += targets_table(pts, base)
-    out += baseline_targets_table(pts)
+    # The sorted array's default layout (lines) was measured at the same sizes under its own label.
+    lines = [r for r in plain(all_of(rows, label="sorted-layout")) if r.get("sorted_layout") == "lines"
+             and r["num_keys"] == base["num_keys"] and r["num_lookups"] == base["num_lookups"]
+             and r.get("key_bits", 32) == 32 and r.get("range_width", 0) == 0]
+    out += baseline_targets_table(pts + lines)
     out.append("| index / lookup | hit rate | probes | probe ms (median of each run) | fastest repeat | "
                "lookups/s (best median) | checked |")
     out.append("|---|---|---|---|---|---|---|")
