@@ -93,8 +93,7 @@ void RtScanImpl::pick_lattice() {
   double range = n == 0 ? 1.0 : double(hi - std::min(lo, hi)) + 1;
   if (options.interval < 0 || options.spacing < 0 || options.segment < 0 || options.epsilon < 0)
     throw Error(Errc::invalid_argument, "RTScan's I, S, L and epsilon must not be negative");
-  int bits = hi == 0 ? 0 : 64 - __builtin_clzll(static_cast<uint64_t>(hi));
-  epsilon = options.epsilon > 0 ? options.epsilon : std::max(0.5, std::ldexp(1.0, bits - 21));
+  double widest = 0;  // the largest pitch of any group
   for (Group& g : groups) {
     Lattice& l = g.lattice;
     // A one-column group's cubes lie on one line, crossed by rays perpendicular to it, one per
@@ -106,6 +105,17 @@ void RtScanImpl::pick_lattice() {
                           ? std::max(1.0, 32.0 * range / double(std::max<uint64_t>(n, 1)))
                           : std::max(1.0, range / 1200);
     l.interval = options.interval > 0 ? options.interval : fallback;
+    widest = std::max(widest, l.interval);
+  }
+  // Cube bounds and ray origins reach about I past the largest key (a lattice row sits half a
+  // pitch inside a box, a cube reaches half a width out), so the float32 rounding the epsilon
+  // covers is that of hi + I, not of hi alone: with I far above the keys (a coarse lattice over
+  // small keys) an epsilon sized by the keys let rays pass outside cubes they should cross.
+  double reach = double(hi) + widest;
+  int bits = reach < 1 ? 0 : std::ilogb(reach) + 1;
+  epsilon = options.epsilon > 0 ? options.epsilon : std::max(0.5, std::ldexp(1.0, bits - 21));
+  for (Group& g : groups) {
+    Lattice& l = g.lattice;
     double width = l.interval + epsilon;
     l.spacing = options.spacing > 0 ? options.spacing : l.interval;
     l.segment = options.segment > 0 ? options.segment : std::max(range / 90, width);
