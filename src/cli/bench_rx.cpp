@@ -759,9 +759,15 @@ void run(BenchRxOptions& o) {
 
 }  // namespace
 
-void register_bench_rx(CLI::App& bench) {
+namespace {
+// `bench rx` and `bench cgrx` are one suite (results in rx.jsonl, the same options and checks);
+// they differ in the index they measure by default.
+void register_lookup_bench(CLI::App& bench, const char* name, const char* description,
+                           std::vector<std::string> indexes, std::vector<uint32_t> buckets) {
   auto o = std::make_shared<BenchRxOptions>();
-  auto* cmd = bench.add_subcommand("rx", "RX index (RTIndeX): build, point and range lookups");
+  o->indexes = std::move(indexes);
+  o->bucket_sizes = std::move(buckets);
+  auto* cmd = bench.add_subcommand(name, description);
   add_common_options(*cmd, o->common);
   cmd->add_option("--size", o->size,
                   "auto | paper (2^26 keys, 2^27 lookups) | small (2^20, 2^16) | tiny (2^14, "
@@ -836,6 +842,16 @@ void register_bench_rx(CLI::App& bench) {
                   "alone); implies --no-check");
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
+}
+}  // namespace
+
+void register_bench_rx(CLI::App& bench) {
+  register_lookup_bench(bench, "rx", "RX index (RTIndeX): build, point and range lookups", {"rx"},
+                        {32});
+  register_lookup_bench(bench, "cgrx",
+                        "cgRX, the coarse-granular index: build, point and range lookups, bucket "
+                        "sizes 32 and 256 (bench rx's options; --index rx,cgrx,... compares)",
+                        {"cgrx"}, {32, 256});
 }
 
 }  // namespace raydb::cli
