@@ -4,7 +4,7 @@
 # machine (with nvcc) and carried in build/; results go to $OUT/results/<device>/dpbis.jsonl
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
-# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [select-cuda]
+# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   last three are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -62,5 +62,18 @@ if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"
   $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 --selectivity 0.01,0.5 \
     --backend cuda --label bandwidth-cuda-select --index dpbis_select || rc=$?
+fi
+if [[ $what == *" select-memory "* ]]; then
+  # The same CUDA pass over cudaMalloc'd copies of the codes and bitmap (RAYDB_CUDA_OWN_MEMORY=1,
+  # src/backend/cuda/ops.cpp) and over the imported Vulkan memory, then the Vulkan twin: is the
+  # CUDA gap the kernel's or the imported mapping's?
+  echo "== CUDA selection pass at 1e9 rows: own memory, imported memory; Vulkan twin"
+  for own in 1 0; do
+    RAYDB_CUDA_OWN_MEMORY=$own $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 \
+      --selectivity 0.01,0.5 --backend cuda --label bandwidth-cuda-select-own-$own \
+      --index dpbis_select || rc=$?
+  done
+  $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 --selectivity 0.01,0.5 \
+    --backend vulkan --label bandwidth-vulkan-select-memory --index dpbis_select || rc=$?
 fi
 exit $rc

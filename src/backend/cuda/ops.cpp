@@ -2,6 +2,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
 
 #include "backend/cuda/kernels.hpp"
 #include "backend/cuda/runtime.hpp"
@@ -19,6 +23,34 @@ void need(const Buffer& b, uint64_t bytes, const char* what) {
   if (b.size() < bytes)
     throw Error(Errc::internal,
                 fmt::format("{}: buffer of {} bytes, {} needed", what, b.size(), bytes));
+}
+
+// A diagnostic, set by RAYDB_CUDA_OWN_MEMORY=1: the DP-BIS selection pass runs over cudaMalloc'd
+// copies of its codes and bitmap instead of the Vulkan memory CUDA imported, so that a gap between
+// the CUDA pass and its Vulkan twin can be told apart from how the imported memory is mapped
+// (docs/baselines.md). The copies are made once per buffer, outside the timed stream work of later
+// calls; the bitmap written is the copy, so the query's result is not valid (the bench marks the
+// pass alone as a diagnostic anyway).
+bool own_memory() {
+  static const bool on = [] {
+    const char* v = std::getenv("RAYDB_CUDA_OWN_MEMORY");
+    return v && std::string_view(v) == "1";
+  }();
+  return on;
+}
+
+template <class T>
+T* own_copy(VkContext& ctx, const Buffer& b) {
+  static std::unordered_map<uint64_t, std::pair<uint64_t, void*>> copies;
+  auto& slot = copies[b.address()];
+  if (slot.second == nullptr || slot.first != b.size()) {
+    if (slot.second) cudaFree(slot.second);
+    check(cudaMalloc(&slot.second, b.size()), "cudaMalloc (RAYDB_CUDA_OWN_MEMORY copy)");
+    check(cudaMemcpy(slot.second, device_ptr(ctx, b), b.size(), cudaMemcpyDeviceToDevice),
+          "cudaMemcpy (RAYDB_CUDA_OWN_MEMORY copy)");
+    slot.first = b.size();
+  }
+  return static_cast<T*>(slot.second);
 }
 
 }  // namespace
@@ -142,7 +174,9 @@ void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uin
   if (words == 0) return;
   need(codes, uint64_t{words} * 32, "codes");
   need(bitmap, uint64_t{words} * 4, "bitmap");
-  check(kernels::codes_select(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, bitmap),
+  bool own = own_memory();
+  check(kernels::codes_select(own ? own_copy<uint32_t>(ctx, codes) : ptr<uint32_t>(ctx, codes),
+                              own ? own_copy<uint32_t>(ctx, bitmap) : ptr<uint32_t>(ctx, bitmap),
                               static_cast<uint32_t>(rows), b_lo, b_hi, runtime(ctx).stream),
         "codes select kernel");
 }
