@@ -107,5 +107,14 @@ if part rtscan; then
     --repeats 5 --warmup 2 || status=5
   echo "rtscan part: $((SECONDS - t0)) s"
 fi
+if part rtscan-memory; then
+  # The OptiX refine reading its keys from cudaMalloc'd copies (RAYDB_CUDA_OWN_MEMORY=1) instead of
+  # the Vulkan memory CUDA imports: does the mapping of imported memory explain the gap?
+  echo "== RTScan refine in OptiX with the keys in CUDA's own memory, 1e8 x 3, selectivity 0.2, 0.9"
+  RAYDB_CUDA_OWN_MEMORY=1 timeout 200 $R bench rtscan --out $OUT/results \
+    --label optix-rtscan-own-keys --api vulkan,optix --rows 1e8 --columns 3 --dist permutation \
+    --bins 128 --selectivity 0.2,0.9 --baseline none --counts false --repeats 5 --warmup 2 ||
+    status=5
+fi
 [[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
 exit $status

@@ -8,6 +8,8 @@
 #include <optix_stubs.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string_view>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
@@ -42,6 +44,11 @@ struct RtScanOptixImpl {
   cudaStream_t stream = nullptr;
   MemoryTally memory;
   std::vector<Buffer> keys;  // per column: the table's keys, copied into memory shared with CUDA
+  // The keys again in cudaMalloc'd memory, which the programs read: CUDA's random reads of
+  // imported Vulkan memory were what made the OptiX refine slow (on the H100 at 1e8 rows,
+  // selectivity 0.9: 14.1 ms over the imported keys, 0.71 ms over these; docs/optix.md).
+  // RAYDB_CUDA_OWN_MEMORY=0 keeps the imported keys, to measure that again.
+  std::vector<DeviceMemory> own_keys;
   struct Gas {
     DeviceMemory memory;
     OptixTraversableHandle handle = 0;
@@ -82,6 +89,15 @@ void RtScanOptixImpl::copy_keys() {
   uint32_t t1 = timer.mark(cb.cmd());
   cb.submit_and_wait();
   build_stats.copy_ms = timer.ms(t0, t1);
+  const char* own = std::getenv("RAYDB_CUDA_OWN_MEMORY");
+  if (own && std::string_view(own) == "0") return;
+  for (const Buffer& k : keys) {
+    own_keys.emplace_back(memory, k.size(), "rtscan keys (OptiX)");
+    cuda::check(cudaMemcpy(own_keys.back().get(), cuda::device_ptr(c, k), k.size(),
+                           cudaMemcpyDeviceToDevice),
+                "cudaMemcpy (rtscan keys into CUDA's own memory)");
+  }
+  keys.clear();  // the imported copies only carried the keys across
 }
 
 void RtScanOptixImpl::build_gas(size_t gi) {
@@ -196,7 +212,9 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
     optix::RtScanLaunchParams p{};
     p.handle = gas[l.group].handle;
     for (size_t d = 0; d < columns.size(); ++d)
-      p.keys[d] = reinterpret_cast<uint64_t>(cuda::device_ptr(c, keys[columns[d]]));
+      p.keys[d] = own_keys.empty()
+                      ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, keys[columns[d]]))
+                      : own_keys[columns[d]].address();
     p.bitmap = reinterpret_cast<uint64_t>(cuda::device_ptr(c, *l.bitmap));
     p.counter = l.counter ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *l.counter)) : 0;
     for (int d = 0; d < 3; ++d) p.lo[d] = v.lo[d], p.hi[d] = v.hi[d], p.origin[d] = v.origin[d];
