@@ -125,19 +125,9 @@ void run(BenchRtScanOptions& o) {
     throw Error(Errc::invalid_argument,
                 fmt::format("unknown --workload '{}' (synthetic, tpch)", o.workload));
   parse_groups(o.groups, o.workload == "tpch" ? 3 : o.columns);  // bad --groups fail first
-  bool use_vulkan = false, use_optix = false;
-  for (const auto& api : o.apis) {
-    if (api == "vulkan")
-      use_vulkan = true;
-    else if (api == "optix")
-      use_optix = true;
-    else
-      throw Error(Errc::invalid_argument, fmt::format("unknown --api '{}' (vulkan, optix)", api));
-  }
+  const ApiChoice apis_run = parse_apis(ctx, o.apis);
+  const bool use_vulkan = apis_run.vulkan, use_optix = apis_run.optix;
   if (use_optix) {
-    const OptixSupport& os = optix_support(ctx);
-    if (!os.available)
-      throw Error(Errc::unsupported, "--api optix: the OptiX backend is unavailable: " + os.reason);
     for (RtScanMode m : modes)
       if (m == RtScanMode::rtindex)
         throw Error(Errc::invalid_argument,

@@ -627,23 +627,14 @@ void run(BenchRxOptions& o) {
                        dev.type, dev.driver_name, dev.driver_info, size, pow2_name(nkeys),
                        pow2_name(nlookups), seed));
 
-  bool use_vulkan = false, use_optix = false;
-  for (const auto& api : o.apis) {
-    if (api == "vulkan")
-      use_vulkan = true;
-    else if (api == "optix")
-      use_optix = true;
-    else
-      throw Error(Errc::invalid_argument, fmt::format("unknown --api '{}' (vulkan, optix)", api));
-  }
   for (const auto& v : o.optix_variants) parse_optix_variant(v);  // bad names fail up front
+  const ApiChoice apis_run = parse_apis(ctx, o.apis);
+  const bool use_vulkan = apis_run.vulkan, use_optix = apis_run.optix;
   if (!use_optix && o.optix_variants != std::vector<std::string>{"base"})
     throw Error(Errc::invalid_argument, "--optix-variant needs --api optix");
   if (use_optix) {
-    const OptixSupport& os = optix_support(ctx);
-    if (!os.available)
-      throw Error(Errc::unsupported, "--api optix: the OptiX backend is unavailable: " + os.reason);
-    progress(fmt::format("OptiX {} available: RX lookups run in Vulkan and OptiX", os.version));
+    progress(fmt::format("OptiX {} available: RX lookups run in Vulkan and OptiX",
+                         optix_support(ctx).version));
     if (o.diagnostic != "none")
       throw Error(Errc::invalid_argument,
                   "--diagnostic is a Vulkan measurement; not with --api optix");

@@ -71,6 +71,12 @@ struct BenchRunOptions {
 void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o);
 // --seed, or a fresh random seed.
 uint64_t run_seed(const BenchRunOptions& o);
+// The --api list of a suite with an OptiX twin: which APIs run. An unknown name is
+// Errc::invalid_argument; optix where the backend is unavailable is Errc::unsupported, naming why.
+struct ApiChoice {
+  bool vulkan = false, optix = false;
+};
+ApiChoice parse_apis(const Context& ctx, const std::vector<std::string>& apis);
 // The fields every result line of a suite starts with: device, suite, time, version, label,
 // warm-up and repeats.
 nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchRunOptions& o);

@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli/cli.hpp"
+#include "raydb/rx_optix.hpp"  // optix_support()
 
 namespace raydb::cli {
 
@@ -136,6 +137,22 @@ void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o) {
   cmd.add_option("--out", o.out, "results folder (a subfolder per device)");
   cmd.add_option("--label", o.label, "free text stored with each result");
   cmd.add_option("--seed", o.seed, "random seed (default: fresh)");
+}
+
+ApiChoice parse_apis(const Context& ctx, const std::vector<std::string>& apis) {
+  ApiChoice c;
+  for (const auto& api : apis) {
+    if (api == "vulkan")
+      c.vulkan = true;
+    else if (api == "optix")
+      c.optix = true;
+    else
+      throw Error(Errc::invalid_argument, fmt::format("unknown --api '{}' (vulkan, optix)", api));
+  }
+  if (c.optix && !optix_support(ctx).available)
+    throw Error(Errc::unsupported,
+                "--api optix: the OptiX backend is unavailable: " + optix_support(ctx).reason);
+  return c;
 }
 
 uint64_t run_seed(const BenchRunOptions& o) {

@@ -36,11 +36,7 @@ Result<JoinAggregate> CgrxJoin::aggregate(KeySpan probe_keys) {
     stats_ = {};
     std::vector<RxLookup> per_key = index_.lookup(probe_keys).value();
     stats_.count_ms = index_.last_probe().probe_ms;
-    JoinAggregate a;
-    for (const RxLookup& r : per_key) {
-      a.matches += r.count;
-      a.build_value_sum += r.sum;
-    }
+    JoinAggregate a = detail::sum_lookups(per_key);
     stats_.matches = a.matches;
     return a;
   });
@@ -64,11 +60,7 @@ Result<std::vector<JoinPair>> CgrxJoin::pairs(KeySpan probe_keys) {
     }
     stats_.matches = total;
     if (total == 0) return {};
-    if (total > 0xFFFFFFFEull)
-      throw Error(Errc::limit_exceeded,
-                  fmt::format("the join has {} pairs, more than the 2^32 - 1 one pass can write; "
-                              "use aggregate() or split the probe side",
-                              total));
+    check_pair_count(total);  // before the runs go back to the device
     // The runs go back to the device for the expand pass (the counting pass's results come to the
     // host as every lookup's do; a device-resident result buffer would save this round trip).
     VkContext& c = ctx_.vk();

@@ -24,12 +24,25 @@ void dispatch_sort_join(VkContext& c, VkCommandBuffer cmd, SortJoinParams p, uin
   }
 }
 
-std::vector<JoinPair> expand_pairs(VkContext& c, SortJoinParams p, uint64_t total, double& ms) {
-  if (total > 0xFFFFFFFEull)
+JoinAggregate sum_lookups(std::span<const RxLookup> per_key) {
+  JoinAggregate a;
+  for (const RxLookup& r : per_key) {
+    a.matches += r.count;
+    a.build_value_sum += r.sum;
+  }
+  return a;
+}
+
+void check_pair_count(uint64_t pairs) {
+  if (pairs > 0xFFFFFFFEull)
     throw Error(Errc::limit_exceeded,
                 fmt::format("the join has {} pairs, more than the 2^32 - 1 one pass can write; "
                             "use the aggregate or split the probe side",
-                            total));
+                            pairs));
+}
+
+std::vector<JoinPair> expand_pairs(VkContext& c, SortJoinParams p, uint64_t total, double& ms) {
+  check_pair_count(total);
   std::vector<JoinPair> out(total);
   ms = 0;
   if (total == 0) return out;

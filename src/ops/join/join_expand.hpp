@@ -1,8 +1,10 @@
-// What the joins share on the device: sort_join.comp's push constants, and its EXPAND pass, which
-// turns per-probe-key runs of build records (start, length) into (build row, probe row) pairs.
+// What the joins share: sort_join.comp's push constants and its EXPAND pass, which turns
+// per-probe-key runs of build records (start, length) into (build row, probe row) pairs; the
+// aggregate of one index lookup per probe key; the limit on pairs one pass writes.
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "backend/vk/buffer.hpp"
@@ -26,6 +28,13 @@ constexpr uint32_t kFlagKey64 = 1, kFlagProbeSorted = 2, kFlagSum = 4, kFlagRowI
 // sort_join.comp over `invocations` invocations (one per probe key; kModeMerge: one per
 // kMergeSteps merged keys), in slices of the most one dispatch takes.
 void dispatch_sort_join(VkContext& c, VkCommandBuffer cmd, SortJoinParams p, uint64_t invocations);
+
+// The matches and build-value sum (mod 2^64) of one index lookup per probe key.
+JoinAggregate sum_lookups(std::span<const RxLookup> per_key);
+
+// Errc::limit_exceeded when `pairs` is more than one pass writes (2^32 - 2: the device's pair
+// counter is 32-bit), naming what to do instead.
+void check_pair_count(uint64_t pairs);
 
 // After a counting pass: `p` names the build records, the probe records (kFlagProbeSorted), the
 // per-probe run starts and, in p.offsets (the buffer `offsets`), the run lengths, which this scans

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "common/capture.hpp"
+#include "ops/join/join_expand.hpp"
 
 namespace raydb {
 
@@ -24,11 +25,7 @@ Result<JoinAggregate> RxJoin::aggregate(KeySpan probe_keys) {
     stats_ = {};
     std::vector<RxLookup> per_key = index_.lookup(probe_keys).value();
     stats_.count_ms = index_.last_probe().probe_ms;
-    JoinAggregate a;
-    for (const RxLookup& r : per_key) {
-      a.matches += r.count;
-      a.build_value_sum += r.sum;
-    }
+    JoinAggregate a = detail::sum_lookups(per_key);
     stats_.matches = a.matches;
     return a;
   });
@@ -38,11 +35,7 @@ Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
   return detail::capture([&]() -> std::vector<JoinPair> {
     JoinAggregate counted = aggregate(probe_keys).value();
     double count_ms = stats_.count_ms;
-    if (counted.matches > 0xFFFFFFFEull)
-      throw Error(Errc::limit_exceeded,
-                  fmt::format("the join has {} pairs, more than the 2^32 - 1 one pass can write; "
-                              "use aggregate() or split the probe side",
-                              counted.matches));
+    detail::check_pair_count(counted.matches);
     std::vector<RxRowMatch> found(counted.matches);
     RxCollectResult c = index_.collect_rows(probe_keys, found).value();
     if (!c.complete() || c.total != counted.matches)
