@@ -3,6 +3,7 @@
 
 #include <random>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "raydb/dpbis.hpp"
@@ -43,6 +44,33 @@ inline std::vector<uint32_t> reference(const std::vector<std::span<const uint32_
     for (size_t i = 0; i < out.size(); ++i) out[i] |= one[i];
   }
   return out;
+}
+
+// A random predicate of any operator on `column` (its index `index`), its constants from the
+// column's values, one off by one, or anywhere in uint32; a BETWEEN is left reversed (empty) one
+// time in four.
+inline Predicate random_column_predicate(std::mt19937_64& rng, const std::vector<uint32_t>& column,
+                                         uint32_t index) {
+  Predicate p;
+  p.column = index;
+  p.op = static_cast<CompareOp>(rng() % 6);
+  auto constant = [&]() -> uint32_t {
+    uint32_t v = column[rng() % column.size()];
+    switch (rng() % 6) {
+      case 0:
+        return v + 1;
+      case 1:
+        return v - 1;
+      case 2:
+        return static_cast<uint32_t>(rng());
+      default:
+        return v;
+    }
+  };
+  p.value = constant();
+  p.value2 = constant();
+  if (p.op == CompareOp::between && p.value > p.value2 && rng() % 4) std::swap(p.value, p.value2);
+  return p;
 }
 
 }  // namespace raydb::test

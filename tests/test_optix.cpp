@@ -16,6 +16,7 @@
 #include "raydb/rx_reference.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/workload.hpp"
+#include "scan_data.hpp"
 #include "support.hpp"
 
 using namespace raydb;
@@ -353,32 +354,6 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
   }
 }
 
-namespace {
-
-// A random predicate of any operator on `column`, its constants from the column's values (and
-// one off by one) or anywhere in uint32.
-Predicate random_rtscan_predicate(std::mt19937_64& rng, const std::vector<uint32_t>& column,
-                                  uint32_t index) {
-  auto constant = [&]() -> uint32_t {
-    uint32_t v = column[rng() % column.size()];
-    switch (rng() % 5) {
-      case 0:
-        return v + 1;
-      case 1:
-        return v - 1;
-      case 2:
-        return static_cast<uint32_t>(rng());
-      default:
-        return v;
-    }
-  };
-  Predicate p{index, static_cast<CompareOp>(rng() % 6), constant(), constant()};
-  if (p.op == CompareOp::between && p.value > p.value2) std::swap(p.value, p.value2);
-  return p;
-}
-
-}  // namespace
-
 TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
   test::ValidationGuard guard;
   if (!optix_or_skip()) return;
@@ -422,7 +397,7 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
       std::shuffle(which.begin(), which.end(), rng);
       std::vector<Predicate> preds;
       for (int k = 0; k < 1 + q % 4; ++k)
-        preds.push_back(random_rtscan_predicate(rng, data[which[k]], which[k]));
+        preds.push_back(test::random_column_predicate(rng, data[which[k]], which[k]));
       queries.push_back(preds);
     }
     for (const Config& cfg : configs) {

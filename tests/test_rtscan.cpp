@@ -17,6 +17,7 @@
 #include "raydb/scan.hpp"
 #include "raydb/tpch_scans.hpp"
 #include "raydb/uniform_encoding.hpp"
+#include "scan_data.hpp"
 #include "support.hpp"
 
 // rtscan_refine.h on the host, over plain arrays: the hooks it needs, then the header itself.
@@ -75,30 +76,6 @@ RtScanOptions small_lattice(uint64_t rows, RtScanMode mode) {
   o.segment = range / 3;
   o.count_intersections = true;
   return o;
-}
-
-Predicate random_predicate(std::mt19937_64& rng, const std::vector<uint32_t>& column,
-                           uint32_t index) {
-  Predicate p;
-  p.column = index;
-  p.op = static_cast<CompareOp>(rng() % 6);
-  auto constant = [&]() -> uint32_t {
-    uint32_t v = column[rng() % column.size()];
-    switch (rng() % 6) {
-      case 0:
-        return v + 1;
-      case 1:
-        return v - 1;
-      case 2:
-        return static_cast<uint32_t>(rng());
-      default:
-        return v;
-    }
-  };
-  p.value = constant();
-  p.value2 = constant();
-  if (p.op == CompareOp::between && p.value > p.value2 && rng() % 4) std::swap(p.value, p.value2);
-  return p;
 }
 
 void check_select(RtScanTable& table, const std::vector<std::span<const uint32_t>>& cols,
@@ -324,7 +301,8 @@ TEST_CASE("rtscan: random predicates on every distribution equal the CPU scan") 
       for (int trial = 0; trial < 8; ++trial) {
         std::vector<Predicate> preds;
         for (uint32_t c = 0; c < 3; ++c)
-          if (trial % 4 == 3 || rng() % 3) preds.push_back(random_predicate(rng, data[c], c));
+          if (trial % 4 == 3 || rng() % 3)
+            preds.push_back(test::random_column_predicate(rng, data[c], c));
         CAPTURE(to_string(dist));
         CAPTURE(to_string(tm));
         CAPTURE(o.bins);
@@ -377,7 +355,7 @@ TEST_CASE("rtscan: 1 to 4 predicates in the 3+1 and 2+2 groupings and the RT var
       std::shuffle(which.begin(), which.end(), rng);
       std::vector<Predicate> preds;
       for (uint32_t k = 0; k < count; ++k)
-        preds.push_back(random_predicate(rng, data[which[k]], which[k]));
+        preds.push_back(test::random_column_predicate(rng, data[which[k]], which[k]));
       for (size_t t = 0; t < tables.size(); ++t) {
         CAPTURE(to_string(tm));
         CAPTURE(t);
@@ -419,7 +397,7 @@ TEST_CASE("rtscan: constants off the range and on sieving borders, empty and ful
     for (uint32_t v : constants)
       for (int op = 0; op < 6; ++op) {
         Predicate p{0, static_cast<CompareOp>(op), v, v + 37};
-        Predicate q = random_predicate(rng, data[1], 1);
+        Predicate q = test::random_column_predicate(rng, data[1], 1);
         CAPTURE(v);
         CAPTURE(op);
         check_select(table, cols, {p}, "rtscan bitmap, one predicate");
