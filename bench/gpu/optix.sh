@@ -6,7 +6,9 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        | gaps | all
+#        [rtscan-memory] [memory] [build] | gaps | all
+# memory: RX over OptiX's own copy of the records vs the imported ones (about 2 minutes);
+# build: the fast_build build gap, with Vulkan geometry flags and compaction switched (1-2 min).
 # tests runs every "optix*" case: RX and RTScan cross-API (about a minute).
 # rtscan: 1e8 x 3 permutation, K 128, the 11 lt queries, both APIs (estimated 2-3 minutes).
 # gaps = variants prefer key64 ranges boxes: the measurements docs/optix.md ("Gaps") waits for
@@ -115,6 +117,36 @@ if part rtscan-memory; then
     --label optix-rtscan-own-keys --api vulkan,optix --rows 1e8 --columns 3 --dist permutation \
     --bins 128 --selectivity 0.2,0.9 --baseline none --counts false --repeats 5 --warmup 2 ||
     status=5
+fi
+if part memory; then
+  # RX's programs read the index's records from cudaMalloc'd copies (the default) or from the
+  # Vulkan memory CUDA imports (RAYDB_CUDA_OWN_MEMORY=0): how much of the RX gap is the import?
+  # The variants' size (2^25 keys, 2^26 lookups), hit rate 1, so the rows compare with them.
+  echo "== RX through OptiX over own vs imported records, 2^25 keys, 2^26 lookups"
+  for own in 1 0; do
+    label=optix-rx-own-records
+    [[ $own == 0 ]] && label=optix-rx-imported-records
+    RAYDB_CUDA_OWN_MEMORY=$own $B --label $label --keys 2^25 --lookups 2^26 \
+      --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted --build-repeats 1 \
+      --warmup 2 || status=5
+  done
+fi
+if part build; then
+  # The one gap in OptiX's favour: with fast_build OptiX built 2^24 keys in 19.2 ms, Vulkan in
+  # 26.7. Does a Vulkan geometry flag (RAYDB_VK_GEOMETRY_FLAGS) or compaction move it?
+  echo "== build time at 2^24 keys under fast_build: geometry flags and compaction, both APIs"
+  F="$R bench rx --out $OUT/results --api vulkan,optix --prefer fast_build --keys 2^24 \
+     --lookups 2^24 --method hit_and_scan --hit-rate 1 --order unsorted --build-repeats 5 --warmup 1"
+  $F --label optix-build-base || status=5
+  $F --label optix-build-no-compact --no-compact || status=5
+  RAYDB_VK_GEOMETRY_FLAGS=none $F --label optix-build-vk-flags-none --optix-variant multi_anyhit ||
+    status=5
+  RAYDB_VK_GEOMETRY_FLAGS=opaque $F --label optix-build-vk-flags-opaque || status=5
+  for p in none fast_trace; do
+    $R bench rx --out $OUT/results --api vulkan,optix --prefer $p --keys 2^24 --lookups 2^24 \
+      --method hit_and_scan --hit-rate 1 --order unsorted --build-repeats 5 --warmup 1 \
+      --label optix-build-prefer-$p || status=5
+  done
 fi
 [[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
 exit $status

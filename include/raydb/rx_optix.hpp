@@ -1,8 +1,10 @@
 // raydb::RxOptixIndex: an RX index's lookups run through NVIDIA OptiX instead of Vulkan, for the
-// cross-API comparison (docs/optix.md). It shares the Vulkan index's key records (one buffer,
-// imported into CUDA), builds an OptiX GAS over the same primitives (common/rx_mapping.h, with
-// the same build flags where both APIs have them) and traces the same rays with the same exact
-// re-check (rx/rx_lookup.h), so its results equal the Vulkan index's bit for bit.
+// cross-API comparison (docs/optix.md). It takes the Vulkan index's key records (the buffer is
+// imported into CUDA and copied once into cudaMalloc'd memory, since CUDA's random reads of
+// imported Vulkan memory are slow), builds an OptiX GAS over the same primitives
+// (common/rx_mapping.h, with the same build flags where both APIs have them) and traces the same
+// rays with the same exact re-check (rx/rx_lookup.h), so its results equal the Vulkan index's bit
+// for bit.
 //
 // Optional: raydb built without OptiX headers (CMake's OptiX_ROOT), a machine without the
 // driver's libnvoptix, or one without CUDA interop answers through optix_support() and every
@@ -67,8 +69,9 @@ class RxOptixIndex {
   // Times from CUDA events on the context's stream; sizes in bytes. upload_ms and sort_ms are
   // the Vulkan index's (OptiX reuses its records); convert_ms is the primitive kernel,
   // bvh_build_ms optixAccelBuild, compact_ms optixAccelCompact (with the compacted-size
-  // readback). build_peak_bytes = the records + the most OptiX-owned device memory at once;
-  // resident_bytes = the records + the GAS.
+  // readback). build_peak_bytes = the records (OptiX's copy) + the most other OptiX-owned device
+  // memory at once; resident_bytes = the records + the GAS. The Vulkan index's records are not
+  // counted again.
   const RxBuildStats& build_stats() const;
   // upload_ms, probe_ms (the launches), download_ms; rays as the Vulkan index counts them.
   const RxProbeStats& last_probe() const;

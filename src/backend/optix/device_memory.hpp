@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <string_view>
 #include <utility>
 
 #include "backend/cuda/runtime.hpp"
@@ -62,5 +64,23 @@ class DeviceMemory {
   uint64_t bytes_ = 0;
   MemoryTally* tally_ = nullptr;
 };
+
+// Whether the OptiX programs read cudaMalloc'd copies of the Vulkan data they need (the default)
+// or the Vulkan memory CUDA imported (RAYDB_CUDA_OWN_MEMORY=0, to measure that again). CUDA's
+// reads of imported Vulkan memory were slow on the H100: RTScan's refine at selectivity 0.9 took
+// 14.1 ms over imported keys and 0.71 ms over copies (docs/optix.md).
+inline bool use_own_memory() {
+  const char* v = std::getenv("RAYDB_CUDA_OWN_MEMORY");
+  return !(v && std::string_view(v) == "0");
+}
+
+// A cudaMalloc'd copy of `bytes` of device memory at `src` (an imported Vulkan buffer).
+inline DeviceMemory own_copy(MemoryTally& tally, const void* src, uint64_t bytes,
+                             const char* what) {
+  DeviceMemory copy(tally, bytes, what);
+  cuda::check(cudaMemcpy(copy.get(), src, bytes, cudaMemcpyDeviceToDevice),
+              fmt::format("cudaMemcpy ({} into CUDA's own memory)", what).c_str());
+  return copy;
+}
 
 }  // namespace raydb::detail::optix

@@ -8,8 +8,6 @@
 #include <optix_stubs.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <string_view>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
@@ -55,6 +53,11 @@ struct RtScanOptixImpl {
   };
   std::vector<Gas> gas;  // per column group
 
+  // The bitmaps and counters a query's launches write, staged in cudaMalloc'd memory for the same
+  // reason as own_keys: copied in before the launches (the sieve's bits are already there), back
+  // after them, inside the timed refine. Reused across queries; grown as needed.
+  std::vector<DeviceMemory> staging;
+
   optix::Program program;
   DeviceMemory params_dev;
   RtScanOptixBuildStats build_stats;
@@ -89,14 +92,10 @@ void RtScanOptixImpl::copy_keys() {
   uint32_t t1 = timer.mark(cb.cmd());
   cb.submit_and_wait();
   build_stats.copy_ms = timer.ms(t0, t1);
-  const char* own = std::getenv("RAYDB_CUDA_OWN_MEMORY");
-  if (own && std::string_view(own) == "0") return;
-  for (const Buffer& k : keys) {
-    own_keys.emplace_back(memory, k.size(), "rtscan keys (OptiX)");
-    cuda::check(cudaMemcpy(own_keys.back().get(), cuda::device_ptr(c, k), k.size(),
-                           cudaMemcpyDeviceToDevice),
-                "cudaMemcpy (rtscan keys into CUDA's own memory)");
-  }
+  if (!optix::use_own_memory()) return;
+  for (const Buffer& k : keys)
+    own_keys.push_back(
+        optix::own_copy(memory, cuda::device_ptr(c, k), k.size(), "rtscan keys (OptiX)"));
   keys.clear();  // the imported copies only carried the keys across
 }
 
@@ -205,6 +204,18 @@ void RtScanOptixImpl::make_pipeline() {
 // addresses. The stream already waits for the sieve (the table called cuda_after).
 double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) {
   VkContext& c = *table->ctx;
+  // Each distinct Vulkan buffer the launches write, and the CUDA address the programs use for it.
+  std::vector<const Buffer*> written;
+  auto address = [&](const Buffer* b) -> uint64_t {
+    if (!b) return 0;
+    if (!optix::use_own_memory()) return reinterpret_cast<uint64_t>(cuda::device_ptr(c, *b));
+    size_t i = std::find(written.begin(), written.end(), b) - written.begin();
+    if (i == written.size()) written.push_back(b);
+    if (staging.size() <= i) staging.resize(i + 1);
+    if (staging[i].bytes() < b->size())
+      staging[i] = DeviceMemory(memory, b->size(), "rtscan bitmap (OptiX)");
+    return staging[i].address();
+  };
   std::vector<optix::RtScanLaunchParams> blocks;
   for (const RtScanRefineLaunch& l : launches) {
     const RtScanRefineParams& v = l.params;
@@ -215,8 +226,8 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
       p.keys[d] = own_keys.empty()
                       ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, keys[columns[d]]))
                       : own_keys[columns[d]].address();
-    p.bitmap = reinterpret_cast<uint64_t>(cuda::device_ptr(c, *l.bitmap));
-    p.counter = l.counter ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *l.counter)) : 0;
+    p.bitmap = address(l.bitmap);
+    p.counter = address(l.counter);
     for (int d = 0; d < 3; ++d) p.lo[d] = v.lo[d], p.hi[d] = v.hi[d], p.origin[d] = v.origin[d];
     p.n_cross0 = v.n_cross0;
     p.n_cross1 = v.n_cross1;
@@ -240,13 +251,23 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
   cuda::check(
       cudaMemcpyAsync(params_dev.get(), blocks.data(), bytes, cudaMemcpyHostToDevice, stream),
       "cudaMemcpyAsync (launch parameters)");
+  auto stage = [&](bool in) {
+    for (size_t i = 0; i < written.size(); ++i) {
+      void* vk = cuda::device_ptr(c, *written[i]);
+      cuda::check(cudaMemcpyAsync(in ? staging[i].get() : vk, in ? vk : staging[i].get(),
+                                  written[i]->size(), cudaMemcpyDeviceToDevice, stream),
+                  "cudaMemcpyAsync (rtscan bitmap staging)");
+    }
+  };
   cuda::Timer timer(c, 2);
   uint32_t t0 = timer.mark();
+  stage(true);
   for (size_t i = 0; i < blocks.size(); ++i)
     optix::check(
         optixLaunch(program.pipeline(), stream, params_dev.address() + i * sizeof blocks[i],
                     sizeof blocks[i], program.sbt(), blocks[i].num_rays, 1, 1),
         "optixLaunch (rtscan)");
+  stage(false);
   uint32_t t1 = timer.mark();
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (rtscan refine)");
   return timer.ms(t0, t1);

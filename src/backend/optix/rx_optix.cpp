@@ -47,6 +47,9 @@ struct RxOptixImpl {
   MemoryTally memory;
   DeviceMemory gas;
   OptixTraversableHandle handle = 0;
+  // The index's records in cudaMalloc'd memory, which the programs read (optix::use_own_memory):
+  // copied once at build; empty when RAYDB_CUDA_OWN_MEMORY=0 keeps the imported records.
+  DeviceMemory own_records;
 
   optix::Program program;
 
@@ -61,6 +64,14 @@ struct RxOptixImpl {
     if (stream) cudaStreamSynchronize(stream);
   }
 
+  void require_shared_records() const {
+    if (!view.records->is_exportable())
+      throw Error(Errc::unsupported,
+                  "the RX index's records are not shared with CUDA (was the Vulkan backend "
+                  "forced, ContextOptions::backend or RAYDB_BACKEND=vulkan?); OptiX builds over "
+                  "them");
+  }
+
   unsigned build_flags() const {
     const RxBuildOptions& o = *view.options;
     unsigned f = OPTIX_BUILD_FLAG_NONE;
@@ -70,10 +81,25 @@ struct RxOptixImpl {
     return f;
   }
 
+  // The records the programs read: the own copy, else the imported Vulkan buffer (none for an
+  // empty index, whose launches trace nothing).
+  void* records() const {
+    if (own_records) return own_records.get();
+    if (view.keys == 0 || !view.records->is_exportable()) return nullptr;
+    return cuda::device_ptr(*view.ctx, *view.records);
+  }
+  void copy_records();
   void build_gas();
   void make_pipeline();
   void probe(const QueryBatch& q, RxLookup* out);
 };
+
+void RxOptixImpl::copy_records() {
+  if (view.keys == 0 || !optix::use_own_memory()) return;
+  require_shared_records();
+  own_records = optix::own_copy(memory, cuda::device_ptr(*view.ctx, *view.records),
+                                view.keys * kKeyRecordBytes, "RX records (OptiX)");
+}
 
 void RxOptixImpl::build_gas() {
   VkContext& c = *view.ctx;
@@ -92,10 +118,7 @@ void RxOptixImpl::build_gas() {
   build_stats.partitions = 1;
   if (n == 0) return;  // no GAS: the ray-generation program traces nothing (handle 0)
 
-  if (!view.records->is_exportable())
-    throw Error(Errc::unsupported,
-                "the RX index's records are not shared with CUDA (was the Vulkan backend forced, "
-                "ContextOptions::backend or RAYDB_BACKEND=vulkan?); OptiX builds over them");
+  if (!own_records) require_shared_records();
   unsigned max_prims = 0;
   optix::check(
       optixDeviceContextGetProperty(st->context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
@@ -106,7 +129,6 @@ void RxOptixImpl::build_gas() {
                 fmt::format("{} keys are more primitives than one OptiX GAS holds ({}); raydb's "
                             "OptiX path builds one GAS",
                             n, max_prims));
-  void* records = cuda::device_ptr(c, *view.records);
 
   DeviceMemory prims(memory, n * (boxes ? sizeof(OptixAabb) : 9 * sizeof(float)),
                      "OptiX primitives");
@@ -145,7 +167,7 @@ void RxOptixImpl::build_gas() {
     DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
     OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
     uint32_t t0 = timer.mark();
-    optix::launch_rx_primitives(records, prims.get(), n, view.width == KeyWidth::bits64, boxes,
+    optix::launch_rx_primitives(records(), prims.get(), n, view.width == KeyWidth::bits64, boxes,
                                 stream);
     cuda::check(cudaGetLastError(), "rx_primitives kernel launch");
     uint32_t t1 = timer.mark();
@@ -222,9 +244,7 @@ void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   std::vector<optix::RxLaunchParams> launches;
   optix::RxLaunchParams p{};
   p.handle = handle;
-  p.records = view.records->is_exportable()
-                  ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *view.records))
-                  : 0;
+  p.records = reinterpret_cast<uint64_t>(records());
   p.queries = queries_dev.address();
   p.results = results_dev.address();
   p.flags = rx_probe_flags(view.width, q.ranges, view.unique, false, view.method, view.opaque_hits);
@@ -305,6 +325,7 @@ Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index, const RxOptixOpti
     impl->stream = detail::cuda::runtime(c).stream;
     impl->boxes = impl->view.options->primitive == Primitive::aabbs;
     impl->make_pipeline();
+    impl->copy_records();
     impl->build_gas();
     return RxOptixIndex(std::move(impl));
   });

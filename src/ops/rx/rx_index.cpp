@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <optional>
 
@@ -119,6 +120,12 @@ struct RxIndexImpl {
   }
 
   VkGeometryFlagsKHR geometry_flags() const {
+    // A diagnostic for the build-time comparison with OptiX (docs/optix.md): RAYDB_VK_GEOMETRY_
+    // FLAGS=none drops the flag (exact only where a match ends the ray, as OptiX's multi_anyhit
+    // twin), =opaque marks the geometry opaque instead (hit_and_scan over triangles only).
+    const char* diag = std::getenv("RAYDB_VK_GEOMETRY_FLAGS");
+    if (diag && std::strcmp(diag, "none") == 0) return 0;
+    if (diag && std::strcmp(diag, "opaque") == 0) return VK_GEOMETRY_OPAQUE_BIT_KHR;
     return VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR;
   }
   VkBuildAccelerationStructureFlagsKHR blas_flags() const {
