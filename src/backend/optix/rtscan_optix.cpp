@@ -53,11 +53,6 @@ struct RtScanOptixImpl {
   };
   std::vector<Gas> gas;  // per column group
 
-  // The bitmaps and counters a query's launches write, staged in cudaMalloc'd memory for the same
-  // reason as own_keys: copied in before the launches (the sieve's bits are already there), back
-  // after them, inside the timed refine. Reused across queries; grown as needed.
-  std::vector<DeviceMemory> staging;
-
   optix::Program program;
   DeviceMemory params_dev;
   RtScanOptixBuildStats build_stats;
@@ -204,17 +199,11 @@ void RtScanOptixImpl::make_pipeline() {
 // addresses. The stream already waits for the sieve (the table called cuda_after).
 double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) {
   VkContext& c = *table->ctx;
-  // Each distinct Vulkan buffer the launches write, and the CUDA address the programs use for it.
-  std::vector<const Buffer*> written;
+  // The bitmaps and counters stay the imported Vulkan buffers: staging them in cudaMalloc'd
+  // memory (copied in and out around the launches) made the refine 0.01-0.04 ms slower on the
+  // H100 and nothing faster (label optix-rtscan-staged-bitmap, docs/optix.md).
   auto address = [&](const Buffer* b) -> uint64_t {
-    if (!b) return 0;
-    if (!optix::use_own_memory()) return reinterpret_cast<uint64_t>(cuda::device_ptr(c, *b));
-    size_t i = std::find(written.begin(), written.end(), b) - written.begin();
-    if (i == written.size()) written.push_back(b);
-    if (staging.size() <= i) staging.resize(i + 1);
-    if (staging[i].bytes() < b->size())
-      staging[i] = DeviceMemory(memory, b->size(), "rtscan bitmap (OptiX)");
-    return staging[i].address();
+    return b ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *b)) : 0;
   };
   std::vector<optix::RtScanLaunchParams> blocks;
   for (const RtScanRefineLaunch& l : launches) {
@@ -251,23 +240,13 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
   cuda::check(
       cudaMemcpyAsync(params_dev.get(), blocks.data(), bytes, cudaMemcpyHostToDevice, stream),
       "cudaMemcpyAsync (launch parameters)");
-  auto stage = [&](bool in) {
-    for (size_t i = 0; i < written.size(); ++i) {
-      void* vk = cuda::device_ptr(c, *written[i]);
-      cuda::check(cudaMemcpyAsync(in ? staging[i].get() : vk, in ? vk : staging[i].get(),
-                                  written[i]->size(), cudaMemcpyDeviceToDevice, stream),
-                  "cudaMemcpyAsync (rtscan bitmap staging)");
-    }
-  };
   cuda::Timer timer(c, 2);
   uint32_t t0 = timer.mark();
-  stage(true);
   for (size_t i = 0; i < blocks.size(); ++i)
     optix::check(
         optixLaunch(program.pipeline(), stream, params_dev.address() + i * sizeof blocks[i],
                     sizeof blocks[i], program.sbt(), blocks[i].num_rays, 1, 1),
         "optixLaunch (rtscan)");
-  stage(false);
   uint32_t t1 = timer.mark();
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (rtscan refine)");
   return timer.ms(t0, t1);
