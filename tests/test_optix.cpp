@@ -295,6 +295,7 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
   variants.push_back({"launch2d", RxOptixOptions{.launch_2d = true}});
   variants.push_back({"o0", RxOptixOptions{.opt_level = 0}});
   variants.push_back({"o3", RxOptixOptions{.opt_level = 3}});
+  variants.push_back({"ias", RxOptixOptions{.two_level = true}});
   for (const Config& c : configs()) {
     std::string config = name(c);
     CAPTURE(config);

@@ -6,8 +6,9 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [build] | gaps | all
+#        [rtscan-memory] [memory] [ias] [build] | gaps | all
 # memory: RX over OptiX's own copy of the records vs the imported ones (about 2 minutes);
+# ias: OptiX through an IAS over the GAS, Vulkan's hierarchy (about 1 minute);
 # build: the fast_build build gap, with Vulkan geometry flags and compaction switched (1-2 min).
 # tests runs every "optix*" case: RX and RTScan cross-API (about a minute).
 # rtscan: 1e8 x 3 permutation, K 128, the 11 lt queries, both APIs (estimated 2-3 minutes).
@@ -130,6 +131,12 @@ if part memory; then
       --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted --build-repeats 1 \
       --warmup 2 || status=5
   done
+fi
+if part ias; then
+  # The hierarchy difference: OptiX through an instance AS over the GAS (Vulkan's TLAS + BLAS).
+  echo "== RX through OptiX with an IAS over the GAS, 2^25 keys, 2^26 lookups"
+  $B --label optix-ias --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1,0 \
+    --order unsorted,sorted --optix-variant base,ias --build-repeats 1 --warmup 2 || status=5
 fi
 if part build; then
   # The one gap in OptiX's favour: with fast_build OptiX built 2^24 keys in 19.2 ms, Vulkan in

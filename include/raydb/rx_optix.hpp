@@ -51,6 +51,9 @@ struct RxOptixOptions {
   // Launch as a 2D grid (1024 wide) instead of one row of lookups: the thread-to-lookup order is
   // the same, only the launch shape differs.
   bool launch_2d = false;
+  // Trace through an instance AS with one identity instance over the GAS, the hierarchy the
+  // Vulkan path has (a TLAS over one BLAS), instead of the GAS alone (ALLOW_SINGLE_GAS).
+  bool two_level = false;
 };
 
 class RxOptixIndex {

@@ -247,12 +247,14 @@ RxOptixOptions parse_optix_variant(const std::string& v) {
     x.single_anyhit = false;
   } else if (v == "launch2d") {
     x.launch_2d = true;
+  } else if (v == "ias") {
+    x.two_level = true;
   } else if (v.size() == 2 && v[0] == 'o' && v[1] >= '0' && v[1] <= '3') {
     x.opt_level = v[1] - '0';
   } else {
     throw Error(
         Errc::invalid_argument,
-        fmt::format("unknown --optix-variant '{}' (base, multi_anyhit, launch2d, o0..o3)", v));
+        fmt::format("unknown --optix-variant '{}' (base, multi_anyhit, launch2d, ias, o0..o3)", v));
   }
   return x;
 }
@@ -793,7 +795,8 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--optix-variant", o->optix_variants,
                   "with --api optix, one OptiX twin per variant, each one switch from the mirror "
                   "of the Vulkan path (docs/optix.md): base, multi_anyhit (no "
-                  "REQUIRE_SINGLE_ANYHIT_CALL), launch2d (1024-wide 2D launch), o0..o3 (module "
+                  "REQUIRE_SINGLE_ANYHIT_CALL), launch2d (1024-wide 2D launch), ias (an instance "
+                  "AS over the GAS, as Vulkan's TLAS), o0..o3 (module "
                   "optimization level; base = DEFAULT); list")
       ->delimiter(',');
   cmd->add_option("--bucket-size", o->bucket_sizes,

@@ -46,6 +46,7 @@ struct RxOptixImpl {
   bool boxes = false;
   MemoryTally memory;
   DeviceMemory gas;
+  DeviceMemory ias;  // RxOptixOptions::two_level: one instance over the GAS
   OptixTraversableHandle handle = 0;
   // The index's records in cudaMalloc'd memory, which the programs read (optix::use_own_memory):
   // copied once at build; empty when RAYDB_CUDA_OWN_MEMORY=0 keeps the imported records.
@@ -90,6 +91,7 @@ struct RxOptixImpl {
   }
   void copy_records();
   void build_gas();
+  void build_ias(cuda::Timer& timer);
   void make_pipeline();
   void probe(const QueryBatch& q, RxLookup* out);
 };
@@ -105,6 +107,7 @@ void RxOptixImpl::build_gas() {
   VkContext& c = *view.ctx;
   cuda::runtime(c);  // makes the context's device current on this thread
   handle = 0;
+  ias.reset();
   gas.reset();
   memory.peak = memory.now;
   const uint64_t baseline = memory.now;
@@ -162,7 +165,7 @@ void RxOptixImpl::build_gas() {
   const bool compact = view.options->compact;
   DeviceMemory compacted_size(memory, sizeof(uint64_t), "OptiX compacted size");
   DeviceMemory output(memory, sizes.outputSizeInBytes, "OptiX GAS");
-  cuda::Timer timer(c, 6);
+  cuda::Timer timer(c, 8);
   {
     DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
     OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
@@ -195,11 +198,45 @@ void RxOptixImpl::build_gas() {
   } else {
     gas = std::move(output);
   }
+  if (variant.two_level) build_ias(timer);
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS build)");
   build_stats.blas_count = 1;
-  build_stats.bvh_bytes = gas.bytes();
+  build_stats.bvh_bytes = gas.bytes() + ias.bytes();
   build_stats.build_peak_bytes = records_bytes + (memory.peak - baseline);
-  build_stats.resident_bytes = records_bytes + gas.bytes();
+  build_stats.resident_bytes = records_bytes + gas.bytes() + ias.bytes();
+}
+
+// The twin of the Vulkan index's TLAS: one identity instance, culling off, built for fast trace;
+// its build time adds to bvh_build_ms as the TLAS's does in Vulkan.
+void RxOptixImpl::build_ias(cuda::Timer& timer) {
+  OptixInstance instance{};
+  instance.transform[0] = instance.transform[5] = instance.transform[10] = 1.0f;
+  instance.visibilityMask = 0xFF;
+  instance.flags = OPTIX_INSTANCE_FLAG_DISABLE_TRIANGLE_FACE_CULLING;
+  instance.traversableHandle = handle;
+  DeviceMemory instances(memory, sizeof instance, "OptiX instance");
+  cuda::check(
+      cudaMemcpyAsync(instances.get(), &instance, sizeof instance, cudaMemcpyHostToDevice, stream),
+      "cudaMemcpyAsync (OptiX instance)");
+  OptixBuildInput input{};
+  input.type = OPTIX_BUILD_INPUT_TYPE_INSTANCES;
+  input.instanceArray.instances = instances.address();
+  input.instanceArray.numInstances = 1;
+  OptixAccelBuildOptions options{};
+  options.buildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
+  options.operation = OPTIX_BUILD_OPERATION_BUILD;
+  OptixAccelBufferSizes sizes{};
+  optix::check(optixAccelComputeMemoryUsage(st->context, &options, &input, 1, &sizes),
+               "optixAccelComputeMemoryUsage (IAS)");
+  DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX IAS build scratch");
+  ias = DeviceMemory(memory, sizes.outputSizeInBytes, "OptiX IAS");
+  uint32_t t0 = timer.mark();
+  optix::check(optixAccelBuild(st->context, stream, &options, &input, 1, temp.address(),
+                               temp.bytes(), ias.address(), ias.bytes(), &handle, nullptr, 0),
+               "optixAccelBuild (IAS)");
+  uint32_t t1 = timer.mark();
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (IAS build)");
+  build_stats.bvh_build_ms += timer.ms(t0, t1);
 }
 
 void RxOptixImpl::make_pipeline() {
@@ -213,7 +250,9 @@ void RxOptixImpl::make_pipeline() {
   module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
-  pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
+  pipeline_options.traversableGraphFlags =
+      variant.two_level ? OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_LEVEL_INSTANCING
+                        : OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
   pipeline_options.numPayloadValues = 2;    // a pointer to the lookup's state, or the entry
   pipeline_options.numAttributeValues = 2;  // triangles' barycentrics (unused); boxes report none
   pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
