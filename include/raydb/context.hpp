@@ -63,6 +63,10 @@ struct DeviceInfo {
   std::string driver_version;  // decoded the vendor's way where known
   std::string uuid;
   bool acceleration_structure = false, ray_tracing_pipeline = false, ray_query = false;
+  // VK_NV_ray_tracing_invocation_reorder (shader execution reordering; raydb does not use it):
+  // "absent", "no reordering" (the extension is there but the driver's hint says it does not
+  // reorder) or "reorders".
+  std::string invocation_reorder = "absent";
   bool buffer_device_address = false, shader_int64 = false, scalar_block_layout = false;
   // Sharing memory and ordering work with CUDA (optional: enabled when present).
   bool external_memory_fd = false, external_semaphore_fd = false, timeline_semaphore = false;

@@ -55,6 +55,7 @@ void register_info(CLI::App& app) {
                        {"acceleration_structure", d.acceleration_structure},
                        {"ray_tracing_pipeline", d.ray_tracing_pipeline},
                        {"ray_query", d.ray_query},
+                       {"invocation_reorder", d.invocation_reorder},
                        {"max_primitive_count", d.max_primitive_count},
                        {"max_instance_count", d.max_instance_count},
                        {"max_ray_dispatch_invocation_count", d.max_ray_dispatch_invocation_count},
@@ -75,6 +76,7 @@ void register_info(CLI::App& app) {
           "{}\n",
           d.acceleration_structure ? "yes" : "no", d.ray_tracing_pipeline ? "yes" : "no",
           d.ray_query ? "yes" : "no");
+      fmt::print("    VK_NV_ray_tracing_invocation_reorder: {}\n", d.invocation_reorder);
       if (d.acceleration_structure)
         fmt::print("    maxPrimitiveCount {}  maxInstanceCount {}  maxGeometryCount {}\n",
                    d.max_primitive_count, d.max_instance_count, d.max_geometry_count);

@@ -160,6 +160,8 @@ struct Probe {
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_PROPERTIES_KHR};
   VkPhysicalDeviceRayTracingPipelinePropertiesKHR rt{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_PROPERTIES_KHR};
+  VkPhysicalDeviceRayTracingInvocationReorderPropertiesNV reorder{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_INVOCATION_REORDER_PROPERTIES_NV};
 };
 
 Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
@@ -169,6 +171,7 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
                 exts.count(VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME);
   bool has_rt = exts.count(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) > 0;
   bool has_rq = exts.count(VK_KHR_RAY_QUERY_EXTENSION_NAME) > 0;
+  bool has_reorder = exts.count(VK_NV_RAY_TRACING_INVOCATION_REORDER_EXTENSION_NAME) > 0;
   p.info.external_memory_fd = exts.count(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) > 0;
   p.info.external_semaphore_fd = exts.count(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME) > 0;
 
@@ -188,6 +191,7 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
   }
   if (has_as) chain(p.as);
   if (has_rt) chain(p.rt);
+  if (has_reorder) chain(p.reorder);
   vkGetPhysicalDeviceProperties2(pd, &props2);
 
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -233,6 +237,11 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
   i.acceleration_structure = has_as && fas.accelerationStructure;
   i.ray_tracing_pipeline = has_rt && frt.rayTracingPipeline;
   i.ray_query = has_rq && frq.rayQuery;
+  i.invocation_reorder = !has_reorder ? "absent"
+                         : p.reorder.rayTracingInvocationReorderReorderingHint ==
+                                 VK_RAY_TRACING_INVOCATION_REORDER_MODE_REORDER_NV
+                             ? "reorders"
+                             : "no reordering";
   i.buffer_device_address = v12 && f12.bufferDeviceAddress;
   i.scalar_block_layout = v12 && f12.scalarBlockLayout;
   i.timeline_semaphore = v12 && f12.timelineSemaphore;
