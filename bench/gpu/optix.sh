@@ -6,11 +6,12 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [ias] [build] | gaps | all
+#        [rtscan-memory] [memory] [ias] [build] [ssb] | gaps | all
+# ssb: the SSB engine through both APIs at SF 1 and 10 (a few minutes);
 # memory: RX over OptiX's own copy of the records vs the imported ones (about 2 minutes);
 # ias: OptiX through an IAS over the GAS, Vulkan's hierarchy (about 1 minute);
 # build: the fast_build build gap, with Vulkan geometry flags and compaction switched (1-2 min).
-# tests runs every "optix*" case: RX and RTScan cross-API (about a minute).
+# tests runs every "optix*" case: RX, RTScan and SSB cross-API (about a minute).
 # rtscan: 1e8 x 3 permutation, K 128, the 11 lt queries, both APIs (estimated 2-3 minutes).
 # gaps = variants prefer key64 ranges boxes: the measurements docs/optix.md ("Gaps") waits for
 # (estimated 6-8 minutes on an H100; if it runs short, 'variants prefer' then 'key64 ranges
@@ -42,7 +43,7 @@ status=0
 
 if part tests; then
   log="$OUT/results/$device/tests-optix.txt"
-  echo "== cross-API tests on $name: every OptiX lookup and RTScan bitmap against Vulkan and the CPU"
+  echo "== cross-API tests on $name: every OptiX lookup, RTScan bitmap and SSB table against Vulkan and the CPU"
   RAYDB_TEST_NO_VALIDATION=1 $T -tc="optix*" -s > "$log" 2>&1
   rc=$?
   grep -E "ERROR|FATAL" -A14 "$log" | head -120
@@ -118,6 +119,15 @@ if part rtscan-memory; then
     --label optix-rtscan-own-keys --api vulkan,optix --rows 1e8 --columns 3 --dist permutation \
     --bins 128 --selectivity 0.2,0.9 --baseline none --counts false --repeats 5 --warmup 2 ||
     status=5
+fi
+if part ssb; then
+  # The SSB engine (RTCUDB) through both APIs on the same tables and encoding: every result table
+  # compared with the other API's, and with SQLite at SF 1.
+  echo "== SSB: the 13 queries at SF 1 and 10, RT engine through Vulkan and OptiX"
+  t0=$SECONDS
+  timeout 420 $R bench ssb --out $OUT/results --label optix-ssb --engine rt --api vulkan,optix \
+    --sf 1,10 --repeats 5 --warmup 2 || status=5
+  echo "ssb part: $((SECONDS - t0)) s"
 fi
 if part memory; then
   # RX's programs read the index's records from cudaMalloc'd copies (the default) or from the

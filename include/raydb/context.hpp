@@ -33,6 +33,10 @@ enum class TraversalMode {
 const char* to_string(TraversalMode mode);
 Result<TraversalMode> parse_traversal_mode(std::string_view text);
 
+// Which API traces an operator's rays where it has an OptiX twin (docs/optix.md): Vulkan, or
+// NVIDIA OptiX on the same device (optional; see optix_support() in raydb/rx_optix.hpp).
+enum class RayTracingApi { vulkan, optix };
+
 // Which API runs the plain data-parallel kernels (sort, bitmaps, sieving, refinement). Every CUDA
 // kernel has a Vulkan compute twin with the same results, so this changes speed, never answers.
 enum class Backend {

@@ -66,14 +66,18 @@ struct SsbEngineOptions {
   bool per_row_atomics = false;
   // Tests: keep every aggregated value in the side array even where float32 holds it exactly.
   bool force_side_values = false;
+  // optix: the same encoding, triangles and rays traced through OptiX (docs/optix.md, "SSB
+  // through OptiX"); create() fails with Errc::unsupported, naming why, where OptiX is not
+  // available. `traversal` is then not used.
+  RayTracingApi api = RayTracingApi::vulkan;
 };
 
 // Per query run: times in milliseconds (GPU timestamps), bytes of device memory.
 struct SsbQueryStats {
   double encode_ms = 0;     // host: coordinates, group dictionary, sort by Z (wall clock)
   double upload_ms = 0;     // triangles and side arrays to the device
-  double bvh_build_ms = 0;  // BLAS + TLAS build, with compaction
-  double trace_ms = 0;      // the ray launch (the query itself)
+  double bvh_build_ms = 0;  // BLAS + TLAS build (OptiX: the GAS), with compaction
+  double trace_ms = 0;      // the ray launch (the query itself; OptiX: CUDA events)
   double post_ms = 0;       // host: having / order by / decode (wall clock)
   uint64_t rows = 0, intervals = 0, rays = 0, groups = 0, z_codes = 0, lanes = 0;
   uint64_t bvh_bytes = 0, triangle_bytes = 0, side_bytes = 0;

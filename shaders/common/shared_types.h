@@ -9,6 +9,7 @@
 #include <cstdint>
 #define RDB_U32 std::uint32_t
 #define RDB_U64 std::uint64_t
+#define RDB_I64 std::int64_t
 #define RDB_INOUT(T) T&
 #if defined(__CUDACC__)
 #define RDB_FN __host__ __device__ inline
@@ -28,6 +29,7 @@ inline RdbVec3 rdb_make_vec3(float x, float y, float z) {
 #else
 #define RDB_U32 uint
 #define RDB_U64 uint64_t
+#define RDB_I64 int64_t
 #define RDB_FN
 #define RDB_INOUT(T) inout T
 #define RDB_VEC3 vec3

@@ -1,5 +1,6 @@
-// Shared by the SSB trace kernels (ray-tracing pipeline and ray query): the push constants, the
-// ray of a Z interval, and the per-row count that adds a hit row to its group exactly once.
+// Shared by the SSB trace kernels (ray-tracing pipeline and ray query): the push constants and the
+// hooks through which the API-neutral ray and per-row count (ssb/ssb_trace.h, which the OptiX
+// programs include too) reach this API's buffers.
 #extension GL_EXT_shader_explicit_arithmetic_types_int64 : require
 #extension GL_EXT_buffer_reference : require
 #extension GL_EXT_scalar_block_layout : require
@@ -29,55 +30,33 @@ layout(push_constant, scalar) uniform SsbTraceParams {
 }
 pc;
 
-// Along +Z from half a code below z_lo to half a code above z_hi: triangles sit on integer Z
-// codes below 2^23, so the ends are exact and never graze a triangle.
+// ---- The hooks ssb/ssb_trace.h needs (ssb_programs.cu defines the OptiX ones). ----
+bool ssb_claim_row(uint row) {
+  uint bit = 1u << (row & 31u);
+  return (atomicOr(SsbWords(pc.row_flags).w[row >> 5], bit) & bit) == 0u;
+}
+int64_t ssb_row_value(uint row) {
+  int64_t value = pc.side_values != 0ul ? SsbI64s(pc.side_values).v[row]
+                                        : int64_t(SsbFloats(pc.vertices).v[9u * row]);
+  if (pc.multipliers != 0ul) value *= int64_t(SsbU32s(pc.multipliers).v[row]);
+  return value;
+}
+uint ssb_row_group(uint row) {
+  return uint(SsbFloats(pc.vertices).v[9u * row + 1u]);
+}
+void ssb_group_add(uint group, int64_t sum, uint count) {
+  atomicAdd(SsbSums(pc.sums).s[group], uint64_t(sum));
+  atomicAdd(SsbWords(pc.counts).w[group], count);
+}
+bool ssb_per_row_atomics() {
+  return pc.per_row_atomics != 0u;
+}
+
+#include "ssb/ssb_trace.h"
+
+// The ray of launch index `ray` (ssb/ssb_trace.h): along +Z over its Z interval.
 void ssb_ray(uint ray, out vec3 origin, out float tmax) {
   uvec2 z = SsbRays(pc.rays).z[ray];
-  origin = vec3(pc.ray_x, pc.ray_y, float(z.x) - 0.5);
-  tmax = float(z.y - z.x) + 1.0;
-}
-
-// The rows one ray counted for one group, not yet added to the group's sums: consecutive hits
-// of one group cost one pair of atomics (Q1.x have a single group, which every row of every ray
-// would otherwise hit). A ray-tracing payload in the pipeline, a local in the ray-query loop.
-struct SsbRun {
-  uint group;  // 0xFFFFFFFF: none yet
-  uint count;
-  int64_t sum;
-};
-
-SsbRun ssb_run_start() {
-  return SsbRun(0xFFFFFFFFu, 0u, 0l);
-}
-
-void ssb_run_flush(inout SsbRun run) {
-  if (run.count == 0u) return;
-  atomicAdd(SsbSums(pc.sums).s[run.group], uint64_t(run.sum));
-  atomicAdd(SsbWords(pc.counts).w[run.group], run.count);
-  run.count = 0u;
-  run.sum = 0l;
-}
-
-// The any-hit work (RTCUDB's Algorithm 1): the first hit of a row sets its flag and adds its
-// value to its group (through the ray's run); later hits (from any ray) see the flag and add
-// nothing. Sums wrap as two's complement, so the order of additions does not change them.
-void ssb_count_row(uint prim, inout SsbRun run) {
-  uint bit = 1u << (prim & 31u);
-  if ((atomicOr(SsbWords(pc.row_flags).w[prim >> 5], bit) & bit) != 0u) return;
-  SsbFloats v = SsbFloats(pc.vertices);
-  int64_t value = pc.side_values != 0ul ? SsbI64s(pc.side_values).v[prim]
-                                        : int64_t(v.v[9u * prim]);
-  if (pc.multipliers != 0ul) value *= int64_t(SsbU32s(pc.multipliers).v[prim]);
-  uint group = uint(v.v[9u * prim + 1u]);
-  if (pc.per_row_atomics != 0u) {
-    atomicAdd(SsbSums(pc.sums).s[group], uint64_t(value));
-    atomicAdd(SsbWords(pc.counts).w[group], 1u);
-    return;
-  }
-  if (group != run.group) {
-    ssb_run_flush(run);
-    run.group = group;
-  }
-  run.sum += value;
-  run.count += 1u;
+  origin = vec3(pc.ray_x, pc.ray_y, ssb_ray_start(z.x));
+  tmax = ssb_ray_length(z.x, z.y);
 }

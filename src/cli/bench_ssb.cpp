@@ -26,6 +26,7 @@ struct BenchSsbOptions {
   uint32_t target_rays = ssb::SsbEngineOptions{}.target_rays;
   bool per_row_atomics = false;
   std::vector<std::string> engines = {"rt", "star_join"};
+  std::vector<std::string> apis = {"vulkan"};  // the RT engine's rays: vulkan and/or optix
   // crystal_cuda: the CUDA stream is held this long before each query's first event, so the
   // host's launches of the build and probe kernels fall outside the events (docs/cuda.md).
   double cuda_hold_us = 100;
@@ -69,7 +70,8 @@ void run(BenchSsbOptions& o) {
       throw Error(Errc::invalid_argument,
                   fmt::format("--engine takes rt, star_join and/or crystal_cuda, not '{}'", e));
   }
-  // Before any data is generated: a missing CUDA device fails at once, naming why.
+  // Before any data is generated: a missing CUDA device or OptiX fails at once, naming why.
+  const ApiChoice apis = parse_apis(ctx, o.apis);
   if (crystal && !ctx.cuda().available)
     throw Error(Errc::unsupported, "CUDA not available: " + ctx.cuda().reason);
   uint64_t seed = run_seed(o.run);
@@ -149,61 +151,78 @@ void run(BenchSsbOptions& o) {
       });
     }
     if (!rt) continue;
-    ssb::SsbEngineOptions eo;
-    eo.max_lanes = o.max_lanes;
-    eo.target_rays = o.target_rays;
-    eo.per_row_atomics = o.per_row_atomics;
-    ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
-    for (const auto& q : names) {
-      ssb::ResultTable first = engine.run(q).value();
-      ssb::SsbQueryStats build = engine.last_stats();
-      for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
-      std::vector<double> trace;
-      bool stable = true;
-      for (int i = 0; i < o.run.repeats; ++i) {
-        stable = stable && engine.rerun().value() == first;
-        trace.push_back(engine.last_stats().trace_ms);
+    // Each API's engine in turn (one query's BVH resident at a time); with both, OptiX's tables
+    // are compared with Vulkan's, whole.
+    std::map<std::string, ssb::ResultTable> vulkan_answers;
+    for (RayTracingApi api : {RayTracingApi::vulkan, RayTracingApi::optix}) {
+      if (!(api == RayTracingApi::vulkan ? apis.vulkan : apis.optix)) continue;
+      const char* api_name = api == RayTracingApi::vulkan ? "vulkan" : "optix";
+      ssb::SsbEngineOptions eo;
+      eo.max_lanes = o.max_lanes;
+      eo.target_rays = o.target_rays;
+      eo.per_row_atomics = o.per_row_atomics;
+      eo.api = api;
+      ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
+      for (const auto& q : names) {
+        ssb::ResultTable first = engine.run(q).value();
+        ssb::SsbQueryStats build = engine.last_stats();
+        for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
+        std::vector<double> trace;
+        bool stable = true;
+        for (int i = 0; i < o.run.repeats; ++i) {
+          stable = stable && engine.rerun().value() == first;
+          trace.push_back(engine.last_stats().trace_ms);
+        }
+        std::string checked = "unchecked";
+        if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
+        if (!stable) checked = "MISMATCH (repeats differ)";
+        std::string api_check = "-";
+        if (api == RayTracingApi::vulkan && apis.optix) vulkan_answers[q] = first;
+        if (api == RayTracingApi::optix && apis.vulkan) {
+          api_check = vulkan_answers.at(q) == first ? "identical to vulkan" : "differs from vulkan";
+          if (api_check != "identical to vulkan") checked = "MISMATCH (differs from vulkan)";
+        }
+        double ms = median(trace);
+        nlohmann::json j = result_fields(ctx, "ssb", o.run);
+        j.update(
+            {{"engine", "rt"},
+             {"api", api_name},
+             {"api_check", api_check},
+             {"traversal", api == RayTracingApi::optix ? "optix" : to_string(engine.traversal())},
+             {"sf", sf},
+             {"query", "Q" + q},
+             {"rows", build.rows},
+             {"query_ms", ms},
+             {"query_ms_all", trace},
+             {"bvh_build_ms", build.bvh_build_ms},
+             {"bvh_bytes", build.bvh_bytes},
+             {"triangle_bytes", build.triangle_bytes},
+             {"side_bytes", build.side_bytes},
+             {"upload_ms", build.upload_ms},
+             {"encode_ms", build.encode_ms},
+             {"post_ms", build.post_ms},
+             {"intervals", build.intervals},
+             {"rays", build.rays},
+             {"rows_hit", build.rows_hit},
+             {"query_bytes", lineorder_query_bytes(q, build.rows)},
+             {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
+             {"lanes", build.lanes},
+             {"target_rays", o.target_rays},
+             {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
+             {"groups", build.groups},
+             {"side_values", build.side_values},
+             {"result_rows", first.rows.size()},
+             {"seed", seed},
+             {"checked_result", checked}});
+        rows.push_back(j);
+        table.push_back(fmt::format(
+            "{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
+            "{:>6} {:>6}  {}",
+            sf, "Q" + q, api == RayTracingApi::optix ? "rt (optix)" : "rt", build.rows, ms,
+            build.bvh_build_ms, build.bvh_bytes / 1048576.0, build.rays, build.lanes,
+            build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
+        bench_progress("ssb", table.back());
       }
-      std::string checked = "unchecked";
-      if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
-      if (!stable) checked = "MISMATCH (repeats differ)";
-      double ms = median(trace);
-      nlohmann::json j = result_fields(ctx, "ssb", o.run);
-      j.update({{"engine", "rt"},
-                {"traversal", to_string(engine.traversal())},
-                {"sf", sf},
-                {"query", "Q" + q},
-                {"rows", build.rows},
-                {"query_ms", ms},
-                {"query_ms_all", trace},
-                {"bvh_build_ms", build.bvh_build_ms},
-                {"bvh_bytes", build.bvh_bytes},
-                {"triangle_bytes", build.triangle_bytes},
-                {"side_bytes", build.side_bytes},
-                {"upload_ms", build.upload_ms},
-                {"encode_ms", build.encode_ms},
-                {"post_ms", build.post_ms},
-                {"intervals", build.intervals},
-                {"rays", build.rays},
-                {"rows_hit", build.rows_hit},
-                {"query_bytes", lineorder_query_bytes(q, build.rows)},
-                {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
-                {"lanes", build.lanes},
-                {"target_rays", o.target_rays},
-                {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
-                {"groups", build.groups},
-                {"side_values", build.side_values},
-                {"result_rows", first.rows.size()},
-                {"seed", seed},
-                {"checked_result", checked}});
-      rows.push_back(j);
-      table.push_back(
-          fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
-                      "{:>6} {:>6}  {}",
-                      sf, "Q" + q, "rt", build.rows, ms, build.bvh_build_ms,
-                      build.bvh_bytes / 1048576.0, build.rays, build.lanes,
-                      build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
-      bench_progress("ssb", table.back());
     }
   }
   finish_bench(
@@ -236,6 +255,10 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_option("--engine", o->engines,
                   "rt (the ray-tracing engine), star_join (the Crystal-style baseline, Vulkan) "
                   "and/or crystal_cuda (the same in CUDA, Crystal's tiles)")
+      ->delimiter(',');
+  cmd->add_option("--api", o->apis,
+                  "the RT engine's rays: vulkan and/or optix (the OptiX twin on the same "
+                  "encoding; results compared whole with Vulkan's)")
       ->delimiter(',');
   cmd->add_option("--cuda-hold-us", o->cuda_hold_us,
                   "crystal_cuda: hold the CUDA stream this long before each query's first event "

@@ -1,9 +1,10 @@
 // The OptiX backend of a build without OptiX headers: never available, and every RxOptixIndex
-// and RtScanOptix build fails with that reason.
+// and RtScanOptix build (and OptiX SSB engine) fails with that reason.
 #include "backend/optix/optix.hpp"
 #include "common/capture.hpp"
 #include "ops/rtscan/rtscan_impl.hpp"
 #include "ops/rx/rx_view.hpp"
+#include "ops/ssb/ssb_optix_tracer.hpp"
 #include "raydb/rtscan_optix.hpp"
 
 namespace raydb {
@@ -93,3 +94,12 @@ RtScanOptix& RtScanOptix::operator=(RtScanOptix&&) noexcept = default;
 RtScanOptix::~RtScanOptix() = default;
 
 }  // namespace raydb
+
+namespace raydb::ssb::detail {
+
+std::unique_ptr<SsbOptixTracer> SsbOptixTracer::create(raydb::detail::VkContext& ctx) {
+  raydb::detail::optix::require(ctx);
+  throw Error(Errc::internal, "unreachable");
+}
+
+}  // namespace raydb::ssb::detail

@@ -10,6 +10,7 @@
 #include "backend/vk/pipelines.hpp"
 #include "common/capture.hpp"
 #include "ops/ssb/ssb_encoding.hpp"
+#include "ops/ssb/ssb_optix_tracer.hpp"
 #include "ops/ssb/ssb_params.hpp"
 #include "raydb/ssb.hpp"
 
@@ -68,9 +69,13 @@ struct SsbEngine::Impl {
   std::unique_ptr<TlasBinding> binding;
   std::unique_ptr<RtPipeline> rt;
   std::unique_ptr<ComputePipeline> query_kernel;
+  std::unique_ptr<detail::SsbOptixTracer> optix;  // SsbEngineOptions::api == optix
+
+  bool built() const { return optix ? optix->built() : tlas.handle() != 0; }
 
   void ensure_kernels() {
     VkContext& c = *ctx;
+    if (optix) return;
     if (!binding)
       binding = std::make_unique<TlasBinding>(
           c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
@@ -100,6 +105,17 @@ struct SsbEngine::Impl {
   // Uploads the encoding and builds the BVH; the GPU times go to stats.
   void build() {
     VkContext& c = *ctx;
+    if (optix) {
+      std::vector<uint32_t> ray_words;
+      auto ray_list = detail::split_rays(enc.intervals, options.target_rays);
+      ray_count = ray_list.size();
+      for (auto [a, b] : ray_list) ray_words.insert(ray_words.end(), {a, b});
+      groups = static_cast<uint32_t>(enc.group_tuples.size());
+      optix->build(enc, ray_words, groups, stats);
+      stats.triangle_bytes = enc.vertices.size() * sizeof(float);
+      stats.side_bytes = (enc.multipliers.size() * 4) + (enc.side_values.size() * 8);
+      return;
+    }
     blas.reset();
     tlas.reset();
     const VkBufferUsageFlags kBuildInput =
@@ -183,6 +199,12 @@ struct SsbEngine::Impl {
 
   // Clears flags and group arrays, traces every ray, and reads the groups back.
   ResultTable trace() {
+    if (optix) {
+      std::vector<int64_t> sum;
+      std::vector<uint32_t> count;
+      optix->trace(options.per_row_atomics, sum, count, stats);
+      return finish(sum, count);
+    }
     VkContext& c = *ctx;
     detail::SsbTraceParams p{};
     p.vertices = vertices.address();
@@ -228,11 +250,16 @@ struct SsbEngine::Impl {
     batch.submit_and_wait();
     stats.trace_ms = timer.ms(t0, t1);
     readback.invalidate();
-    auto t_post = std::chrono::steady_clock::now();
     std::vector<int64_t> sum(groups);
     std::vector<uint32_t> count(groups);
     std::memcpy(sum.data(), readback.mapped(), uint64_t{groups} * 8);
     std::memcpy(count.data(), readback.as<char>() + uint64_t{groups} * 8, uint64_t{groups} * 4);
+    return finish(sum, count);
+  }
+
+  // The result table from the groups the launch summed (host side).
+  ResultTable finish(const std::vector<int64_t>& sum, const std::vector<uint32_t>& count) {
+    auto t_post = std::chrono::steady_clock::now();
     stats.rows_hit = 0;
     for (uint32_t k : count) stats.rows_hit += k;
     ResultTable r = detail::finish_query(plan, flat, enc, sum, count);
@@ -271,8 +298,13 @@ Result<SsbEngine> SsbEngine::create(const Context& ctx, const SsbTables& tables,
     auto impl = std::make_unique<Impl>();
     impl->ctx = ctx.shared();
     impl->options = options;
-    impl->mode = impl->ctx->resolve(options.traversal);
-    if (!impl->ctx->info.buffer_int64_atomics)
+    if (options.api == RayTracingApi::optix) {
+      impl->optix = detail::SsbOptixTracer::create(*impl->ctx);
+      impl->mode = TraversalMode::pipeline;  // OptiX's own: raygen, any-hit, miss
+    } else {
+      impl->mode = impl->ctx->resolve(options.traversal);
+    }
+    if (!impl->optix && !impl->ctx->info.buffer_int64_atomics)
       throw Error(Errc::unsupported,
                   fmt::format("device '{}' lacks shaderBufferInt64Atomics, which the SSB "
                               "engine's 64-bit group sums need",
@@ -295,8 +327,7 @@ Result<ResultTable> SsbEngine::run(std::string_view query) {
 }
 Result<ResultTable> SsbEngine::rerun() {
   return capture([&] {
-    if (!impl_->tlas.handle())
-      throw Error(Errc::invalid_argument, "rerun() needs a query run first");
+    if (!impl_->built()) throw Error(Errc::invalid_argument, "rerun() needs a query run first");
     return impl_->trace();
   });
 }

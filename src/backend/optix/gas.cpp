@@ -1,0 +1,57 @@
+#include "backend/optix/gas.hpp"
+
+#include <optix.h>
+#include <optix_stubs.h>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/runtime.hpp"
+
+namespace raydb::detail::optix {
+
+Gas build_gas(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream, MemoryTally& memory,
+              const OptixBuildInput& input, unsigned build_flags,
+              const std::function<void()>& free_inputs) {
+  const bool compact = (build_flags & OPTIX_BUILD_FLAG_ALLOW_COMPACTION) != 0;
+  OptixAccelBuildOptions options{};
+  options.buildFlags = build_flags;
+  options.operation = OPTIX_BUILD_OPERATION_BUILD;
+  OptixAccelBufferSizes sizes{};
+  check(optixAccelComputeMemoryUsage(context, &options, &input, 1, &sizes),
+        "optixAccelComputeMemoryUsage");
+  Gas gas;
+  DeviceMemory compacted_size(memory, sizeof(uint64_t), "OptiX compacted size");
+  DeviceMemory output(memory, sizes.outputSizeInBytes, "OptiX GAS");
+  cuda::Timer timer(ctx, 4);
+  {
+    DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
+    OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
+    uint32_t t0 = timer.mark();
+    check(optixAccelBuild(context, stream, &options, &input, 1, temp.address(), temp.bytes(),
+                          output.address(), output.bytes(), &gas.handle, compact ? &emit : nullptr,
+                          compact ? 1u : 0u),
+          "optixAccelBuild");
+    uint32_t t1 = timer.mark();
+    cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS build)");
+    gas.build_ms = timer.ms(t0, t1);
+  }
+  if (free_inputs) free_inputs();
+  gas.uncompacted_bytes = sizes.outputSizeInBytes;
+  if (!compact) {
+    gas.memory = std::move(output);
+    return gas;
+  }
+  uint64_t bytes = 0;
+  cuda::check(cudaMemcpy(&bytes, compacted_size.get(), sizeof bytes, cudaMemcpyDeviceToHost),
+              "cudaMemcpy (compacted size)");
+  DeviceMemory small(memory, bytes, "OptiX compacted GAS");
+  uint32_t t2 = timer.mark();
+  check(optixAccelCompact(context, stream, gas.handle, small.address(), bytes, &gas.handle),
+        "optixAccelCompact");
+  uint32_t t3 = timer.mark();
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS compaction)");
+  gas.compact_ms = timer.ms(t2, t3);
+  gas.memory = std::move(small);  // the uncompacted GAS goes with `output`
+  return gas;
+}
+
+}  // namespace raydb::detail::optix

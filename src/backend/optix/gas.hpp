@@ -1,0 +1,29 @@
+// One OptiX GAS built the way raydb builds every BLAS: the build, then (with ALLOW_COMPACTION
+// among the flags) a copy into a buffer of the compacted size, with the build's inputs freed
+// first, as the Vulkan builds free theirs. Shared by the OptiX twins (OptiX builds only).
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <optix_types.h>
+
+#include <functional>
+
+#include "backend/optix/device_memory.hpp"
+#include "backend/optix/optix_internal.hpp"
+
+namespace raydb::detail::optix {
+
+struct Gas {
+  DeviceMemory memory;  // the GAS (compacted where asked)
+  OptixTraversableHandle handle = 0;
+  double build_ms = 0, compact_ms = 0;  // CUDA events around optixAccelBuild / optixAccelCompact
+  uint64_t uncompacted_bytes = 0;
+};
+
+// Builds over `input` on `stream`; `free_inputs` (may be empty) runs after the build and before
+// compaction. Waits for the stream before returning.
+Gas build_gas(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream, MemoryTally& memory,
+              const OptixBuildInput& input, unsigned build_flags,
+              const std::function<void()>& free_inputs = {});
+
+}  // namespace raydb::detail::optix

@@ -1,0 +1,207 @@
+// SsbOptixTracer: the SSB engine's rays through OptiX. The engine's encoding goes straight from
+// the host into cudaMalloc'd memory (no Vulkan buffer is involved: CUDA's reads of imported Vulkan
+// memory are slow, docs/optix.md), one GAS over the same triangles with the Vulkan BLAS's flags,
+// and a pipeline of the embedded ssb_programs.cu.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <optix.h>
+#include <optix_stubs.h>
+
+#include <algorithm>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/cuda/runtime.hpp"
+#include "backend/optix/device_memory.hpp"
+#include "backend/optix/gas.hpp"
+#include "backend/optix/optix_internal.hpp"
+#include "backend/optix/program.hpp"
+#include "backend/optix/ssb_launch.h"
+#include "ops/ssb/ssb_optix_tracer.hpp"
+
+extern const unsigned char raydb_optix_ssb_programs[];
+extern const unsigned long long raydb_optix_ssb_programs_size;
+
+namespace raydb::ssb::detail {
+
+using raydb::detail::VkContext;
+using raydb::detail::optix::DeviceMemory;
+namespace optix = raydb::detail::optix;
+namespace cuda = raydb::detail::cuda;
+
+namespace {
+
+// OptiX's launch limit: width * height * depth <= 2^30.
+constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
+
+class SsbOptixTracerImpl final : public SsbOptixTracer {
+ public:
+  explicit SsbOptixTracerImpl(VkContext& c) : ctx_(c) {
+    optix::require(c);
+    st_ = &optix::state(c);
+    stream_ = cuda::runtime(c).stream;  // makes the device current on this thread
+    make_pipeline();
+  }
+  ~SsbOptixTracerImpl() override {
+    if (stream_) cudaStreamSynchronize(stream_);
+  }
+
+  void build(const EncodedQuery& enc, const std::vector<uint32_t>& ray_words, uint32_t groups,
+             SsbQueryStats& stats) override {
+    cuda::runtime(ctx_);
+    gas_ = {};
+    const uint64_t n = enc.rows;
+    if (n > max_primitives())
+      throw Error(Errc::limit_exceeded,
+                  fmt::format("{} lineorder rows are more triangles than one OptiX GAS holds ({})",
+                              n, max_primitives()));
+    cuda::Timer timer(ctx_, 2);
+    uint32_t t0 = timer.mark();
+    vertices_ = upload(enc.vertices, "ssb triangles (OptiX)");
+    multipliers_ = upload(enc.multipliers, "ssb multipliers (OptiX)");
+    side_values_ = upload(enc.side_values, "ssb side values (OptiX)");
+    rays_ = upload(ray_words, "ssb rays (OptiX)");
+    uint32_t t1 = timer.mark();
+    cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (ssb upload)");
+    stats.upload_ms = timer.ms(t0, t1);
+    has_multipliers_ = !enc.multipliers.empty();
+    has_side_values_ = !enc.side_values.empty();
+    ray_x_ = enc.ray_x;
+    ray_y_ = enc.ray_y;
+    ray_count_ = ray_words.size() / 2;
+    groups_ = groups;
+
+    // The Vulkan BLAS: non-indexed float3 triangles, any-hit called once per triangle and ray
+    // (NO_DUPLICATE_ANY_HIT_INVOCATION's twin), fast trace, compacted.
+    CUdeviceptr vertex_address = vertices_.address();
+    unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
+    OptixBuildInput input{};
+    input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
+    input.triangleArray.vertexBuffers = &vertex_address;
+    input.triangleArray.numVertices = static_cast<unsigned>(3 * n);
+    input.triangleArray.vertexFormat = OPTIX_VERTEX_FORMAT_FLOAT3;
+    input.triangleArray.vertexStrideInBytes = 3 * sizeof(float);
+    input.triangleArray.flags = &geometry_flags;
+    input.triangleArray.numSbtRecords = 1;
+    gas_ = optix::build_gas(ctx_, st_->context, stream_, memory_, input,
+                            OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION);
+    stats.bvh_build_ms = gas_.build_ms + gas_.compact_ms;
+    stats.bvh_bytes = gas_.memory.bytes();
+
+    flags_ = DeviceMemory(memory_, std::max<uint64_t>((n + 31) / 32 * 4, 16), "ssb row flags");
+    sums_ = DeviceMemory(memory_, uint64_t{groups} * 8, "ssb group sums");
+    counts_ = DeviceMemory(memory_, uint64_t{groups} * 4, "ssb group counts");
+  }
+
+  void trace(bool per_row_atomics, std::vector<int64_t>& sums, std::vector<uint32_t>& counts,
+             SsbQueryStats& stats) override {
+    cuda::runtime(ctx_);
+    std::vector<optix::SsbLaunchParams> blocks;
+    optix::SsbLaunchParams p{};
+    p.handle = gas_.handle;
+    p.vertices = vertices_.address();
+    p.rays = rays_.address();
+    p.row_flags = flags_.address();
+    p.sums = sums_.address();
+    p.counts = counts_.address();
+    p.multipliers = has_multipliers_ ? multipliers_.address() : 0;
+    p.side_values = has_side_values_ ? side_values_.address() : 0;
+    p.ray_x = ray_x_;
+    p.ray_y = ray_y_;
+    p.per_row_atomics = per_row_atomics ? 1 : 0;
+    for (uint64_t first = 0; first < ray_count_; first += kMaxLaunchWidth) {
+      p.ray_offset = static_cast<uint32_t>(first);
+      p.num_rays = static_cast<uint32_t>(std::min(kMaxLaunchWidth, ray_count_ - first));
+      blocks.push_back(p);
+    }
+    uint64_t params_bytes = std::max<size_t>(blocks.size(), 1) * sizeof(optix::SsbLaunchParams);
+    if (!params_ || params_.bytes() < params_bytes)
+      params_ = DeviceMemory(memory_, params_bytes, "OptiX launch parameters");
+    if (!blocks.empty())
+      cuda::check(cudaMemcpyAsync(params_.get(), blocks.data(), params_bytes,
+                                  cudaMemcpyHostToDevice, stream_),
+                  "cudaMemcpyAsync (launch parameters)");
+    cuda::Timer timer(ctx_, 2);
+    uint32_t t0 = timer.mark();
+    cuda::check(cudaMemsetAsync(flags_.get(), 0, flags_.bytes(), stream_), "cudaMemsetAsync");
+    cuda::check(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), stream_), "cudaMemsetAsync");
+    cuda::check(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), stream_), "cudaMemsetAsync");
+    for (size_t i = 0; i < blocks.size(); ++i)
+      optix::check(
+          optixLaunch(program_.pipeline(), stream_,
+                      params_.address() + i * sizeof(optix::SsbLaunchParams),
+                      sizeof(optix::SsbLaunchParams), program_.sbt(), blocks[i].num_rays, 1, 1),
+          "optixLaunch (ssb)");
+    uint32_t t1 = timer.mark();
+    sums.assign(groups_, 0);
+    counts.assign(groups_, 0);
+    cuda::check(cudaMemcpyAsync(sums.data(), sums_.get(), uint64_t{groups_} * 8,
+                                cudaMemcpyDeviceToHost, stream_),
+                "cudaMemcpyAsync (group sums)");
+    cuda::check(cudaMemcpyAsync(counts.data(), counts_.get(), uint64_t{groups_} * 4,
+                                cudaMemcpyDeviceToHost, stream_),
+                "cudaMemcpyAsync (group counts)");
+    cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (ssb trace)");
+    stats.trace_ms = timer.ms(t0, t1);
+  }
+
+  bool built() const override { return gas_.handle != 0; }
+
+ private:
+  unsigned max_primitives() const {
+    unsigned max_prims = 0;
+    optix::check(optixDeviceContextGetProperty(st_->context,
+                                               OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
+                                               &max_prims, sizeof max_prims),
+                 "optixDeviceContextGetProperty (max primitives per GAS)");
+    return max_prims;
+  }
+
+  template <class T>
+  DeviceMemory upload(const std::vector<T>& host, const char* what) {
+    DeviceMemory m(memory_, host.size() * sizeof(T), what);
+    if (!host.empty())
+      cuda::check(cudaMemcpyAsync(m.get(), host.data(), host.size() * sizeof(T),
+                                  cudaMemcpyHostToDevice, stream_),
+                  fmt::format("cudaMemcpyAsync ({})", what).c_str());
+    return m;
+  }
+
+  void make_pipeline() {
+    OptixModuleCompileOptions module_options{};
+    module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
+    module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
+    module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+    OptixPipelineCompileOptions pipeline_options{};
+    pipeline_options.usesMotionBlur = 0;
+    pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
+    pipeline_options.numPayloadValues = 4;    // the ray's run: group, count, sum (two words)
+    pipeline_options.numAttributeValues = 2;  // triangles' barycentrics (unused)
+    pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
+    pipeline_options.pipelineLaunchParamsVariableName = "params";
+    pipeline_options.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_TRIANGLE;
+    optix::ProgramEntries entries{"ssb_programs", "__raygen__ssb", "__miss__ssb", nullptr,
+                                  "__anyhit__ssb"};
+    program_.create(st_->context, module_options, pipeline_options, raydb_optix_ssb_programs,
+                    raydb_optix_ssb_programs_size, entries, memory_);
+  }
+
+  VkContext& ctx_;
+  optix::State* st_ = nullptr;
+  cudaStream_t stream_ = nullptr;
+  optix::MemoryTally memory_;
+  optix::Program program_;
+  optix::Gas gas_;
+  DeviceMemory vertices_, multipliers_, side_values_, rays_, flags_, sums_, counts_, params_;
+  bool has_multipliers_ = false, has_side_values_ = false;
+  float ray_x_ = 0, ray_y_ = 0;
+  uint64_t ray_count_ = 0;
+  uint32_t groups_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<SsbOptixTracer> SsbOptixTracer::create(VkContext& ctx) {
+  return std::make_unique<SsbOptixTracerImpl>(ctx);
+}
+
+}  // namespace raydb::ssb::detail
