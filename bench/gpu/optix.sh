@@ -6,8 +6,9 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [ias] [build] [ssb] | gaps | all
-# ssb: the SSB engine through both APIs at SF 1 and 10 (a few minutes);
+#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] | gaps | all
+# ssb: the SSB engine through both APIs at SF 1 and 10 (164 s on the H100); ssb-variants: two
+# OptiX variants of it (RAYDB_OPTIX_SSB_VARIANT);
 # memory: RX over OptiX's own copy of the records vs the imported ones (about 2 minutes);
 # ias: OptiX through an IAS over the GAS, Vulkan's hierarchy (about 1 minute);
 # build: the fast_build build gap, with Vulkan geometry flags and compaction switched (1-2 min).
@@ -128,6 +129,18 @@ if part ssb; then
   timeout 420 $R bench ssb --out $OUT/results --label optix-ssb --engine rt --api vulkan,optix \
     --sf 1,10 --repeats 5 --warmup 2 || status=5
   echo "ssb part: $((SECONDS - t0)) s"
+fi
+if part ssb-variants; then
+  # Which difference moves the SSB gap: OptiX without REQUIRE_SINGLE_ANYHIT_CALL, and the run
+  # through memory instead of payload registers (RAYDB_OPTIX_SSB_VARIANT). SF 1 with both APIs
+  # (checked against SQLite and Vulkan), SF 10 OptiX only.
+  for v in multi_anyhit pointer_payload; do
+    echo "== SSB through OptiX, variant $v"
+    RAYDB_OPTIX_SSB_VARIANT=$v timeout 150 $R bench ssb --out $OUT/results \
+      --label optix-ssb-$v --engine rt --api vulkan,optix --sf 1 --repeats 5 --warmup 2 || status=5
+    RAYDB_OPTIX_SSB_VARIANT=$v timeout 150 $R bench ssb --out $OUT/results \
+      --label optix-ssb-$v --engine rt --api optix --sf 10 --repeats 5 --warmup 2 || status=5
+  done
 fi
 if part memory; then
   # RX's programs read the index's records from cudaMalloc'd copies (the default) or from the

@@ -22,7 +22,7 @@ struct SsbLaunchParams {
   uint32_t num_rays;         // rays in this launch
   uint32_t ray_offset;       // first ray of this launch
   uint32_t per_row_atomics;  // 1: atomics per row, no runs
-  uint32_t pad0;
+  uint32_t pointer_payload;  // diagnostic: the run in the raygen's memory, a pointer as payload
 };
 
 }  // namespace raydb::detail::optix

@@ -8,6 +8,8 @@
 #include <optix_stubs.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <string>
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/runtime.hpp"
@@ -37,6 +39,14 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
  public:
   explicit SsbOptixTracerImpl(VkContext& c) : ctx_(c) {
     optix::require(c);
+    // A diagnostic for the gap measurements (docs/optix.md): RAYDB_OPTIX_SSB_VARIANT=multi_anyhit
+    // drops REQUIRE_SINGLE_ANYHIT_CALL (exact all the same: the row flags count a row once),
+    // =pointer_payload passes the run through memory as the RX programs do.
+    if (const char* v = std::getenv("RAYDB_OPTIX_SSB_VARIANT")) variant_ = v;
+    if (!variant_.empty() && variant_ != "multi_anyhit" && variant_ != "pointer_payload")
+      throw Error(Errc::invalid_argument,
+                  fmt::format("RAYDB_OPTIX_SSB_VARIANT '{}' is not multi_anyhit or pointer_payload",
+                              variant_));
     st_ = &optix::state(c);
     stream_ = cuda::runtime(c).stream;  // makes the device current on this thread
     make_pipeline();
@@ -73,7 +83,9 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     // The Vulkan BLAS: non-indexed float3 triangles, any-hit called once per triangle and ray
     // (NO_DUPLICATE_ANY_HIT_INVOCATION's twin), fast trace, compacted.
     CUdeviceptr vertex_address = vertices_.address();
-    unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
+    unsigned geometry_flags = variant_ == "multi_anyhit"
+                                  ? OPTIX_GEOMETRY_FLAG_NONE
+                                  : OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
     OptixBuildInput input{};
     input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
     input.triangleArray.vertexBuffers = &vertex_address;
@@ -108,6 +120,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     p.ray_x = ray_x_;
     p.ray_y = ray_y_;
     p.per_row_atomics = per_row_atomics ? 1 : 0;
+    p.pointer_payload = variant_ == "pointer_payload" ? 1 : 0;
     for (uint64_t first = 0; first < ray_count_; first += kMaxLaunchWidth) {
       p.ray_offset = static_cast<uint32_t>(first);
       p.num_rays = static_cast<uint32_t>(std::min(kMaxLaunchWidth, ray_count_ - first));
@@ -196,6 +209,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   float ray_x_ = 0, ray_y_ = 0;
   uint64_t ray_count_ = 0;
   uint32_t groups_ = 0;
+  std::string variant_;
 };
 
 }  // namespace

@@ -66,20 +66,32 @@ extern "C" __global__ void __raygen__ssb() {
   float3 origin = make_float3(params.ray_x, params.ray_y, ssb_ray_start(z.x));
   SsbRun run = ssb_run_start();
   uint32_t p0 = run.group, p1 = run.count, p2 = 0, p3 = 0;
+  if (params.pointer_payload) {
+    uint64_t p = reinterpret_cast<uint64_t>(&run);
+    p0 = uint32_t(p);
+    p1 = uint32_t(p >> 32);
+  }
   optixTrace(params.handle, origin, make_float3(0.0f, 0.0f, 1.0f), 0.0f, ssb_ray_length(z.x, z.y),
              0.0f, OptixVisibilityMask(0xFF), OPTIX_RAY_FLAG_DISABLE_CLOSESTHIT, 0, 1, 0, p0, p1,
              p2, p3);
-  run.group = p0;
-  run.count = p1;
-  run.sum = static_cast<int64_t>((uint64_t(p3) << 32) | p2);
+  if (!params.pointer_payload) {
+    run.group = p0;
+    run.count = p1;
+    run.sum = static_cast<int64_t>((uint64_t(p3) << 32) | p2);
+  }
   ssb_run_flush(run);
 }
 
 // Counts the row into the ray's run and lets the ray go on to every other row of its interval.
 extern "C" __global__ void __anyhit__ssb() {
-  SsbRun run = ssb_payload_run();
-  ssb_count_row(optixGetPrimitiveIndex(), run);
-  ssb_set_payload_run(run);
+  if (params.pointer_payload) {
+    uint64_t p = (uint64_t(optixGetPayload_1()) << 32) | optixGetPayload_0();
+    ssb_count_row(optixGetPrimitiveIndex(), *reinterpret_cast<SsbRun*>(p));
+  } else {
+    SsbRun run = ssb_payload_run();
+    ssb_count_row(optixGetPrimitiveIndex(), run);
+    ssb_set_payload_run(run);
+  }
   optixIgnoreIntersection();
 }
 
