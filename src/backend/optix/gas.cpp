@@ -8,6 +8,14 @@
 
 namespace raydb::detail::optix {
 
+unsigned max_primitives_per_gas(OptixDeviceContext context) {
+  unsigned n = 0;
+  check(optixDeviceContextGetProperty(context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
+                                      &n, sizeof n),
+        "optixDeviceContextGetProperty (max primitives per GAS)");
+  return n;
+}
+
 Gas build_gas(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream, MemoryTally& memory,
               const OptixBuildInput& input, unsigned build_flags,
               const std::function<void()>& free_inputs) {

@@ -20,6 +20,10 @@ struct Gas {
   uint64_t uncompacted_bytes = 0;
 };
 
+// OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS: raydb's OptiX twins build one GAS and refuse
+// more primitives than that, naming the limit.
+unsigned max_primitives_per_gas(OptixDeviceContext context);
+
 // Builds over `input` on `stream`; `free_inputs` (may be empty) runs after the build and before
 // compaction. Waits for the stream before returning.
 Gas build_gas(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream, MemoryTally& memory,

@@ -13,6 +13,7 @@
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/runtime.hpp"
 #include "backend/optix/device_memory.hpp"
+#include "backend/optix/gas.hpp"
 #include "backend/optix/optix_internal.hpp"
 #include "backend/optix/program.hpp"
 #include "backend/optix/rtscan_launch.h"
@@ -47,11 +48,7 @@ struct RtScanOptixImpl {
   // selectivity 0.9: 14.1 ms over the imported keys, 0.71 ms over these; docs/optix.md).
   // RAYDB_CUDA_OWN_MEMORY=0 keeps the imported keys, to measure that again.
   std::vector<DeviceMemory> own_keys;
-  struct Gas {
-    DeviceMemory memory;
-    OptixTraversableHandle handle = 0;
-  };
-  std::vector<Gas> gas;  // per column group
+  std::vector<optix::Gas> gas;  // per column group
 
   optix::Program program;
   DeviceMemory params_dev;
@@ -98,11 +95,7 @@ void RtScanOptixImpl::build_gas(size_t gi) {
   VkContext& c = *table->ctx;
   const RtScanImpl::Group& g = table->groups[gi];
   const uint64_t n = table->n;
-  unsigned max_prims = 0;
-  optix::check(
-      optixDeviceContextGetProperty(st->context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
-                                    &max_prims, sizeof max_prims),
-      "optixDeviceContextGetProperty (max primitives per GAS)");
+  unsigned max_prims = optix::max_primitives_per_gas(st->context);
   if (n > max_prims)
     throw Error(Errc::unsupported,
                 fmt::format("{} rows are more cubes than one OptiX GAS holds ({})", n, max_prims));
@@ -135,43 +128,15 @@ void RtScanOptixImpl::build_gas(size_t gi) {
   input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
   input.customPrimitiveArray.flags = &geometry_flags;
   input.customPrimitiveArray.numSbtRecords = 1;
-  OptixAccelBuildOptions options{};
-  // The Vulkan BLAS's PREFER_FAST_TRACE | ALLOW_COMPACTION, compacted as it is.
-  options.buildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION;
-  options.operation = OPTIX_BUILD_OPERATION_BUILD;
-  OptixAccelBufferSizes sizes{};
-  optix::check(optixAccelComputeMemoryUsage(st->context, &options, &input, 1, &sizes),
-               "optixAccelComputeMemoryUsage");
-  DeviceMemory compacted_size(memory, sizeof(uint64_t), "OptiX compacted size");
-  DeviceMemory output(memory, sizes.outputSizeInBytes, "OptiX GAS");
-  Gas& out = gas[gi];
-  cuda::Timer timer(c, 4);
-  {
-    DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
-    OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
-    uint32_t t0 = timer.mark();
-    optix::check(
-        optixAccelBuild(st->context, stream, &options, &input, 1, temp.address(), temp.bytes(),
-                        output.address(), output.bytes(), &out.handle, &emit, 1),
-        "optixAccelBuild");
-    uint32_t t1 = timer.mark();
-    cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS build)");
-    build_stats.build_ms += timer.ms(t0, t1);
-  }
-  cubes.reset();  // as the Vulkan build frees its cubes before compaction
-  build_stats.bvh_uncompacted_bytes += sizes.outputSizeInBytes;
-  uint32_t t2 = timer.mark();
-  uint64_t bytes = 0;
-  cuda::check(cudaMemcpy(&bytes, compacted_size.get(), sizeof bytes, cudaMemcpyDeviceToHost),
-              "cudaMemcpy (compacted size)");
-  DeviceMemory small(memory, bytes, "OptiX compacted GAS");
-  optix::check(
-      optixAccelCompact(st->context, stream, out.handle, small.address(), bytes, &out.handle),
-      "optixAccelCompact");
-  uint32_t t3 = timer.mark();
-  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS compaction)");
-  build_stats.compact_ms += timer.ms(t2, t3);
-  out.memory = std::move(small);
+  // The Vulkan BLAS's PREFER_FAST_TRACE | ALLOW_COMPACTION, compacted as it is; the cubes are
+  // freed before compaction, as the Vulkan build frees its cubes.
+  optix::Gas& out = gas[gi];
+  out = optix::build_gas(c, st->context, stream, memory, input,
+                         OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION,
+                         [&] { cubes.reset(); });
+  build_stats.build_ms += out.build_ms;
+  build_stats.compact_ms += out.compact_ms;
+  build_stats.bvh_uncompacted_bytes += out.uncompacted_bytes;
   build_stats.bvh_bytes += out.memory.bytes();
 }
 

@@ -12,6 +12,7 @@
 
 #include "backend/cuda/runtime.hpp"
 #include "backend/optix/device_memory.hpp"
+#include "backend/optix/gas.hpp"
 #include "backend/optix/kernels.hpp"
 #include "backend/optix/optix_internal.hpp"
 #include "backend/optix/program.hpp"
@@ -91,7 +92,7 @@ struct RxOptixImpl {
   }
   void copy_records();
   void build_gas();
-  void build_ias(cuda::Timer& timer);
+  void build_ias();
   void make_pipeline();
   void probe(const QueryBatch& q, RxLookup* out);
 };
@@ -122,11 +123,7 @@ void RxOptixImpl::build_gas() {
   if (n == 0) return;  // no GAS: the ray-generation program traces nothing (handle 0)
 
   if (!own_records) require_shared_records();
-  unsigned max_prims = 0;
-  optix::check(
-      optixDeviceContextGetProperty(st->context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
-                                    &max_prims, sizeof max_prims),
-      "optixDeviceContextGetProperty (max primitives per GAS)");
+  unsigned max_prims = optix::max_primitives_per_gas(st->context);
   if (n > max_prims)
     throw Error(Errc::unsupported,
                 fmt::format("{} keys are more primitives than one OptiX GAS holds ({}); raydb's "
@@ -156,50 +153,22 @@ void RxOptixImpl::build_gas() {
     input.triangleArray.flags = &geometry_flags;
     input.triangleArray.numSbtRecords = 1;
   }
-  OptixAccelBuildOptions options{};
-  options.buildFlags = build_flags();
-  options.operation = OPTIX_BUILD_OPERATION_BUILD;
-  OptixAccelBufferSizes sizes{};
-  optix::check(optixAccelComputeMemoryUsage(st->context, &options, &input, 1, &sizes),
-               "optixAccelComputeMemoryUsage");
-  const bool compact = view.options->compact;
-  DeviceMemory compacted_size(memory, sizeof(uint64_t), "OptiX compacted size");
-  DeviceMemory output(memory, sizes.outputSizeInBytes, "OptiX GAS");
-  cuda::Timer timer(c, 8);
-  {
-    DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX build scratch");
-    OptixAccelEmitDesc emit{compacted_size.address(), OPTIX_PROPERTY_TYPE_COMPACTED_SIZE};
-    uint32_t t0 = timer.mark();
-    optix::launch_rx_primitives(records(), prims.get(), n, view.width == KeyWidth::bits64, boxes,
-                                stream);
-    cuda::check(cudaGetLastError(), "rx_primitives kernel launch");
-    uint32_t t1 = timer.mark();
-    optix::check(optixAccelBuild(st->context, stream, &options, &input, 1, temp.address(),
-                                 temp.bytes(), output.address(), output.bytes(), &handle,
-                                 compact ? &emit : nullptr, compact ? 1u : 0u),
-                 "optixAccelBuild");
-    uint32_t t2 = timer.mark();
-    build_stats.convert_ms = timer.ms(t0, t1);
-    build_stats.bvh_build_ms = timer.ms(t1, t2);
-  }  // scratch and primitives freed before compaction, as the Vulkan build frees them
-  prims.reset();
-  build_stats.bvh_uncompacted_bytes = sizes.outputSizeInBytes;
-  if (compact) {
-    uint64_t bytes = 0;
-    cuda::check(cudaMemcpy(&bytes, compacted_size.get(), sizeof bytes, cudaMemcpyDeviceToHost),
-                "cudaMemcpy (compacted size)");
-    DeviceMemory small(memory, bytes, "OptiX compacted GAS");
-    uint32_t t3 = timer.mark();
-    optix::check(optixAccelCompact(st->context, stream, handle, small.address(), bytes, &handle),
-                 "optixAccelCompact");
-    uint32_t t4 = timer.mark();
-    build_stats.compact_ms = timer.ms(t3, t4);
-    gas = std::move(small);  // the uncompacted GAS goes with `output`
-  } else {
-    gas = std::move(output);
-  }
-  if (variant.two_level) build_ias(timer);
-  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (GAS build)");
+  cuda::Timer timer(c, 2);
+  uint32_t t0 = timer.mark();
+  optix::launch_rx_primitives(records(), prims.get(), n, view.width == KeyWidth::bits64, boxes,
+                              stream);
+  cuda::check(cudaGetLastError(), "rx_primitives kernel launch");
+  uint32_t t1 = timer.mark();
+  // The primitives are freed before compaction, as the Vulkan build frees them.
+  optix::Gas built = optix::build_gas(c, st->context, stream, memory, input, build_flags(),
+                                      [&] { prims.reset(); });
+  build_stats.convert_ms = timer.ms(t0, t1);
+  build_stats.bvh_build_ms = built.build_ms;
+  build_stats.compact_ms = built.compact_ms;
+  build_stats.bvh_uncompacted_bytes = built.uncompacted_bytes;
+  gas = std::move(built.memory);
+  handle = built.handle;
+  if (variant.two_level) build_ias();
   build_stats.blas_count = 1;
   build_stats.bvh_bytes = gas.bytes() + ias.bytes();
   build_stats.build_peak_bytes = records_bytes + (memory.peak - baseline);
@@ -208,7 +177,8 @@ void RxOptixImpl::build_gas() {
 
 // The twin of the Vulkan index's TLAS: one identity instance, culling off, built for fast trace;
 // its build time adds to bvh_build_ms as the TLAS's does in Vulkan.
-void RxOptixImpl::build_ias(cuda::Timer& timer) {
+void RxOptixImpl::build_ias() {
+  cuda::Timer timer(*view.ctx, 2);
   OptixInstance instance{};
   instance.transform[0] = instance.transform[5] = instance.transform[10] = 1.0f;
   instance.visibilityMask = 0xFF;

@@ -60,10 +60,11 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     cuda::runtime(ctx_);
     gas_ = {};
     const uint64_t n = enc.rows;
-    if (n > max_primitives())
+    const unsigned max_prims = optix::max_primitives_per_gas(st_->context);
+    if (n > max_prims)
       throw Error(Errc::limit_exceeded,
                   fmt::format("{} lineorder rows are more triangles than one OptiX GAS holds ({})",
-                              n, max_primitives()));
+                              n, max_prims));
     cuda::Timer timer(ctx_, 2);
     uint32_t t0 = timer.mark();
     vertices_ = upload(enc.vertices, "ssb triangles (OptiX)");
@@ -160,15 +161,6 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   bool built() const override { return gas_.handle != 0; }
 
  private:
-  unsigned max_primitives() const {
-    unsigned max_prims = 0;
-    optix::check(optixDeviceContextGetProperty(st_->context,
-                                               OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,
-                                               &max_prims, sizeof max_prims),
-                 "optixDeviceContextGetProperty (max primitives per GAS)");
-    return max_prims;
-  }
-
   template <class T>
   DeviceMemory upload(const std::vector<T>& host, const char* what) {
     DeviceMemory m(memory_, host.size() * sizeof(T), what);
