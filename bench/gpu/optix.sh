@@ -6,13 +6,14 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] | gaps | all
+#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] | gaps | all
+# join: the RX join through both APIs, 2^23 x 2^25 (about 2 minutes by estimate);
 # ssb: the SSB engine through both APIs at SF 1 and 10 (164 s on the H100); ssb-variants: two
 # OptiX variants of it (RAYDB_OPTIX_SSB_VARIANT);
 # memory: RX over OptiX's own copy of the records vs the imported ones (about 2 minutes);
 # ias: OptiX through an IAS over the GAS, Vulkan's hierarchy (about 1 minute);
 # build: the fast_build build gap, with Vulkan geometry flags and compaction switched (1-2 min).
-# tests runs every "optix*" case: RX, RTScan and SSB cross-API (about a minute).
+# tests runs every "optix*" case: RX, RTScan, SSB and join cross-API (about a minute).
 # rtscan: 1e8 x 3 permutation, K 128, the 11 lt queries, both APIs (estimated 2-3 minutes).
 # gaps = variants prefer key64 ranges boxes: the measurements docs/optix.md ("Gaps") waits for
 # (estimated 6-8 minutes on an H100; if it runs short, 'variants prefer' then 'key64 ranges
@@ -141,6 +142,16 @@ if part ssb-variants; then
     RAYDB_OPTIX_SSB_VARIANT=$v timeout 150 $R bench ssb --out $OUT/results \
       --label optix-ssb-$v --engine rt --api optix --sf 10 --repeats 5 --warmup 2 || status=5
   done
+fi
+if part join; then
+  # The RX join through both APIs at the thesis's sizes (bench/gpu/rx.sh thesis-join): counting
+  # pass and collect pass, either side indexed; every result checked against the CPU join.
+  echo "== the RX join through Vulkan and OptiX, 2^23 build x 2^25 probe"
+  t0=$SECONDS
+  timeout 300 $R bench join --out $OUT/results --label optix-join --index rx --api vulkan,optix \
+    --build 2^23 --probe 2^25 --output aggregate,pairs --indexed build,probe --repeats 3 \
+    --warmup 1 || status=5
+  echo "join part: $((SECONDS - t0)) s"
 fi
 if part memory; then
   # RX's programs read the index's records from cudaMalloc'd copies (the default) or from the

@@ -18,6 +18,7 @@
 #include "raydb/error.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
+#include "raydb/rx_optix.hpp"
 
 namespace raydb {
 
@@ -62,6 +63,9 @@ const char* to_string(JoinIndex kind);
 
 struct JoinOptions {
   JoinIndex kind = JoinIndex::rx;
+  // kind rx: the rays through OptiX (RxOptixIndex over the same records; docs/optix.md). cgRX has
+  // no OptiX twin: Errc::unsupported.
+  RayTracingApi api = RayTracingApi::vulkan;
   RxBuildOptions index;   // kind rx
   CgrxBuildOptions cgrx;  // kind cgrx (cgrx.bucket_size: keys per bucket)
   JoinSide indexed = JoinSide::automatic;
@@ -70,22 +74,30 @@ struct JoinOptions {
 class RxJoin {
  public:
   // Indexes the build side (row id = position; `values`, when given, are summed by aggregate()).
+  // With `api` optix both passes trace through an RxOptixIndex over the index's records
+  // (Errc::unsupported, naming why, where OptiX is unavailable); times are then CUDA events.
   static Result<RxJoin> build(const Context& ctx, KeySpan build_keys,
                               std::span<const uint32_t> build_values = {},
-                              const RxBuildOptions& options = {});
+                              const RxBuildOptions& options = {},
+                              RayTracingApi api = RayTracingApi::vulkan);
 
   // Every matching pair, in no particular order. Errc::limit_exceeded when more than 2^32 - 1
   // pairs match (the device's pair counter is 32-bit): use aggregate() or split the probe side.
   Result<std::vector<JoinPair>> pairs(KeySpan probe_keys);
   // The number of pairs and the build-side value sum, without materializing pairs.
   Result<JoinAggregate> aggregate(KeySpan probe_keys);
+  // The counting pass alone: each probe key's matches and value sum.
+  Result<std::vector<RxLookup>> lookup(KeySpan probe_keys);
 
   const RxIndex& index() const { return index_; }
+  // The index's build time (records sort included), ms: with OptiX, the GAS's instead of the BVH's.
+  double index_ms() const;
   const JoinStats& last() const { return stats_; }
 
  private:
   explicit RxJoin(RxIndex index) : index_(std::move(index)) {}
   RxIndex index_;
+  std::unique_ptr<RxOptixIndex> optix_;  // api optix; borrows index_'s records
   JoinStats stats_;
 };
 
@@ -101,8 +113,10 @@ class CgrxJoin {
 
   Result<std::vector<JoinPair>> pairs(KeySpan probe_keys);
   Result<JoinAggregate> aggregate(KeySpan probe_keys);
+  Result<std::vector<RxLookup>> lookup(KeySpan probe_keys);
 
   const CgrxIndex& index() const { return index_; }
+  double index_ms() const;
   const JoinStats& last() const { return stats_; }
 
  private:

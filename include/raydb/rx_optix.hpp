@@ -68,6 +68,9 @@ class RxOptixIndex {
 
   Status lookup(KeySpan points, std::span<RxLookup> out);
   Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
+  // As RxIndex::collect_rows: every matching (query, row) pair, at most out.size() written.
+  Result<RxCollectResult> collect_rows(KeySpan points, std::span<RxRowMatch> out);
+  Result<RxCollectResult> collect_rows(RangeSpan ranges, std::span<RxRowMatch> out);
 
   // Times from CUDA events on the context's stream; sizes in bytes. upload_ms and sort_ms are
   // the Vulkan index's (OptiX reuses its records); convert_ms is the primitive kernel,

@@ -26,7 +26,9 @@ struct BenchJoinOptions {
   std::vector<std::string> outputs = {"aggregate", "pairs"};
   std::vector<std::string> indexed = {"build"};
   std::vector<std::string> indexes = {"rx"};
-  std::vector<uint32_t> bucket_sizes = {32};  // cgrx
+  std::vector<uint32_t> bucket_sizes = {32};   // cgrx
+  std::vector<std::string> apis = {"vulkan"};  // rx: vulkan and/or optix
+  ApiChoice api_choice;                        // parsed from apis
   BenchRunOptions run;
 };
 
@@ -94,7 +96,9 @@ struct JoinSides {
 template <class K, class RunJoin>
 void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>& s,
                const std::string& name, const std::string& output, uint32_t bucket_size,
-               RunJoin&& join, std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
+               RunJoin&& join, std::vector<nlohmann::json>& rows, std::vector<std::string>& table,
+               RayTracingApi api = RayTracingApi::vulkan) {
+  const bool optix = api == RayTracingApi::optix;
   if (output != "pairs" && output != "aggregate")
     throw Error(Errc::invalid_argument, "--output takes pairs and/or aggregate");
   std::vector<double> index_ms, probe_sort_ms, count_ms, collect_ms;
@@ -123,6 +127,7 @@ void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>
   uint64_t nb = s.build.size(), np = s.probe.size();
   nlohmann::json j = result_fields(ctx, "join", o.run);
   j.update({{"index", name},
+            {"api", optix ? "optix" : "vulkan"},
             {"indexed_side", rx ? to_string(st.indexed) : "build"},
             {"bucket_size", bucket_size},
             {"output", output},
@@ -143,8 +148,8 @@ void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>
   rows.push_back(j);
   table.push_back(fmt::format(
       "{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}", output,
-      rx ? fmt::format("{}/{}", name == "cgrx" ? fmt::format("cgrx{}", bucket_size) : name,
-                       to_string(st.indexed))
+      rx ? fmt::format("{}{}/{}", name == "cgrx" ? fmt::format("cgrx{}", bucket_size) : name,
+                       optix ? "-optix" : "", to_string(st.indexed))
          : name,
       s.bits, pow2_name(nb), pow2_name(np), s.mult, s.hit, st.matches,
       median(index_ms) + median(probe_sort_ms), median(count_ms), median(collect_ms), checked));
@@ -218,37 +223,47 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
     if (kind != "rx" && kind != "cgrx") continue;
     // RX has no bucket size: one pass with 0.
     std::vector<uint32_t> buckets = kind == "rx" ? std::vector<uint32_t>{0} : o.bucket_sizes;
-    for (uint32_t bucket : buckets)
-      for (const std::string& side_name : o.indexed)
-        for (const std::string& output : o.outputs) {
-          JoinOptions jo;
-          jo.kind = kind == "rx" ? JoinIndex::rx : JoinIndex::cgrx;
-          jo.cgrx.bucket_size = bucket;
-          jo.indexed =
-              side_name == "build"   ? JoinSide::build
-              : side_name == "probe" ? JoinSide::probe
-              : side_name == "automatic"
-                  ? JoinSide::automatic
-                  : throw Error(Errc::invalid_argument, "--indexed takes build, probe, automatic");
-          progress(fmt::format("joining: {} through {}{}, indexed side {}", output, kind,
-                               bucket ? fmt::format(" (buckets of {})", bucket) : "", side_name));
-          time_join(
-              o, ctx, sides, kind, output, bucket,
-              [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
-                  JoinStats& st) {
-                if (out == "pairs")
-                  pairs = rx_join(ctx, build, probe, jo, &st).value();
-                else
-                  agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
-              },
-              rows, table);
-        }
+    for (RayTracingApi api : {RayTracingApi::vulkan, RayTracingApi::optix})
+      for (uint32_t bucket : buckets)
+        for (const std::string& side_name : o.indexed)
+          for (const std::string& output : o.outputs) {
+            // OptiX: the RX join only (cgRX has no OptiX twin); with both APIs each result is
+            // checked against the CPU join, so they are equal to each other too.
+            if (!(api == RayTracingApi::vulkan ? o.api_choice.vulkan
+                                               : o.api_choice.optix && kind == "rx"))
+              continue;
+            JoinOptions jo;
+            jo.api = api;
+            jo.kind = kind == "rx" ? JoinIndex::rx : JoinIndex::cgrx;
+            jo.cgrx.bucket_size = bucket;
+            jo.indexed = side_name == "build"   ? JoinSide::build
+                         : side_name == "probe" ? JoinSide::probe
+                         : side_name == "automatic"
+                             ? JoinSide::automatic
+                             : throw Error(Errc::invalid_argument,
+                                           "--indexed takes build, probe, automatic");
+            progress(fmt::format("joining: {} through {}{}, indexed side {}", output, kind,
+                                 bucket ? fmt::format(" (buckets of {})", bucket) : "", side_name));
+            time_join(
+                o, ctx, sides, kind, output, bucket,
+                [&](const std::string& out, std::vector<JoinPair>& pairs, JoinAggregate& agg,
+                    JoinStats& st) {
+                  if (out == "pairs")
+                    pairs = rx_join(ctx, build, probe, jo, &st).value();
+                  else
+                    agg = rx_join_aggregate(ctx, build, values, probe, jo, &st).value();
+                },
+                rows, table, api);
+          }
   }
 }
 
 void run(BenchJoinOptions& o) {
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
+  o.api_choice = parse_apis(ctx, o.apis);
+  if (o.api_choice.optix && std::find(o.indexes.begin(), o.indexes.end(), "rx") == o.indexes.end())
+    throw Error(Errc::invalid_argument, "--api optix runs the rx join only: add rx to --index");
   uint64_t seed = run_seed(o.run);
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
@@ -304,6 +319,10 @@ void register_bench_join(CLI::App& bench) {
          "--indexed", o->indexed,
          "side indexed by RX or cgRX: build, probe (inverse mapping), automatic (the smaller); "
          "list")
+      ->delimiter(',');
+  cmd->add_option("--api", o->apis,
+                  "the rx join's rays: vulkan and/or optix (RxOptixIndex over the same records; "
+                  "every result checked against the CPU join)")
       ->delimiter(',');
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });

@@ -61,6 +61,12 @@ Status RxOptixIndex::lookup(KeySpan, std::span<RxLookup>) {
 Status RxOptixIndex::lookup_ranges(RangeSpan, std::span<RxLookup>) {
   return rebuild();
 }
+Result<RxCollectResult> RxOptixIndex::collect_rows(KeySpan, std::span<RxRowMatch>) {
+  return rebuild().error();
+}
+Result<RxCollectResult> RxOptixIndex::collect_rows(RangeSpan, std::span<RxRowMatch>) {
+  return rebuild().error();
+}
 const RxBuildStats& RxOptixIndex::build_stats() const {
   static const RxBuildStats none;
   return none;

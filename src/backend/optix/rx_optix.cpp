@@ -56,6 +56,7 @@ struct RxOptixImpl {
   optix::Program program;
 
   DeviceMemory params_dev, queries_dev, results_dev;
+  DeviceMemory matches_dev, counter_dev;  // collect_rows: (query, row) pairs and their count
   RxBuildStats build_stats;
   RxProbeStats probe_stats;
 
@@ -94,7 +95,10 @@ struct RxOptixImpl {
   void build_gas();
   void build_ias();
   void make_pipeline();
-  void probe(const QueryBatch& q, RxLookup* out);
+  // One batch; `out` (may be null) receives one result per query; with `collect`, matching
+  // (query, row) pairs go to `matches`, at most `capacity` of them, as RxIndex's probe.
+  RxCollectResult probe(const QueryBatch& q, RxLookup* out, bool collect = false,
+                        RxRowMatch* matches = nullptr, uint64_t capacity = 0);
 };
 
 void RxOptixImpl::copy_records() {
@@ -236,13 +240,22 @@ void RxOptixImpl::make_pipeline() {
                  raydb_optix_rx_programs_size, entries, memory);
 }
 
-void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
+RxCollectResult RxOptixImpl::probe(const QueryBatch& q, RxLookup* out, bool collect,
+                                   RxRowMatch* matches, uint64_t capacity) {
   VkContext& c = *view.ctx;
   cuda::runtime(c);
   probe_stats = {};
   validate_queries(q, view.width);
   probe_stats.rays = rx_ray_count(q, view.options->max_rays_per_range);
-  if (q.count == 0) return;
+  RxCollectResult collected;
+  if (q.count == 0) return collected;
+  if (collect) {
+    if (!counter_dev) counter_dev = DeviceMemory(memory, 4, "OptiX match counter");
+    uint64_t mbytes = std::max<uint64_t>(capacity, 1) * sizeof(RxRowMatch);
+    if (!matches_dev || matches_dev.bytes() < mbytes)
+      matches_dev = DeviceMemory(memory, mbytes, "OptiX matches");
+    cuda::check(cudaMemsetAsync(counter_dev.get(), 0, 4, stream), "cudaMemsetAsync");
+  }
   if (!queries_dev || queries_dev.bytes() < q.bytes())
     queries_dev = DeviceMemory(memory, q.bytes(), "OptiX queries");
   uint64_t result_bytes = q.count * sizeof(RxLookup);
@@ -256,7 +269,11 @@ void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   p.records = reinterpret_cast<uint64_t>(records());
   p.queries = queries_dev.address();
   p.results = results_dev.address();
-  p.flags = rx_probe_flags(view.width, q.ranges, view.unique, false, view.method, view.opaque_hits);
+  p.matches = collect ? matches_dev.address() : 0;
+  p.match_count = collect ? counter_dev.address() : 0;
+  p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
+  p.flags =
+      rx_probe_flags(view.width, q.ranges, view.unique, collect, view.method, view.opaque_hits);
   p.num_primitives = static_cast<uint32_t>(view.keys);
   for (uint64_t first = 0; first < q.count; first += kMaxLaunchWidth) {
     p.query_offset = static_cast<uint32_t>(first);
@@ -288,13 +305,26 @@ void RxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
         "optixLaunch");
   }
   uint32_t t2 = timer.mark();
-  cuda::check(cudaMemcpyAsync(out, results_dev.get(), result_bytes, cudaMemcpyDeviceToHost, stream),
-              "cudaMemcpyAsync (results)");
+  if (out)
+    cuda::check(
+        cudaMemcpyAsync(out, results_dev.get(), result_bytes, cudaMemcpyDeviceToHost, stream),
+        "cudaMemcpyAsync (results)");
   uint32_t t3 = timer.mark();
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (lookups)");
   probe_stats.upload_ms = timer.ms(t0, t1);
   probe_stats.probe_ms = timer.ms(t1, t2);
   probe_stats.download_ms = timer.ms(t2, t3);
+  if (!collect) return collected;
+  uint32_t total = 0;
+  cuda::check(cudaMemcpy(&total, counter_dev.get(), 4, cudaMemcpyDeviceToHost),
+              "cudaMemcpy (match count)");
+  collected.total = total;
+  collected.written = std::min<uint64_t>(total, capacity);
+  if (collected.written)
+    cuda::check(cudaMemcpy(matches, matches_dev.get(), collected.written * sizeof(RxRowMatch),
+                           cudaMemcpyDeviceToHost),
+                "cudaMemcpy (matches)");
+  return collected;
 }
 
 }  // namespace raydb::detail
@@ -350,6 +380,18 @@ Status RxOptixIndex::lookup(KeySpan points, std::span<RxLookup> out) {
 
 Status RxOptixIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
   return detail::lookup_into(*impl_, detail::QueryBatch::of(ranges), out);
+}
+
+Result<RxCollectResult> RxOptixIndex::collect_rows(KeySpan points, std::span<RxRowMatch> out) {
+  return detail::capture([&] {
+    return impl_->probe(detail::QueryBatch::points(points), nullptr, true, out.data(), out.size());
+  });
+}
+
+Result<RxCollectResult> RxOptixIndex::collect_rows(RangeSpan ranges, std::span<RxRowMatch> out) {
+  return detail::capture([&] {
+    return impl_->probe(detail::QueryBatch::of(ranges), nullptr, true, out.data(), out.size());
+  });
 }
 
 const RxBuildStats& RxOptixIndex::build_stats() const {

@@ -30,12 +30,23 @@ Result<CgrxJoin> CgrxJoin::build(const Context& ctx, KeySpan build_keys,
   return CgrxJoin(ctx, std::move(index).value());
 }
 
-Result<JoinAggregate> CgrxJoin::aggregate(KeySpan probe_keys) {
-  return detail::capture([&]() -> JoinAggregate {
+double CgrxJoin::index_ms() const {
+  return index_.build_stats().build_ms() + index_.build_stats().sort_ms;
+}
+
+Result<std::vector<RxLookup>> CgrxJoin::lookup(KeySpan probe_keys) {
+  return detail::capture([&]() -> std::vector<RxLookup> {
     check_width(index_, probe_keys);
     stats_ = {};
     std::vector<RxLookup> per_key = index_.lookup(probe_keys).value();
     stats_.count_ms = index_.last_probe().probe_ms;
+    return per_key;
+  });
+}
+
+Result<JoinAggregate> CgrxJoin::aggregate(KeySpan probe_keys) {
+  return detail::capture([&]() -> JoinAggregate {
+    std::vector<RxLookup> per_key = lookup(probe_keys).value();
     JoinAggregate a = detail::sum_lookups(per_key);
     stats_.matches = a.matches;
     return a;

@@ -13,18 +13,37 @@
 namespace raydb {
 
 Result<RxJoin> RxJoin::build(const Context& ctx, KeySpan build_keys,
-                             std::span<const uint32_t> build_values,
-                             const RxBuildOptions& options) {
-  auto index = RxIndex::build(ctx, build_keys, build_values, options);
-  if (!index) return index.error();
-  return RxJoin(std::move(index).value());
+                             std::span<const uint32_t> build_values, const RxBuildOptions& options,
+                             RayTracingApi api) {
+  return detail::capture([&]() -> RxJoin {
+    RxJoin join(RxIndex::build(ctx, build_keys, build_values, options).value());
+    if (api == RayTracingApi::optix)
+      join.optix_ = std::make_unique<RxOptixIndex>(RxOptixIndex::build(join.index_).value());
+    return join;
+  });
+}
+
+double RxJoin::index_ms() const {
+  const RxBuildStats& b = optix_ ? optix_->build_stats() : index_.build_stats();
+  return b.build_ms() + b.sort_ms;
+}
+
+Result<std::vector<RxLookup>> RxJoin::lookup(KeySpan probe_keys) {
+  return detail::capture([&]() -> std::vector<RxLookup> {
+    stats_ = {};
+    std::vector<RxLookup> out(probe_keys.size);
+    if (optix_)
+      optix_->lookup(probe_keys, out).value();
+    else
+      index_.lookup(probe_keys, out).value();
+    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    return out;
+  });
 }
 
 Result<JoinAggregate> RxJoin::aggregate(KeySpan probe_keys) {
   return detail::capture([&]() -> JoinAggregate {
-    stats_ = {};
-    std::vector<RxLookup> per_key = index_.lookup(probe_keys).value();
-    stats_.count_ms = index_.last_probe().probe_ms;
+    std::vector<RxLookup> per_key = lookup(probe_keys).value();
     JoinAggregate a = detail::sum_lookups(per_key);
     stats_.matches = a.matches;
     return a;
@@ -37,14 +56,16 @@ Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
     double count_ms = stats_.count_ms;
     detail::check_pair_count(counted.matches);
     std::vector<RxRowMatch> found(counted.matches);
-    RxCollectResult c = index_.collect_rows(probe_keys, found).value();
+    RxCollectResult c =
+        (optix_ ? optix_->collect_rows(probe_keys, found) : index_.collect_rows(probe_keys, found))
+            .value();
     if (!c.complete() || c.total != counted.matches)
       throw Error(Errc::internal,
                   fmt::format("the collect pass found {} pairs, the counting pass {}", c.total,
                               counted.matches));
     stats_ = {};
     stats_.count_ms = count_ms;
-    stats_.collect_ms = index_.last_probe().probe_ms;
+    stats_.collect_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
     stats_.matches = counted.matches;
     std::vector<JoinPair> out(found.size());
     for (size_t i = 0; i < found.size(); ++i) out[i] = {found[i].row, found[i].query};
@@ -85,44 +106,43 @@ JoinSide indexed_side(const JoinOptions& o, KeySpan build, KeySpan probe) {
   return probe.size < build.size ? JoinSide::probe : JoinSide::build;
 }
 
-// What differs between the two index kinds: the join class, its index, and the build options.
+// What differs between the two index kinds: how a join over one side is built.
 struct RxKind {
-  using Join = RxJoin;
-  using Index = RxIndex;
-  static const RxBuildOptions& options(const JoinOptions& o) { return o.index; }
+  static RxJoin build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
+                      const JoinOptions& o) {
+    return RxJoin::build(ctx, keys, values, o.index, o.api).value();
+  }
 };
 struct CgrxKind {
-  using Join = CgrxJoin;
-  using Index = CgrxIndex;
-  static const CgrxBuildOptions& options(const JoinOptions& o) { return o.cgrx; }
+  static CgrxJoin build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
+                        const JoinOptions& o) {
+    if (o.api != RayTracingApi::vulkan)
+      throw Error(Errc::unsupported, "the cgRX join has no OptiX path (JoinOptions::api)");
+    return CgrxJoin::build(ctx, keys, values, o.cgrx).value();
+  }
 };
-
-template <class Index>
-double index_ms(const Index& index) {
-  return index.build_stats().build_ms() + index.build_stats().sort_ms;
-}
 
 template <class Kind>
 std::vector<JoinPair> one_shot_pairs(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
                                      const JoinOptions& options, JoinStats* stats) {
   JoinSide side = indexed_side(options, build_keys, probe_keys);
   if (side == JoinSide::build) {
-    auto join = Kind::Join::build(ctx, build_keys, {}, Kind::options(options)).value();
+    auto join = Kind::build(ctx, build_keys, {}, options);
     auto out = join.pairs(probe_keys).value();
     if (stats) {
       *stats = join.last();
-      stats->index_ms = index_ms(join.index());
+      stats->index_ms = join.index_ms();
     }
     return out;
   }
   // Inverse mapping: the probe side is indexed, build keys are the rays, so a joined
   // (build row, probe row) comes out as (probe row, build row).
-  auto join = Kind::Join::build(ctx, probe_keys, {}, Kind::options(options)).value();
+  auto join = Kind::build(ctx, probe_keys, {}, options);
   auto swapped = join.pairs(build_keys).value();
   for (JoinPair& p : swapped) p = {p.probe_row, p.build_row};
   if (stats) {
     *stats = join.last();
-    stats->index_ms = index_ms(join.index());
+    stats->index_ms = join.index_ms();
     stats->indexed = JoinSide::probe;
   }
   return swapped;
@@ -137,16 +157,16 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
     throw Error(Errc::invalid_argument, fmt::format("{} build values for {} build keys",
                                                     build_values.size(), build_keys.size));
   if (side == JoinSide::build) {
-    auto join = Kind::Join::build(ctx, build_keys, build_values, Kind::options(options)).value();
+    auto join = Kind::build(ctx, build_keys, build_values, options);
     auto a = join.aggregate(probe_keys).value();
     if (stats) {
       *stats = join.last();
-      stats->index_ms = index_ms(join.index());
+      stats->index_ms = join.index_ms();
     }
     return a;
   }
   // Inverse mapping: each build row meets `count` probe rows, so its value counts that often.
-  auto index = Kind::Index::build(ctx, probe_keys, {}, Kind::options(options)).value();
+  auto index = Kind::build(ctx, probe_keys, {}, options);
   auto per_row = index.lookup(build_keys).value();
   JoinAggregate a;
   for (size_t b = 0; b < per_row.size(); ++b) {
@@ -155,8 +175,8 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
   }
   if (stats) {
     *stats = {};
-    stats->index_ms = index_ms(index);
-    stats->count_ms = index.last_probe().probe_ms;
+    stats->index_ms = index.index_ms();
+    stats->count_ms = index.last().count_ms;
     stats->matches = a.matches;
     stats->indexed = JoinSide::probe;
   }
