@@ -12,7 +12,6 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32
 layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counters { uint rays; uint fallbacks; };
 
-
 // Mirrors raydb::detail::CgrxProbeParams (static_asserts on the C++ side keep them equal).
 layout(push_constant, scalar) uniform CgrxProbeParams {
   uint64_t records;   // common/records.glsl, key order
