@@ -355,6 +355,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"primitive", "triangles"},
               {"method", "bucket_search"},
               {"bucket_size", bucket},
+              {"build_preference", "none"},  // cgRX builds set no preference (either API)
               {"cgrx_rays", rays},
               {"ray_window", bs.ray_window},
               {"diagnostic", o.diagnostic},
