@@ -651,7 +651,7 @@ def optix_section():
         labels = {r["label"] for r in rows if r.get("api") == "optix"}
         cfg = lambda r: (r["label"], r.get("index", "rx"), method(r), r.get("primitive"), r["key_bits"], r["num_keys"],
                          r["num_lookups"], r["hit_rate"], order_of(r), r.get("range_width", 0),
-                         r.get("build_preference", "fast_trace"))
+                         r.get("build_preference", "fast_trace"), r.get("bucket_size", 0))
         # Each OptiX twin (RxOptixOptions, `optix_variant`) pairs with the Vulkan row of its run.
         twin = lambda r: r.get("optix_variant", "base") if r["api"] == "optix" else "-"
         best = newest_by([r for r in rows if r["label"] in labels and r["checked_result"] == "ok"],
@@ -675,7 +675,8 @@ def optix_section():
                                                  order_of(p[0]), p[0].get("build_preference", ""),
                                                  p[1].get("optix_variant", "base") != "base",
                                                  p[1].get("optix_variant", "base"))):
-            out.append(f"| `{v['label']}` | {variant(v)} | {v.get('primitive', '?')} | {v['key_bits']} | {pow2(v['num_keys'])} | "
+            bucket = f", bucket {v['bucket_size']}" if "bucket_size" in v else ""  # cgRX
+            out.append(f"| `{v['label']}` | {variant(v)}{bucket} | {v.get('primitive', '?')} | {v['key_bits']} | {pow2(v['num_keys'])} | "
                        f"{v.get('key_dist', '?')} | {pow2(v['num_lookups'])} | {v.get('range_width', 0)} | "
                        f"{v['hit_rate']:g} | {order_of(v)} | {v.get('build_preference', 'fast_trace')} | "
                        f"{o.get('optix_variant', 'base')} | {fmt_ms(v['build_time_ms'])} | "

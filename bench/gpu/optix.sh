@@ -6,14 +6,15 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] | gaps | all
-# join: the RX join through both APIs, 2^23 x 2^25 (about 2 minutes by estimate);
+#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] | gaps | all
+# cgrx: the cgRX index through both APIs, 2^26 keys, 2^27 lookups, buckets 32 and 256 (~3-4 min);
+# join: the RX join through both APIs, 2^23 x 2^25 (167 s on the H100);
 # ssb: the SSB engine through both APIs at SF 1 and 10 (164 s on the H100); ssb-variants: two
 # OptiX variants of it (RAYDB_OPTIX_SSB_VARIANT);
 # memory: RX over OptiX's own copy of the records vs the imported ones (about 2 minutes);
 # ias: OptiX through an IAS over the GAS, Vulkan's hierarchy (about 1 minute);
 # build: the fast_build build gap, with Vulkan geometry flags and compaction switched (1-2 min).
-# tests runs every "optix*" case: RX, RTScan, SSB and join cross-API (about a minute).
+# tests runs every "optix*" case: RX, RTScan, SSB, join and cgRX cross-API (about a minute).
 # rtscan: 1e8 x 3 permutation, K 128, the 11 lt queries, both APIs (estimated 2-3 minutes).
 # gaps = variants prefer key64 ranges boxes: the measurements docs/optix.md ("Gaps") waits for
 # (estimated 6-8 minutes on an H100; if it runs short, 'variants prefer' then 'key64 ranges
@@ -188,6 +189,17 @@ if part build; then
       --method hit_and_scan --hit-rate 1 --order unsorted --build-repeats 5 --warmup 1 \
       --label optix-build-prefer-$p || status=5
   done
+fi
+if part cgrx; then
+  # cgRX through both APIs (docs/optix.md, "cgRX through OptiX"): the same representatives,
+  # markers, records and rays; every result compared whole with the CPU reference and between the
+  # APIs. cgRX sets no build preference in either API; compaction on in both.
+  echo "== cgRX: 2^26 32-bit keys, 2^27 point lookups, buckets 32 and 256, Vulkan and OptiX"
+  t0=$SECONDS
+  timeout 420 $R bench cgrx --out $OUT/results --label optix-cgrx --api vulkan,optix \
+    --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
+    --build-repeats 1 --warmup 2 || status=5
+  echo "cgrx part: $((SECONDS - t0)) s"
 fi
 [[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
 exit $status

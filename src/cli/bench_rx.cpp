@@ -15,6 +15,7 @@
 
 #include "cli/cli.hpp"
 #include "raydb/cgrx_index.hpp"
+#include "raydb/cgrx_optix.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_optix.hpp"
@@ -115,6 +116,7 @@ struct Candidate {
   std::function<RxProbeStats()> last_probe;
   std::function<void(bool)> sort_probes;  // null where the index cannot sort lookups itself
   std::shared_ptr<RxIndex> rx;            // the RX index itself (an OptiX twin builds over it)
+  std::shared_ptr<CgrxIndex> cgrx;        // the cgRX index itself (likewise)
 };
 
 std::string columns(const std::string& index, const std::string& traversal,
@@ -353,6 +355,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"primitive", "triangles"},
               {"method", "bucket_search"},
               {"bucket_size", bucket},
+              {"build_preference", "none"},  // cgRX builds set no preference (either API)
               {"cgrx_rays", rays},
               {"ray_window", bs.ray_window},
               {"diagnostic", o.diagnostic},
@@ -377,7 +380,60 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   c.columns = columns("cgrx", to_string(index->traversal()), "triangles", method_column);
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
+  c.cgrx = index;
   attach(c, index);
+  return c;
+}
+
+// The OptiX twin of a cgRX candidate (--api optix): a GAS over the same representatives and
+// markers, the same records (its own copy) and lookups (docs/optix.md, "cgRX through OptiX").
+// One warm-up build, then the median of --build-repeats rebuilds.
+Candidate build_cgrx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan) {
+  progress("building the OptiX cgRX twin over the same representatives and records");
+  auto index = std::make_shared<CgrxOptixIndex>(CgrxOptixIndex::build(*vulkan.cgrx).value());
+  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms;
+  for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
+    index->rebuild().value();
+    const auto& s = index->build_stats();
+    build_ms.push_back(s.build_ms());
+    layout_ms.push_back(s.host_layout_ms);
+    bvh_ms.push_back(s.bvh_build_ms);
+    compact_ms.push_back(s.compact_ms);
+  }
+  const CgrxBuildStats& bs = index->build_stats();
+  progress(fmt::format(
+      "OptiX built in {:.2f} ms, GAS {:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
+      median(build_ms), bs.bvh_bytes / 1e6, bs.bvh_uncompacted_bytes / 1e6,
+      bs.build_peak_bytes / 1e6));
+  Candidate c;
+  c.api = "optix";
+  c.fields = vulkan.fields;
+  c.fields.update({{"api", "optix"},
+                   {"traversal", "optix"},
+                   {"ray_window", bs.ray_window},
+                   {"build_time_ms", median(build_ms)},
+                   {"build_time_ms_all", build_ms},
+                   {"build_host_layout_ms", median(layout_ms)},
+                   {"build_bvh_ms", median(bvh_ms)},
+                   {"build_compact_ms", median(compact_ms)},
+                   {"build_bytes", bs.bvh_bytes},
+                   {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+                   {"build_peak_bytes", bs.build_peak_bytes},
+                   {"gpu_resident_bytes", bs.resident_bytes},
+                   {"optix_version", optix_support(ctx).version}});
+  c.columns = vulkan.columns;  // api (6), index (6), traversal (9), ...
+  c.columns.replace(0, 6, fmt::format("{:<6}", "optix"));
+  c.columns.replace(14, 9, fmt::format("{:<9.9}", "optix"));
+  c.build_ms = median(build_ms);
+  c.index_bytes = bs.bvh_bytes;
+  attach(c, index);
+  // The fallback count is the twin's own check of its traversal, as the Vulkan tests require 0.
+  c.last_probe = [index] {
+    if (index->last_fallbacks() != 0)
+      progress(fmt::format("ERROR: {} OptiX cgRX lookups named a wrong bucket (fallbacks)",
+                           index->last_fallbacks()));
+    return index->last_probe();
+  };
   return c;
 }
 
@@ -635,15 +691,16 @@ void run(BenchRxOptions& o) {
   if (!use_optix && o.optix_variants != std::vector<std::string>{"base"})
     throw Error(Errc::invalid_argument, "--optix-variant needs --api optix");
   if (use_optix) {
-    progress(fmt::format("OptiX {} available: RX lookups run in Vulkan and OptiX",
+    progress(fmt::format("OptiX {} available: RX / cgRX lookups run in Vulkan and OptiX",
                          optix_support(ctx).version));
     if (o.diagnostic != "none")
       throw Error(Errc::invalid_argument,
                   "--diagnostic is a Vulkan measurement; not with --api optix");
     for (const auto& kind : o.indexes)
-      if (kind != "rx")
-        throw Error(Errc::invalid_argument,
-                    fmt::format("--api optix runs the RX index only (not --index {})", kind));
+      if (kind != "rx" && kind != "cgrx")
+        throw Error(
+            Errc::invalid_argument,
+            fmt::format("--api optix runs the RX and cgRX indexes only (not --index {})", kind));
   }
 
   std::vector<nlohmann::json> rows;
@@ -687,8 +744,16 @@ void run(BenchRxOptions& o) {
         for (const auto& tname : o.traversals)
           for (uint32_t bucket : o.bucket_sizes)
             for (const auto& rays : o.cgrx_rays)
-              if (auto c = build_cgrx(o, ctx, wl, tname, bucket, rays))
-                probe_all(o, ctx, w, {&*c}, rows, table);
+              if (auto c = build_cgrx(o, ctx, wl, tname, bucket, rays)) {
+                std::vector<Candidate*> twins;
+                std::optional<Candidate> optix;
+                if (use_vulkan) twins.push_back(&*c);
+                if (use_optix) {
+                  optix = build_cgrx_optix(o, ctx, *c);
+                  twins.push_back(&*optix);
+                }
+                probe_all(o, ctx, w, twins, rows, table);
+              }
         continue;
       }
       if (kind != "rx")
@@ -788,9 +853,10 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--index", o->indexes,
                   "index(es) to compare on the same keys and lookups: rx, cgrx, sorted, hash")
       ->delimiter(',');
-  cmd->add_option("--api", o->apis,
-                  "vulkan and/or optix: RX lookups through each API on the same records and "
-                  "lookups, results checked identical (optix needs a build with OptiX_ROOT)")
+  cmd->add_option(
+         "--api", o->apis,
+         "vulkan and/or optix: RX or cgRX lookups through each API on the same records and "
+         "lookups, results checked identical (optix needs a build with OptiX_ROOT)")
       ->delimiter(',');
   cmd->add_option("--optix-variant", o->optix_variants,
                   "with --api optix, one OptiX twin per variant, each one switch from the mirror "

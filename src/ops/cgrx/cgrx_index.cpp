@@ -17,6 +17,7 @@
 #include "ops/cgrx/cgrx_layout.hpp"
 #include "ops/cgrx/cgrx_params.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
+#include "ops/cgrx/cgrx_view.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 
@@ -369,3 +370,28 @@ uint64_t CgrxIndex::last_fallbacks() const {
 }
 
 }  // namespace raydb
+
+namespace raydb::detail {
+
+// The OptiX twin's view (cgrx_view.hpp). Read-only: the const_cast only reaches the impl.
+CgrxIndexView cgrx_view(const CgrxIndex& index) {
+  const CgrxIndexImpl& impl = cgrx_impl(const_cast<CgrxIndex&>(index));
+  CgrxIndexView v;
+  v.ctx = impl.ctx;
+  v.records = &impl.records;
+  v.keys = impl.n;
+  v.buckets = impl.num_buckets;
+  v.bucket_shift = impl.bucket_shift;
+  v.width = impl.width;
+  v.options = &impl.options;
+  v.build_stats = &impl.build_stats;
+  return v;
+}
+
+std::vector<uint64_t> cgrx_representatives(const CgrxIndex& index) {
+  CgrxIndexImpl& impl = cgrx_impl(const_cast<CgrxIndex&>(index));
+  if (impl.n == 0) return {};
+  return impl.read_representatives();
+}
+
+}  // namespace raydb::detail

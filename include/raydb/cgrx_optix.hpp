@@ -1,0 +1,64 @@
+// raydb::CgrxOptixIndex: a cgRX index's lookups run through NVIDIA OptiX instead of Vulkan, for
+// the cross-API comparison (docs/optix.md, "cgRX through OptiX"). It takes the Vulkan index's
+// bucket representatives (laid out into the same triangles and markers by the same host code,
+// src/ops/cgrx/cgrx_layout.cpp) and its key records (copied once into cudaMalloc'd memory, since
+// CUDA's random reads of imported Vulkan memory are slow), builds an OptiX GAS with the same build
+// flags, and traces the same rays with the same bucket check and search (cgrx/cgrx_lookup.h), so
+// its results equal the Vulkan index's bit for bit.
+//
+// Optional: raydb built without OptiX headers, a machine without the driver's libnvoptix, or one
+// without CUDA interop answers through optix_support() and every build() fails with
+// Errc::unsupported and that reason.
+//
+// Ownership: a CgrxOptixIndex owns its GAS, pipeline and buffers (its own copies of the records
+// and per-primitive buckets); the CgrxIndex must outlive build() and rebuild() and must not be
+// rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none (see Context).
+#pragma once
+
+#include <memory>
+#include <span>
+
+#include "raydb/cgrx_index.hpp"
+#include "raydb/rx_optix.hpp"
+
+namespace raydb {
+
+namespace detail {
+struct CgrxOptixImpl;
+}
+
+class CgrxOptixIndex {
+ public:
+  // Builds the GAS over `index`'s representatives with its options (bucket size, compaction,
+  // first-ray window; no build preference, as the Vulkan cgRX build sets none). Errc::unsupported
+  // where OptiX is unavailable (optix_support()'s reason), the records are not shared with CUDA,
+  // or the primitives are more than one GAS holds. The index's diagnostic is not carried over.
+  static Result<CgrxOptixIndex> build(const CgrxIndex& index);
+  // Builds the GAS again from the same index (for timing repeats).
+  Status rebuild();
+
+  Status lookup(KeySpan points, std::span<RxLookup> out);
+  Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
+
+  // Times in ms: upload_ms and sort_ms are the Vulkan index's (OptiX reuses its records);
+  // host_layout_ms = the representatives read back, laid out and uploaded (host wall time);
+  // bvh_build_ms optixAccelBuild, compact_ms optixAccelCompact (CUDA events). Bytes:
+  // bvh_bytes the GAS; build_peak_bytes the most OptiX-owned device memory at once (records'
+  // copy included); resident_bytes the records' copy + per-primitive buckets + GAS.
+  const CgrxBuildStats& build_stats() const;
+  // upload_ms, probe_ms (the launches), download_ms (CUDA events); rays as the Vulkan index
+  // counts them (every ray cast).
+  const RxProbeStats& last_probe() const;
+  // As CgrxIndex::last_fallbacks(): lookups whose rays named a bucket the exact keys rejected.
+  uint64_t last_fallbacks() const;
+
+  CgrxOptixIndex(CgrxOptixIndex&&) noexcept;
+  CgrxOptixIndex& operator=(CgrxOptixIndex&&) noexcept;
+  ~CgrxOptixIndex();
+
+ private:
+  explicit CgrxOptixIndex(std::unique_ptr<detail::CgrxOptixImpl> impl);
+  std::unique_ptr<detail::CgrxOptixImpl> impl_;
+};
+
+}  // namespace raydb

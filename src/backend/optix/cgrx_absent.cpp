@@ -1,0 +1,49 @@
+// CgrxOptixIndex in a build without OptiX headers: never available; build() fails with
+// optix_support()'s reason (absent.cpp).
+#include "backend/optix/optix.hpp"
+#include "common/capture.hpp"
+#include "ops/cgrx/cgrx_view.hpp"
+#include "raydb/cgrx_optix.hpp"
+
+namespace raydb {
+
+namespace detail {
+struct CgrxOptixImpl {};
+}  // namespace detail
+
+Result<CgrxOptixIndex> CgrxOptixIndex::build(const CgrxIndex& index) {
+  return detail::capture([&]() -> CgrxOptixIndex {
+    detail::optix::require(*detail::cgrx_view(index).ctx);
+    throw Error(Errc::internal, "unreachable");
+  });
+}
+
+Status CgrxOptixIndex::rebuild() {
+  return Error(Errc::unsupported,
+               "the OptiX backend is unavailable: raydb was built without OptiX");
+}
+Status CgrxOptixIndex::lookup(KeySpan, std::span<RxLookup>) {
+  return rebuild();
+}
+Status CgrxOptixIndex::lookup_ranges(RangeSpan, std::span<RxLookup>) {
+  return rebuild();
+}
+const CgrxBuildStats& CgrxOptixIndex::build_stats() const {
+  static const CgrxBuildStats none;
+  return none;
+}
+const RxProbeStats& CgrxOptixIndex::last_probe() const {
+  static const RxProbeStats none;
+  return none;
+}
+uint64_t CgrxOptixIndex::last_fallbacks() const {
+  return 0;
+}
+
+CgrxOptixIndex::CgrxOptixIndex(std::unique_ptr<detail::CgrxOptixImpl> impl)
+    : impl_(std::move(impl)) {}
+CgrxOptixIndex::CgrxOptixIndex(CgrxOptixIndex&&) noexcept = default;
+CgrxOptixIndex& CgrxOptixIndex::operator=(CgrxOptixIndex&&) noexcept = default;
+CgrxOptixIndex::~CgrxOptixIndex() = default;
+
+}  // namespace raydb
