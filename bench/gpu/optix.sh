@@ -6,7 +6,8 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] | gaps | all
+#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] [cgrx-prefer] | gaps | all
+# cgrx-prefer: cgRX under the fast_trace and fast_build preferences, both APIs (about 4 min);
 # cgrx: the cgRX index through both APIs, 2^26 keys, 2^27 lookups, buckets 32 and 256 (~3-4 min);
 # join: the RX join through both APIs, 2^23 x 2^25 (167 s on the H100);
 # ssb: the SSB engine through both APIs at SF 1 and 10 (164 s on the H100); ssb-variants: two
@@ -200,6 +201,16 @@ if part cgrx; then
     --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
     --build-repeats 1 --warmup 2 || status=5
   echo "cgrx part: $((SECONDS - t0)) s"
+fi
+if part cgrx-prefer; then
+  # The cgRX gap runs OptiX's way (its long first rays are faster): does a build preference,
+  # given to both APIs, move either? Labels optix-cgrx-prefer-<preference>.
+  for p in fast_trace fast_build; do
+    echo "== cgRX with --prefer $p, both APIs"
+    timeout 250 $R bench cgrx --out $OUT/results --label optix-cgrx-prefer-$p --api vulkan,optix \
+      --prefer $p --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 \
+      --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
+  done
 fi
 [[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
 exit $status

@@ -29,6 +29,8 @@ struct CgrxBuildOptions {
   uint32_t bucket_size = 32;
   // Copy the BLAS into a structure of its compacted size.
   bool compact = true;
+  // The BLAS's build preference flag (the OptiX twin's GAS gets the same).
+  BuildPreference preference = BuildPreference::none;
   // automatic = the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
   // Cast the first ray of a lookup only as far as nearly every gap between representatives on a

@@ -320,6 +320,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   bo.bucket_size = bucket;
   bo.traversal = parse_traversal_mode(tname).value();
   bo.compact = !o.no_compact;
+  bo.preference = parse_preference(o.prefer);
   if (rays != "window" && rays != "full")
     throw Error(Errc::invalid_argument, "--cgrx-rays takes window and/or full");
   bo.window_first_ray = rays == "window";
@@ -355,7 +356,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"primitive", "triangles"},
               {"method", "bucket_search"},
               {"bucket_size", bucket},
-              {"build_preference", "none"},  // cgRX builds set no preference (either API)
+              {"build_preference", to_string(bo.preference)},
               {"cgrx_rays", rays},
               {"ray_window", bs.ray_window},
               {"diagnostic", o.diagnostic},

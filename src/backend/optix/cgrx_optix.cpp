@@ -139,6 +139,10 @@ void CgrxOptixImpl::build_gas() {
   input.triangleArray.numSbtRecords = 1;
   unsigned flags = view.options->compact ? unsigned{OPTIX_BUILD_FLAG_ALLOW_COMPACTION}
                                          : unsigned{OPTIX_BUILD_FLAG_NONE};
+  if (view.options->preference == BuildPreference::fast_trace)
+    flags |= OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
+  if (view.options->preference == BuildPreference::fast_build)
+    flags |= OPTIX_BUILD_FLAG_PREFER_FAST_BUILD;
   gas = optix::build_gas(c, st->context, stream, memory, input, flags, [&] { triangles.reset(); });
   build_stats.bvh_build_ms = gas.build_ms;
   build_stats.compact_ms = gas.compact_ms;

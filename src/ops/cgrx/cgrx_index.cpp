@@ -120,6 +120,10 @@ void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
   req.geometry =
       triangle_geometry(triangles.address(), req.primitive_count, VK_GEOMETRY_OPAQUE_BIT_KHR);
   req.flags = options.compact ? VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR : 0;
+  if (options.preference == BuildPreference::fast_trace)
+    req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+  if (options.preference == BuildPreference::fast_build)
+    req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
   auto sizes = build_sizes(c, req);
   blas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
                      sizes.accelerationStructureSize, "cgrx BLAS");
