@@ -685,6 +685,8 @@ def optix_section():
                        f"{o['probe_time_ms'] / v['probe_time_ms']:.2f} | {o.get('api_check', '-')} |")
         out.append("")
     out += optix_rtscan_table()
+    out += optix_ssb_table()
+    out += optix_join_table()
     return out or ["Not measured yet (`bench/gpu/optix.sh`).", ""]
 
 
@@ -713,6 +715,67 @@ def optix_rtscan_table():
             out.append(f"| {sel:g} | {v['rays']} | {fmt_ms(v['refine_ms'])} | {fmt_ms(o['refine_ms'])} | {ratio} | "
                        f"{fmt_ms(v['query_time_ms'])} | {fmt_ms(o['query_time_ms'])} | {v['result_rows']:,} | "
                        f"{v['checked_result']} / {o['checked_result']}, {o.get('api_check', '-')} |")
+        out.append("")
+    return out
+
+
+def optix_ssb_table():
+    """The SSB engine's rays through Vulkan and OptiX on the same tables and encoding (label optix-ssb)."""
+    out = []
+    for d in device_dirs():
+        rows = [r for r in load(d, "ssb.jsonl") if r.get("label") == "optix-ssb" and r.get("api")]
+        if not rows:
+            continue
+        best = newest_by(rows, lambda r: (r["sf"], r["query"], r["api"]))
+        keys = sorted({k[:2] for k in best if k[:2] + ("vulkan",) in best and k[:2] + ("optix",) in best},
+                      key=lambda k: (k[0], k[1]))
+        if not keys:
+            continue
+        v0 = best[keys[0] + ("vulkan",)]
+        out += [f"The SSB engine through both APIs (`bench/gpu/optix.sh ssb`, label `optix-ssb`, "
+                f"`bench/results/{d.name}/ssb.jsonl`; {device_line(v0)}): the same tables, encoding, triangles "
+                "and rays; query = median trace of 5 (Vulkan timestamps, OptiX CUDA events); build = BVH build + "
+                "compaction; BVH: Vulkan BLAS + TLAS, OptiX GAS.", "",
+                "| SF | query | rays | Vulkan ms | OptiX ms | ratio | Vulkan build ms | OptiX build ms | "
+                "Vulkan BVH MiB | OptiX BVH MiB | checked (Vulkan / OptiX) |",
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for k in keys:
+            v, o = best[k + ("vulkan",)], best[k + ("optix",)]
+            out.append(f"| {k[0]:g} | {k[1]} | {v['rays']} | {fmt_ms(v['query_ms'])} | {fmt_ms(o['query_ms'])} | "
+                       f"{o['query_ms'] / v['query_ms']:.1f} | {fmt_ms(v['bvh_build_ms'])} | "
+                       f"{fmt_ms(o['bvh_build_ms'])} | {v['bvh_bytes'] / 1048576:.0f} | "
+                       f"{o['bvh_bytes'] / 1048576:.0f} | {v['checked_result']} / {o['checked_result']}, "
+                       f"{o.get('api_check', '-')} |")
+        out.append("")
+    return out
+
+
+def optix_join_table():
+    """The RX join through Vulkan and OptiX on the same sides (label optix-join)."""
+    out = []
+    for d in device_dirs():
+        rows = [r for r in load(d, "join.jsonl") if r.get("label") == "optix-join"]
+        if not rows:
+            continue
+        best = newest_by(rows, lambda r: (r["output"], r["indexed_side"], r["api"]))
+        keys = sorted({k[:2] for k in best if k[:2] + ("vulkan",) in best and k[:2] + ("optix",) in best})
+        if not keys:
+            continue
+        v0 = best[keys[0] + ("vulkan",)]
+        out += [f"The RX join through both APIs (`bench/gpu/optix.sh join`, label `optix-join`, "
+                f"`bench/results/{d.name}/join.jsonl`): {pow2(v0['build_rows'])} build x {pow2(v0['probe_rows'])} "
+                f"probe rows, {v0['key_bits']}-bit keys, multiplicity {v0['multiplicity']}, hit rate "
+                f"{v0['hit_rate']:g}, median of {v0['repeats']}; index = records sort + BVH (OptiX: GAS) build; "
+                "every result checked whole against the CPU join.", "",
+                "| output | indexed side | Vulkan index ms | OptiX index ms | Vulkan count ms | OptiX count ms | "
+                "Vulkan collect ms | OptiX collect ms | join ratio | checked (Vulkan / OptiX) |",
+                "|---|---|---|---|---|---|---|---|---|---|"]
+        for k in keys:
+            v, o = best[k + ("vulkan",)], best[k + ("optix",)]
+            out.append(f"| {k[0]} | {k[1]} | {fmt_ms(v['index_time_ms'])} | {fmt_ms(o['index_time_ms'])} | "
+                       f"{fmt_ms(v['count_ms'])} | {fmt_ms(o['count_ms'])} | {fmt_ms(v['collect_ms'])} | "
+                       f"{fmt_ms(o['collect_ms'])} | {o['join_time_ms'] / v['join_time_ms']:.2f} | "
+                       f"{v['checked_result']} / {o['checked_result']} |")
         out.append("")
     return out
 
@@ -780,7 +843,7 @@ def join_name(r):
 def join_section():
     out = []
     for d in device_dirs():
-        rows = load(d, "join.jsonl")
+        rows = [r for r in load(d, "join.jsonl") if r.get("api", "vulkan") == "vulkan"]
         if not rows:
             continue
         best = newest_by(rows, lambda r: (r["label"], r["output"], r["multiplicity"], r["build_rows"], r["probe_rows"],
@@ -972,8 +1035,10 @@ SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "
 
 
 def ssb_rows(d):
-    # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults.
-    rows = [r for r in load(d, "ssb.jsonl") if not str(r.get("label", "")).startswith("ssb-ab-")]
+    # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults,
+    # and the OptiX comparison's rows (optix-ssb*) have their own table.
+    rows = [r for r in load(d, "ssb.jsonl")
+            if not str(r.get("label", "")).startswith(("ssb-ab-", "optix-ssb"))]
     return newest_by(rows, lambda r: (r["sf"], r["query"], r["engine"])) if rows else {}
 
 

@@ -50,7 +50,7 @@ struct BenchRxOptions {
   std::string key_dist = "uniform", probe_dist = "uniform";
   double key_zipf = 1.0, probe_zipf = 1.0;
   uint32_t multiplicity = 1;
-  std::string prefer = "none";
+  std::string prefer;  // --prefer; empty: each index's default (RX none, cgRX fast_trace)
   bool no_compact = false;
   std::vector<uint32_t> partitions = {1};  // RxBuildOptions::partitions, swept
   bool compress_duplicates = false;
@@ -156,7 +156,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
     throw Error(Errc::invalid_argument, "--layout takes key or row");
   bo.key_order = layout == "key";
   bo.compact = !o.no_compact;
-  bo.preference = parse_preference(o.prefer);
+  if (!o.prefer.empty()) bo.preference = parse_preference(o.prefer);
   bo.partitions = partitions;
   bo.compress_duplicates = o.compress_duplicates;
   // Compression needs hit_and_scan; in a sweep over methods the any-hit runs are left out.
@@ -320,7 +320,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   bo.bucket_size = bucket;
   bo.traversal = parse_traversal_mode(tname).value();
   bo.compact = !o.no_compact;
-  bo.preference = parse_preference(o.prefer);
+  if (!o.prefer.empty()) bo.preference = parse_preference(o.prefer);
   if (rays != "window" && rays != "full")
     throw Error(Errc::invalid_argument, "--cgrx-rays takes window and/or full");
   bo.window_first_ray = rays == "window";
@@ -887,7 +887,10 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--multiplicity", o->multiplicity, "copies of each distinct key");
   cmd->add_option("--probe-dist", o->probe_dist, "uniform | zipf (which keys the hits pick)");
   cmd->add_option("--probe-zipf", o->probe_zipf, "Zipf coefficient of --probe-dist zipf");
-  cmd->add_option("--prefer", o->prefer, "BVH build preference: none | fast_trace | fast_build");
+  cmd->add_option(
+      "--prefer", o->prefer,
+      "BVH build preference: none | fast_trace | fast_build (default: the index's own, RX none, "
+      "cgRX fast_trace)");
   cmd->add_flag("--no-compact", o->no_compact, "skip BVH compaction");
   cmd->add_option("--partitions", o->partitions,
                   "build the BVH in this many key-range parts, one at a time (lower peak build "
