@@ -30,7 +30,7 @@ struct CgrxOptixImpl;
 class CgrxOptixIndex {
  public:
   // Builds the GAS over `index`'s representatives with its options (bucket size, compaction,
-  // first-ray window; no build preference, as the Vulkan cgRX build sets none). Errc::unsupported
+  // build preference, first-ray window). Errc::unsupported
   // where OptiX is unavailable (optix_support()'s reason), the records are not shared with CUDA,
   // or the primitives are more than one GAS holds. The index's diagnostic is not carried over.
   static Result<CgrxOptixIndex> build(const CgrxIndex& index);

@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <vector>
 
 #include "backend/cuda/cuda.hpp"
@@ -52,6 +54,10 @@ struct CgrxOptixImpl {
   DeviceMemory records;  // the index's records, copied once into cudaMalloc'd memory
   DeviceMemory buckets;  // per primitive: the bucket its hit names
   optix::Gas gas;
+  // A diagnostic (docs/optix.md, "cgRX through OptiX"): RAYDB_OPTIX_CGRX_IAS=1 traces through an
+  // instance AS over the GAS, the hierarchy the Vulkan index has (a TLAS over its BLAS).
+  bool two_level = false;
+  optix::Gas ias;
   optix::Program program;
 
   DeviceMemory params_dev, queries_dev, results_dev, counters_dev;
@@ -85,6 +91,7 @@ void CgrxOptixImpl::copy_records() {
 void CgrxOptixImpl::build_gas() {
   VkContext& c = *view.ctx;
   cuda::runtime(c);  // makes the context's device current on this thread
+  ias = {};
   gas = {};
   buckets.reset();
   memory.peak = memory.now;
@@ -149,7 +156,12 @@ void CgrxOptixImpl::build_gas() {
   build_stats.bvh_bytes = gas.memory.bytes();
   build_stats.bvh_uncompacted_bytes = gas.uncompacted_bytes;
   build_stats.build_peak_bytes = memory.peak - baseline;
-  build_stats.resident_bytes = records.bytes() + buckets.bytes() + gas.memory.bytes();
+  if (two_level) {
+    ias = optix::build_instance_over(c, st->context, stream, memory, gas.handle);
+    build_stats.bvh_build_ms += ias.build_ms;
+    build_stats.bvh_bytes += ias.memory.bytes();
+  }
+  build_stats.resident_bytes = records.bytes() + buckets.bytes() + build_stats.bvh_bytes;
 }
 
 void CgrxOptixImpl::make_pipeline() {
@@ -159,7 +171,9 @@ void CgrxOptixImpl::make_pipeline() {
   module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
-  pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
+  pipeline_options.traversableGraphFlags =
+      two_level ? OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_LEVEL_INSTANCING
+                : OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
   pipeline_options.numPayloadValues = 1;    // the primitive of the closest hit
   pipeline_options.numAttributeValues = 2;  // triangles' barycentrics (unused)
   pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
@@ -192,7 +206,7 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   // One parameter block per launch, uploaded before the timed part.
   std::vector<optix::CgrxLaunchParams> launches;
   optix::CgrxLaunchParams p{};
-  p.handle = gas.handle;
+  p.handle = two_level ? ias.handle : gas.handle;
   p.records = records.address();
   p.queries = queries_dev.address();
   p.results = results_dev.address();
@@ -261,6 +275,8 @@ Result<CgrxOptixIndex> CgrxOptixIndex::build(const CgrxIndex& index) {
     detail::optix::require(c);
     impl->st = &detail::optix::state(c);
     impl->stream = detail::cuda::runtime(c).stream;
+    const char* ias = std::getenv("RAYDB_OPTIX_CGRX_IAS");
+    impl->two_level = ias && std::string_view(ias) == "1";
     impl->make_pipeline();
     impl->copy_records();
     impl->build_gas();

@@ -62,4 +62,23 @@ Gas build_gas(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream, M
   return gas;
 }
 
+Gas build_instance_over(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream,
+                        MemoryTally& memory, OptixTraversableHandle gas) {
+  OptixInstance instance{};
+  instance.transform[0] = instance.transform[5] = instance.transform[10] = 1.0f;
+  instance.visibilityMask = 0xFF;
+  instance.flags = OPTIX_INSTANCE_FLAG_DISABLE_TRIANGLE_FACE_CULLING;
+  instance.traversableHandle = gas;
+  DeviceMemory instances(memory, sizeof instance, "OptiX instance");
+  cuda::check(
+      cudaMemcpyAsync(instances.get(), &instance, sizeof instance, cudaMemcpyHostToDevice, stream),
+      "cudaMemcpyAsync (OptiX instance)");
+  OptixBuildInput input{};
+  input.type = OPTIX_BUILD_INPUT_TYPE_INSTANCES;
+  input.instanceArray.instances = instances.address();
+  input.instanceArray.numInstances = 1;
+  Gas ias = build_gas(ctx, context, stream, memory, input, OPTIX_BUILD_FLAG_PREFER_FAST_TRACE);
+  return ias;
+}
+
 }  // namespace raydb::detail::optix

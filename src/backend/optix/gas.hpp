@@ -30,4 +30,10 @@ Gas build_gas(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream, M
               const OptixBuildInput& input, unsigned build_flags,
               const std::function<void()>& free_inputs = {});
 
+// An instance AS with one identity instance over `gas` (culling off, built for fast trace): the
+// twin of the Vulkan paths' TLAS, for measuring what the second level costs. The traversable of
+// a pipeline that uses it must allow single-level instancing.
+Gas build_instance_over(VkContext& ctx, OptixDeviceContext context, cudaStream_t stream,
+                        MemoryTally& memory, OptixTraversableHandle gas);
+
 }  // namespace raydb::detail::optix

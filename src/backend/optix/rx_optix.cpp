@@ -179,38 +179,13 @@ void RxOptixImpl::build_gas() {
   build_stats.resident_bytes = records_bytes + gas.bytes() + ias.bytes();
 }
 
-// The twin of the Vulkan index's TLAS: one identity instance, culling off, built for fast trace;
-// its build time adds to bvh_build_ms as the TLAS's does in Vulkan.
+// The twin of the Vulkan index's TLAS (RxOptixOptions::two_level); its build time adds to
+// bvh_build_ms as the TLAS's does in Vulkan.
 void RxOptixImpl::build_ias() {
-  cuda::Timer timer(*view.ctx, 2);
-  OptixInstance instance{};
-  instance.transform[0] = instance.transform[5] = instance.transform[10] = 1.0f;
-  instance.visibilityMask = 0xFF;
-  instance.flags = OPTIX_INSTANCE_FLAG_DISABLE_TRIANGLE_FACE_CULLING;
-  instance.traversableHandle = handle;
-  DeviceMemory instances(memory, sizeof instance, "OptiX instance");
-  cuda::check(
-      cudaMemcpyAsync(instances.get(), &instance, sizeof instance, cudaMemcpyHostToDevice, stream),
-      "cudaMemcpyAsync (OptiX instance)");
-  OptixBuildInput input{};
-  input.type = OPTIX_BUILD_INPUT_TYPE_INSTANCES;
-  input.instanceArray.instances = instances.address();
-  input.instanceArray.numInstances = 1;
-  OptixAccelBuildOptions options{};
-  options.buildFlags = OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
-  options.operation = OPTIX_BUILD_OPERATION_BUILD;
-  OptixAccelBufferSizes sizes{};
-  optix::check(optixAccelComputeMemoryUsage(st->context, &options, &input, 1, &sizes),
-               "optixAccelComputeMemoryUsage (IAS)");
-  DeviceMemory temp(memory, sizes.tempSizeInBytes, "OptiX IAS build scratch");
-  ias = DeviceMemory(memory, sizes.outputSizeInBytes, "OptiX IAS");
-  uint32_t t0 = timer.mark();
-  optix::check(optixAccelBuild(st->context, stream, &options, &input, 1, temp.address(),
-                               temp.bytes(), ias.address(), ias.bytes(), &handle, nullptr, 0),
-               "optixAccelBuild (IAS)");
-  uint32_t t1 = timer.mark();
-  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (IAS build)");
-  build_stats.bvh_build_ms += timer.ms(t0, t1);
+  optix::Gas built = optix::build_instance_over(*view.ctx, st->context, stream, memory, handle);
+  build_stats.bvh_build_ms += built.build_ms;
+  ias = std::move(built.memory);
+  handle = built.handle;
 }
 
 void RxOptixImpl::make_pipeline() {
