@@ -133,23 +133,11 @@ void CgrxOptixImpl::build_gas() {
   build_stats.ray_window = view.options->window_first_ray ? scene.ray_window : 0u;
 
   // The Vulkan BLAS: non-indexed float3 triangles, opaque (DISABLE_ANYHIT is OptiX's
-  // VK_GEOMETRY_OPAQUE_BIT_KHR), compaction where asked, no build preference.
+  // VK_GEOMETRY_OPAQUE_BIT_KHR), compaction and build preference as asked.
   CUdeviceptr vertex_address = triangles.address();
   unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
-  OptixBuildInput input{};
-  input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
-  input.triangleArray.vertexBuffers = &vertex_address;
-  input.triangleArray.numVertices = static_cast<unsigned>(3 * np);
-  input.triangleArray.vertexFormat = OPTIX_VERTEX_FORMAT_FLOAT3;
-  input.triangleArray.vertexStrideInBytes = 3 * sizeof(float);
-  input.triangleArray.flags = &geometry_flags;
-  input.triangleArray.numSbtRecords = 1;
-  unsigned flags = view.options->compact ? unsigned{OPTIX_BUILD_FLAG_ALLOW_COMPACTION}
-                                         : unsigned{OPTIX_BUILD_FLAG_NONE};
-  if (view.options->preference == BuildPreference::fast_trace)
-    flags |= OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
-  if (view.options->preference == BuildPreference::fast_build)
-    flags |= OPTIX_BUILD_FLAG_PREFER_FAST_BUILD;
+  OptixBuildInput input = optix::triangle_input(&vertex_address, np, &geometry_flags);
+  unsigned flags = optix::build_flags(view.options->preference, view.options->compact);
   gas = optix::build_gas(c, st->context, stream, memory, input, flags, [&] { triangles.reset(); });
   build_stats.bvh_build_ms = gas.build_ms;
   build_stats.compact_ms = gas.compact_ms;
@@ -165,10 +153,7 @@ void CgrxOptixImpl::build_gas() {
 }
 
 void CgrxOptixImpl::make_pipeline() {
-  OptixModuleCompileOptions module_options{};
-  module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
-  module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
-  module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+  OptixModuleCompileOptions module_options = optix::default_module_options();
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
   pipeline_options.traversableGraphFlags =

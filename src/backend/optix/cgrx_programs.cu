@@ -5,6 +5,7 @@
 #include <optix.h>
 
 #include "backend/optix/cgrx_launch.h"
+#include "backend/optix/key_record.cuh"
 #include "cgrx/cgrx_geometry.h"
 
 using raydb::detail::optix::CgrxLaunchParams;
@@ -15,22 +16,12 @@ __constant__ CgrxLaunchParams params;
 
 // ---- The hooks cgrx_lookup.h needs (the GLSL side defines them in cgrx_common.glsl). ----
 
-struct KeyRecord {
-  uint64_t key;
-  uint32_t row;
-  uint32_t value;
-};
-
 __device__ __forceinline__ bool cgrx_flag(uint32_t f) {
   return (params.flags & f) != 0u;
 }
 
-// shaders/common/records.glsl: (key, row, value, 0) for 32-bit keys, (key lo, key hi, row, value)
-// for 64-bit keys, one 16-byte load.
 __device__ __forceinline__ KeyRecord cgrx_record(uint32_t i) {
-  uint4 r = reinterpret_cast<const uint4*>(params.records)[i];
-  if (cgrx_flag(CGRX_FLAG_KEY64)) return KeyRecord{uint64_t(r.x) | (uint64_t(r.y) << 32), r.z, r.w};
-  return KeyRecord{uint64_t(r.x), r.y, r.z};
+  return load_key_record(params.records, i, cgrx_flag(CGRX_FLAG_KEY64));
 }
 
 // As cgrx_probe.rgen: an opaque ray to its closest hit, whose primitive the closest-hit program

@@ -8,6 +8,26 @@
 
 namespace raydb::detail::optix {
 
+unsigned build_flags(BuildPreference preference, bool compact) {
+  unsigned f = compact ? unsigned{OPTIX_BUILD_FLAG_ALLOW_COMPACTION} : 0u;
+  if (preference == BuildPreference::fast_trace) f |= OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
+  if (preference == BuildPreference::fast_build) f |= OPTIX_BUILD_FLAG_PREFER_FAST_BUILD;
+  return f;
+}
+
+OptixBuildInput triangle_input(const CUdeviceptr* vertices, uint64_t count,
+                               const unsigned* geometry_flags) {
+  OptixBuildInput input{};
+  input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
+  input.triangleArray.vertexBuffers = vertices;
+  input.triangleArray.numVertices = static_cast<unsigned>(3 * count);
+  input.triangleArray.vertexFormat = OPTIX_VERTEX_FORMAT_FLOAT3;
+  input.triangleArray.vertexStrideInBytes = 3 * sizeof(float);
+  input.triangleArray.flags = geometry_flags;
+  input.triangleArray.numSbtRecords = 1;
+  return input;
+}
+
 unsigned max_primitives_per_gas(OptixDeviceContext context) {
   unsigned n = 0;
   check(optixDeviceContextGetProperty(context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,

@@ -20,6 +20,14 @@ struct Gas {
   uint64_t uncompacted_bytes = 0;
 };
 
+// A raydb BVH's OptiX build flags: ALLOW_COMPACTION where asked, and the preference's flag.
+unsigned build_flags(BuildPreference preference, bool compact);
+
+// One geometry of `count` non-indexed float3 triangles (stride 12) at *vertices, one SBT record:
+// the layout every raydb triangle BLAS has. `vertices` and `geometry_flags` must outlive the build.
+OptixBuildInput triangle_input(const CUdeviceptr* vertices, uint64_t count,
+                               const unsigned* geometry_flags);
+
 // OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS: raydb's OptiX twins build one GAS and refuse
 // more primitives than that, naming the limit.
 unsigned max_primitives_per_gas(OptixDeviceContext context);

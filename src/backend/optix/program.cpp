@@ -16,6 +16,14 @@ struct SbtRecord {
 };
 }  // namespace
 
+OptixModuleCompileOptions default_module_options() {
+  OptixModuleCompileOptions o{};
+  o.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
+  o.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
+  o.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+  return o;
+}
+
 Program::~Program() {
   if (pipeline_) optixPipelineDestroy(pipeline_);
   for (OptixProgramGroup g : groups_)

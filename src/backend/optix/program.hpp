@@ -25,6 +25,9 @@ struct ProgramEntries {
   const char* intersection = nullptr;
 };
 
+// Full optimization, no debug information, OptiX's register limit: what every raydb module uses.
+OptixModuleCompileOptions default_module_options();
+
 class Program {
  public:
   Program() = default;

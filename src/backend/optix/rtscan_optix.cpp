@@ -141,10 +141,7 @@ void RtScanOptixImpl::build_gas(size_t gi) {
 }
 
 void RtScanOptixImpl::make_pipeline() {
-  OptixModuleCompileOptions module_options{};
-  module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
-  module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
-  module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+  OptixModuleCompileOptions module_options = optix::default_module_options();
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
   pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;

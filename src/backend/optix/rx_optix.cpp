@@ -75,15 +75,6 @@ struct RxOptixImpl {
                   "them");
   }
 
-  unsigned build_flags() const {
-    const RxBuildOptions& o = *view.options;
-    unsigned f = OPTIX_BUILD_FLAG_NONE;
-    if (o.compact) f |= OPTIX_BUILD_FLAG_ALLOW_COMPACTION;
-    if (o.preference == BuildPreference::fast_trace) f |= OPTIX_BUILD_FLAG_PREFER_FAST_TRACE;
-    if (o.preference == BuildPreference::fast_build) f |= OPTIX_BUILD_FLAG_PREFER_FAST_BUILD;
-    return f;
-  }
-
   // The records the programs read: the own copy, else the imported Vulkan buffer (none for an
   // empty index, whose launches trace nothing).
   void* records() const {
@@ -149,13 +140,7 @@ void RxOptixImpl::build_gas() {
     input.customPrimitiveArray.flags = &geometry_flags;
     input.customPrimitiveArray.numSbtRecords = 1;
   } else {
-    input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
-    input.triangleArray.vertexBuffers = &prim_address;
-    input.triangleArray.numVertices = static_cast<unsigned>(3 * n);
-    input.triangleArray.vertexFormat = OPTIX_VERTEX_FORMAT_FLOAT3;
-    input.triangleArray.vertexStrideInBytes = 3 * sizeof(float);
-    input.triangleArray.flags = &geometry_flags;
-    input.triangleArray.numSbtRecords = 1;
+    input = optix::triangle_input(&prim_address, n, &geometry_flags);
   }
   cuda::Timer timer(c, 2);
   uint32_t t0 = timer.mark();
@@ -164,8 +149,9 @@ void RxOptixImpl::build_gas() {
   cuda::check(cudaGetLastError(), "rx_primitives kernel launch");
   uint32_t t1 = timer.mark();
   // The primitives are freed before compaction, as the Vulkan build frees them.
-  optix::Gas built = optix::build_gas(c, st->context, stream, memory, input, build_flags(),
-                                      [&] { prims.reset(); });
+  optix::Gas built = optix::build_gas(
+      c, st->context, stream, memory, input,
+      optix::build_flags(view.options->preference, view.options->compact), [&] { prims.reset(); });
   build_stats.convert_ms = timer.ms(t0, t1);
   build_stats.bvh_build_ms = built.build_ms;
   build_stats.compact_ms = built.compact_ms;
@@ -189,14 +175,12 @@ void RxOptixImpl::build_ias() {
 }
 
 void RxOptixImpl::make_pipeline() {
-  OptixModuleCompileOptions module_options{};
-  module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
+  OptixModuleCompileOptions module_options = optix::default_module_options();
   static constexpr OptixCompileOptimizationLevel kLevels[] = {
       OPTIX_COMPILE_OPTIMIZATION_LEVEL_0, OPTIX_COMPILE_OPTIMIZATION_LEVEL_1,
       OPTIX_COMPILE_OPTIMIZATION_LEVEL_2, OPTIX_COMPILE_OPTIMIZATION_LEVEL_3};
   module_options.optLevel =
       variant.opt_level < 0 ? OPTIX_COMPILE_OPTIMIZATION_DEFAULT : kLevels[variant.opt_level];
-  module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
   pipeline_options.traversableGraphFlags =

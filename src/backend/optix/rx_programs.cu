@@ -4,6 +4,7 @@
 // Compiled by nvcc to OptiX-IR at build time and embedded in the library (src/CMakeLists.txt).
 #include <optix.h>
 
+#include "backend/optix/key_record.cuh"
 #include "backend/optix/rx_launch.h"
 #include "common/rx_mapping.h"
 
@@ -15,22 +16,12 @@ __constant__ RxLaunchParams params;
 
 // ---- The hooks rx_lookup.h needs (the GLSL side defines them in rx_common.glsl). ----
 
-struct KeyRecord {
-  uint64_t key;
-  uint32_t row;
-  uint32_t value;
-};
-
 __device__ __forceinline__ bool rx_flag(uint32_t f) {
   return (params.flags & f) != 0u;
 }
 
-// shaders/common/records.glsl: (key, row, value, 0) for 32-bit keys, (key lo, key hi, row, value)
-// for 64-bit keys, one 16-byte load.
 __device__ __forceinline__ KeyRecord rx_record(uint32_t i) {
-  uint4 r = reinterpret_cast<const uint4*>(params.records)[i];
-  if (rx_flag(RX_FLAG_KEY64)) return KeyRecord{uint64_t(r.x) | (uint64_t(r.y) << 32), r.z, r.w};
-  return KeyRecord{uint64_t(r.x), r.y, r.z};
+  return load_key_record(params.records, i, rx_flag(RX_FLAG_KEY64));
 }
 
 __device__ __forceinline__ uint32_t rx_num_primitives() {

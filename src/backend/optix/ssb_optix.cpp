@@ -87,14 +87,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     unsigned geometry_flags = variant_ == "multi_anyhit"
                                   ? OPTIX_GEOMETRY_FLAG_NONE
                                   : OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
-    OptixBuildInput input{};
-    input.type = OPTIX_BUILD_INPUT_TYPE_TRIANGLES;
-    input.triangleArray.vertexBuffers = &vertex_address;
-    input.triangleArray.numVertices = static_cast<unsigned>(3 * n);
-    input.triangleArray.vertexFormat = OPTIX_VERTEX_FORMAT_FLOAT3;
-    input.triangleArray.vertexStrideInBytes = 3 * sizeof(float);
-    input.triangleArray.flags = &geometry_flags;
-    input.triangleArray.numSbtRecords = 1;
+    OptixBuildInput input = optix::triangle_input(&vertex_address, n, &geometry_flags);
     gas_ = optix::build_gas(ctx_, st_->context, stream_, memory_, input,
                             OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION);
     stats.bvh_build_ms = gas_.build_ms + gas_.compact_ms;
@@ -172,10 +165,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   }
 
   void make_pipeline() {
-    OptixModuleCompileOptions module_options{};
-    module_options.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
-    module_options.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
-    module_options.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
+    OptixModuleCompileOptions module_options = optix::default_module_options();
     OptixPipelineCompileOptions pipeline_options{};
     pipeline_options.usesMotionBlur = 0;
     pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
