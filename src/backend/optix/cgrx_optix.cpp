@@ -38,13 +38,6 @@ namespace raydb::detail {
 using optix::DeviceMemory;
 using optix::MemoryTally;
 
-namespace {
-
-// OptiX's launch limit: width * height * depth <= 2^30.
-constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
-
-}  // namespace
-
 struct CgrxOptixImpl {
   const CgrxIndex* index = nullptr;  // for the representatives of a (re)build
   CgrxIndexView view;
@@ -203,9 +196,9 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   p.num_records = static_cast<uint32_t>(view.keys);
   p.num_buckets = static_cast<uint32_t>(view.buckets);
   p.ray_window = build_stats.ray_window;
-  for (uint64_t first = 0; first < q.count; first += kMaxLaunchWidth) {
+  for (uint64_t first = 0; first < q.count; first += optix::kMaxLaunchWidth) {
     p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(kMaxLaunchWidth, q.count - first));
+    p.num_queries = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, q.count - first));
     launches.push_back(p);
   }
   uint64_t params_bytes = launches.size() * sizeof(optix::CgrxLaunchParams);

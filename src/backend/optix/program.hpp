@@ -25,6 +25,9 @@ struct ProgramEntries {
   const char* intersection = nullptr;
 };
 
+// OptiX's launch limit: width * height * depth <= 2^30; every twin slices its launches to it.
+inline constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
+
 // Full optimization, no debug information, OptiX's register limit: what every raydb module uses.
 OptixModuleCompileOptions default_module_options();
 

@@ -30,13 +30,6 @@ namespace raydb::detail {
 using optix::DeviceMemory;
 using optix::MemoryTally;
 
-namespace {
-
-// OptiX's launch limit: width * height * depth <= 2^30.
-constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
-
-}  // namespace
-
 struct RtScanOptixImpl {
   RtScanImpl* table = nullptr;
   optix::State* st = nullptr;
@@ -189,9 +182,9 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
     p.interval = v.interval;
     p.segment = v.segment;
     p.stride = v.stride;
-    for (uint64_t first = 0; first < l.rays; first += kMaxLaunchWidth) {
+    for (uint64_t first = 0; first < l.rays; first += optix::kMaxLaunchWidth) {
       p.ray_offset = static_cast<uint32_t>(first);
-      p.num_rays = static_cast<uint32_t>(std::min(kMaxLaunchWidth, l.rays - first));
+      p.num_rays = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, l.rays - first));
       blocks.push_back(p);
     }
   }

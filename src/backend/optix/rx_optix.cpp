@@ -32,13 +32,6 @@ namespace raydb::detail {
 using optix::DeviceMemory;
 using optix::MemoryTally;
 
-namespace {
-
-// OptiX's launch limit: width * height * depth <= 2^30.
-constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
-
-}  // namespace
-
 struct RxOptixImpl {
   RxIndexView view;
   RxOptixOptions variant;
@@ -234,9 +227,9 @@ RxCollectResult RxOptixImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   p.flags =
       rx_probe_flags(view.width, q.ranges, view.unique, collect, view.method, view.opaque_hits);
   p.num_primitives = static_cast<uint32_t>(view.keys);
-  for (uint64_t first = 0; first < q.count; first += kMaxLaunchWidth) {
+  for (uint64_t first = 0; first < q.count; first += optix::kMaxLaunchWidth) {
     p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(kMaxLaunchWidth, q.count - first));
+    p.num_queries = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, q.count - first));
     launches.push_back(p);
   }
   uint64_t params_bytes = launches.size() * sizeof(optix::RxLaunchParams);

@@ -32,9 +32,6 @@ namespace cuda = raydb::detail::cuda;
 
 namespace {
 
-// OptiX's launch limit: width * height * depth <= 2^30.
-constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
-
 class SsbOptixTracerImpl final : public SsbOptixTracer {
  public:
   explicit SsbOptixTracerImpl(VkContext& c) : ctx_(c) {
@@ -115,9 +112,9 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     p.ray_y = ray_y_;
     p.per_row_atomics = per_row_atomics ? 1 : 0;
     p.pointer_payload = variant_ == "pointer_payload" ? 1 : 0;
-    for (uint64_t first = 0; first < ray_count_; first += kMaxLaunchWidth) {
+    for (uint64_t first = 0; first < ray_count_; first += optix::kMaxLaunchWidth) {
       p.ray_offset = static_cast<uint32_t>(first);
-      p.num_rays = static_cast<uint32_t>(std::min(kMaxLaunchWidth, ray_count_ - first));
+      p.num_rays = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, ray_count_ - first));
       blocks.push_back(p);
     }
     uint64_t params_bytes = std::max<size_t>(blocks.size(), 1) * sizeof(optix::SsbLaunchParams);
