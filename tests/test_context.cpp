@@ -50,6 +50,14 @@ TEST_CASE("context: requirements name the extensions a host must enable") {
   auto q = Context::requirements(TraversalMode::ray_query);
   CHECK(std::find(q.extensions.begin(), q.extensions.end(), "VK_KHR_ray_query") !=
         q.extensions.end());
+  // Primitive culling is optional, and only pipelines use it.
+  const char* culling =
+      "VkPhysicalDeviceRayTracingPipelineFeaturesKHR::rayTraversalPrimitiveCulling";
+  CHECK(std::find(r.optional_features.begin(), r.optional_features.end(), culling) !=
+        r.optional_features.end());
+  CHECK(std::find(r.features.begin(), r.features.end(), culling) == r.features.end());
+  CHECK(std::find(q.optional_features.begin(), q.optional_features.end(), culling) ==
+        q.optional_features.end());
 }
 
 TEST_CASE("context: traversal mode parsing") {

@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <random>
+#include <string>
 
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
@@ -358,6 +360,42 @@ TEST_CASE("rx: build preferences give the same results") {
     auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
     test::check_lookups(index.lookup(points.span()).value(), want, to_string(p));
   }
+}
+
+TEST_CASE("rx: every pipeline shape gives the same results, and a bad shape is named") {
+  if (!test::context().device().ray_tracing_pipeline) {
+    MESSAGE("skipped: device has no pipeline");
+    return;
+  }
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits32, 1000, rng, uint64_t{1} << 32);
+  RxReference ref(keys.span());
+  auto points = probes_for(keys, 1000, rng, uint64_t{1} << 32);
+  auto want = ref.lookup(points.span());
+  // RAYDB_VK_RT_PIPELINE (docs/optix.md) is read when a pipeline is made, at the first lookup.
+  for (const char* shape : {"generic", "lean", "culled"})
+    for (Primitive p : {Primitive::triangles, Primitive::aabbs}) {
+      setenv("RAYDB_VK_RT_PIPELINE", shape, 1);
+      RxBuildOptions o;
+      o.traversal = TraversalMode::pipeline;
+      o.primitive = p;
+      auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+      auto got = index.lookup(points.span());
+      unsetenv("RAYDB_VK_RT_PIPELINE");
+      REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
+      std::string what = std::string(shape) + " " + to_string(p);
+      test::check_lookups(got.value(), want, what.c_str());
+    }
+  setenv("RAYDB_VK_RT_PIPELINE", "fitted", 1);
+  RxBuildOptions o;
+  o.traversal = TraversalMode::pipeline;
+  auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+  auto bad = index.lookup(points.span());
+  unsetenv("RAYDB_VK_RT_PIPELINE");
+  REQUIRE(!bad.ok());
+  CHECK(bad.error().code() == Errc::invalid_argument);
+  CHECK(std::string(bad.error().what()).find("RAYDB_VK_RT_PIPELINE='fitted'") != std::string::npos);
 }
 
 namespace {

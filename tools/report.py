@@ -1036,9 +1036,10 @@ SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "
 
 def ssb_rows(d):
     # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults,
-    # and the OptiX comparison's rows (optix-ssb*) have their own table.
+    # and the OptiX comparison's rows (optix-*: the twin, its switches and diagnostics) have their
+    # own table in docs/optix.md or the README's OptiX section.
     rows = [r for r in load(d, "ssb.jsonl")
-            if not str(r.get("label", "")).startswith(("ssb-ab-", "optix-ssb"))]
+            if not str(r.get("label", "")).startswith(("ssb-ab-", "optix-"))]
     return newest_by(rows, lambda r: (r["sf"], r["query"], r["engine"])) if rows else {}
 
 

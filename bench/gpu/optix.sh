@@ -6,7 +6,12 @@
 # machine WITH OptiX headers (cmake -DOptiX_ROOT=...; see the README) and carried in build/ (or
 # $RAYDB_BUILD). Output: $OUT/results/<device>/tests-optix.txt, rx.jsonl and rtscan.jsonl.
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
-#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] [cgrx-prefer] [cgrx-ias] | gaps | all
+#        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] [cgrx-prefer] [cgrx-ias]
+#        [vk-pipeline-cgrx] [vk-pipeline-rx] [vk-pipeline-rtscan] [vk-pipeline-ssb]
+#        [ssb-optix-limits] [ssb-prefer] | gaps | all
+# vk-pipeline-<op>: Vulkan pipelines before / fitted / fitted + culling flag (RAYDB_VK_RT_PIPELINE);
+# ssb-optix-limits: OptiX's SSB with its stack computed and with register caps;
+# ssb-prefer: SSB at SF 10 under the build preferences none and fast_build, both APIs;
 # cgrx-ias: the OptiX cgRX twin through an IAS over its GAS, both APIs (about 2 min);
 # cgrx-prefer: cgRX under the fast_trace and fast_build preferences, both APIs (about 4 min);
 # cgrx: the cgRX index through both APIs, 2^26 keys, 2^27 lookups, buckets 32 and 256 (~3-4 min);
@@ -224,6 +229,89 @@ if part cgrx-ias; then
   RAYDB_OPTIX_CGRX_IAS=1 timeout 250 $R bench cgrx --out $OUT/results --label optix-cgrx-ias \
     --api vulkan,optix --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 \
     --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
+fi
+# Vulkan's ray-tracing pipelines fitted to what they trace (RtShaders in src/backend/vk/
+# pipelines.hpp: only the hit group and hit shaders a pipeline uses, plus rayTraversalPrimitive-
+# Culling's SKIP_AABBS / SKIP_TRIANGLES, the twin of OptiX's usesPrimitiveTypeFlags) against the
+# pipelines before (RAYDB_VK_RT_PIPELINE=generic: both hit groups, every shader, no flag) and
+# fitted without the flag (=lean). The default shape (culled) runs OptiX too, for the ratio.
+shapes() {  # $1: what to run per shape, given the shape and its --api list
+  for shape in generic lean culled; do
+    api=vulkan
+    [[ $shape == culled ]] && api=vulkan,optix
+    RAYDB_VK_RT_PIPELINE=$shape "$1" "$shape" "$api"
+  done
+}
+if part vk-pipeline-cgrx; then
+  cgrx_shape() {
+    echo "== Vulkan pipeline $1: cgRX, 2^26 keys, 2^27 lookups, buckets 32 and 256 ($2)"
+    timeout 170 $R bench cgrx --out $OUT/results --label optix-vk-pipeline-$1 --api $2 \
+      --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
+      --build-repeats 1 --warmup 2 || status=5
+  }
+  t0=$SECONDS
+  shapes cgrx_shape
+  echo "vk-pipeline-cgrx part: $((SECONDS - t0)) s"
+fi
+if part vk-pipeline-rx; then
+  rx_shape() {
+    echo "== Vulkan pipeline $1: RX, 2^25 keys, 2^26 lookups, hit_and_scan ($2)"
+    timeout 100 $R bench rx --out $OUT/results --label optix-vk-pipeline-$1 --api $2 \
+      --prefer fast_trace --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1 \
+      --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
+  }
+  t0=$SECONDS
+  shapes rx_shape
+  echo "vk-pipeline-rx part: $((SECONDS - t0)) s"
+fi
+if part vk-pipeline-rtscan; then
+  rtscan_shape() {  # cubes: the pipeline skips triangles
+    echo "== Vulkan pipeline $1: RTScan refine, 1e8 x 3, selectivity 0.2 and 0.9 ($2)"
+    timeout 100 $R bench rtscan --out $OUT/results --label optix-vk-pipeline-$1 --api $2 \
+      --rows 1e8 --columns 3 --dist permutation --bins 128 --selectivity 0.2,0.9 \
+      --baseline none --counts false --repeats 5 --warmup 2 || status=5
+  }
+  t0=$SECONDS
+  shapes rtscan_shape
+  echo "vk-pipeline-rtscan part: $((SECONDS - t0)) s"
+fi
+if part vk-pipeline-ssb; then
+  ssb_shape() {
+    echo "== Vulkan pipeline $1: SSB at SF 10 ($2)"
+    timeout 200 $R bench ssb --out $OUT/results --label optix-vk-pipeline-$1 --engine rt \
+      --api $2 --sf 10 --repeats 5 --warmup 2 || status=5
+  }
+  t0=$SECONDS
+  shapes ssb_shape
+  echo "vk-pipeline-ssb part: $((SECONDS - t0)) s"
+fi
+if part ssb-optix-limits; then
+  # The OptiX side of the SSB gap: the programs' continuation stack set to what they need
+  # (RAYDB_OPTIX_STACK=computed; OptiX's default otherwise) and a register cap
+  # (RAYDB_OPTIX_MAX_REGISTERS). SF 10, OptiX only; each table still checked for stability.
+  t0=$SECONDS
+  echo "== SSB through OptiX, SF 10, stack computed"
+  RAYDB_OPTIX_STACK=computed timeout 120 $R bench ssb --out $OUT/results \
+    --label optix-ssb-stack-computed --engine rt --api optix --sf 10 --repeats 5 --warmup 2 ||
+    status=5
+  for r in 64 128; do
+    echo "== SSB through OptiX, SF 10, at most $r registers"
+    RAYDB_OPTIX_MAX_REGISTERS=$r timeout 120 $R bench ssb --out $OUT/results \
+      --label optix-ssb-registers-$r --engine rt --api optix --sf 10 --repeats 5 --warmup 2 ||
+      status=5
+  done
+  echo "ssb-optix-limits part: $((SECONDS - t0)) s"
+fi
+if part ssb-prefer; then
+  # Is the SSB gap the tree? The same triangles and rays under the other build preferences in both
+  # APIs (bench ssb --prefer; fast_trace is the default and the ssb part's), SF 10.
+  t0=$SECONDS
+  for p in none fast_build; do
+    echo "== SSB at SF 10 with --prefer $p, Vulkan and OptiX"
+    timeout 200 $R bench ssb --out $OUT/results --label optix-ssb-prefer-$p --engine rt \
+      --api vulkan,optix --prefer $p --sf 10 --repeats 5 --warmup 2 || status=5
+  done
+  echo "ssb-prefer part: $((SECONDS - t0)) s"
 fi
 [[ $status -eq 0 ]] && echo "OK: every part ran and every result matched" || echo "FAILED: status $status" >&2
 exit $status

@@ -67,6 +67,10 @@ struct DeviceInfo {
   std::string driver_version;  // decoded the vendor's way where known
   std::string uuid;
   bool acceleration_structure = false, ray_tracing_pipeline = false, ray_query = false;
+  // rayTraversalPrimitiveCulling (optional: enabled when present): a ray-tracing pipeline that
+  // traces one kind of primitive tells the driver to skip the other, as OptiX's
+  // usesPrimitiveTypeFlags does.
+  bool primitive_culling = false;
   // VK_NV_ray_tracing_invocation_reorder (shader execution reordering; raydb does not use it):
   // "absent", "no reordering" (the extension is there but the driver's hint says it does not
   // reorder) or "reorders".
@@ -123,6 +127,9 @@ struct HostVulkan {
   std::vector<std::string> enabled_optional_extensions;
   // Whether the host enabled VkPhysicalDeviceVulkan12Features::timelineSemaphore.
   bool timeline_semaphore = false;
+  // Whether the host enabled VkPhysicalDeviceRayTracingPipelineFeaturesKHR::
+  // rayTraversalPrimitiveCulling (optional; pipelines then skip the primitives they never trace).
+  bool primitive_culling = false;
 };
 
 // What a host must enable on its VkDevice for raydb to adopt it.

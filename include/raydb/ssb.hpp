@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "raydb/context.hpp"
+#include "raydb/rx_index.hpp"  // BuildPreference
 #include "raydb/ssb_data.hpp"
 
 namespace raydb::ssb {
@@ -70,6 +71,9 @@ struct SsbEngineOptions {
   // through OptiX"); create() fails with Errc::unsupported, naming why, where OptiX is not
   // available. `traversal` is then not used.
   RayTracingApi api = RayTracingApi::vulkan;
+  // The BVH's build preference in either API (compacted in both). fast_trace is the paper's;
+  // the others are there to measure what the tree's shape costs the long Z rays (docs/optix.md).
+  BuildPreference preference = BuildPreference::fast_trace;
 };
 
 // Per query run: times in milliseconds (GPU timestamps), bytes of device memory.
@@ -78,6 +82,7 @@ struct SsbQueryStats {
   double upload_ms = 0;     // triangles and side arrays to the device
   double bvh_build_ms = 0;  // BLAS + TLAS build (OptiX: the GAS), with compaction
   double trace_ms = 0;      // the ray launch (the query itself; OptiX: CUDA events)
+  double clear_ms = 0;      // the part of trace_ms that clears row flags and group sums
   double post_ms = 0;       // host: having / order by / decode (wall clock)
   uint64_t rows = 0, intervals = 0, rays = 0, groups = 0, z_codes = 0, lanes = 0;
   uint64_t bvh_bytes = 0, triangle_bytes = 0, side_bytes = 0;

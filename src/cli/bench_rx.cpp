@@ -76,14 +76,6 @@ RxLookupMethod parse_method(const std::string& s) {
               fmt::format("unknown lookup method '{}' (automatic, any_hit, hit_and_scan)", s));
 }
 
-BuildPreference parse_preference(const std::string& s) {
-  if (s == "none") return BuildPreference::none;
-  if (s == "fast_trace") return BuildPreference::fast_trace;
-  if (s == "fast_build") return BuildPreference::fast_build;
-  throw Error(Errc::invalid_argument,
-              fmt::format("unknown build preference '{}' (none, fast_trace, fast_build)", s));
-}
-
 struct ProbeRow {
   std::string kind;  // point | range
   double hit_rate;

@@ -25,6 +25,7 @@ struct BenchSsbOptions {
   uint32_t max_lanes = ssb::SsbEngineOptions{}.max_lanes;
   uint32_t target_rays = ssb::SsbEngineOptions{}.target_rays;
   bool per_row_atomics = false;
+  std::string prefer = "fast_trace";  // the RT engine's BVH build preference, both APIs
   std::vector<std::string> engines = {"rt", "star_join"};
   std::vector<std::string> apis = {"vulkan"};  // the RT engine's rays: vulkan and/or optix
   // crystal_cuda: the CUDA stream is held this long before each query's first event, so the
@@ -161,17 +162,19 @@ void run(BenchSsbOptions& o) {
       eo.max_lanes = o.max_lanes;
       eo.target_rays = o.target_rays;
       eo.per_row_atomics = o.per_row_atomics;
+      eo.preference = parse_preference(o.prefer);
       eo.api = api;
       ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
       for (const auto& q : names) {
         ssb::ResultTable first = engine.run(q).value();
         ssb::SsbQueryStats build = engine.last_stats();
         for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
-        std::vector<double> trace;
+        std::vector<double> trace, clear;
         bool stable = true;
         for (int i = 0; i < o.run.repeats; ++i) {
           stable = stable && engine.rerun().value() == first;
           trace.push_back(engine.last_stats().trace_ms);
+          clear.push_back(engine.last_stats().clear_ms);
         }
         std::string checked = "unchecked";
         if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
@@ -194,6 +197,7 @@ void run(BenchSsbOptions& o) {
              {"rows", build.rows},
              {"query_ms", ms},
              {"query_ms_all", trace},
+             {"clear_ms", median(clear)},
              {"bvh_build_ms", build.bvh_build_ms},
              {"bvh_bytes", build.bvh_bytes},
              {"triangle_bytes", build.triangle_bytes},
@@ -209,6 +213,7 @@ void run(BenchSsbOptions& o) {
              {"lanes", build.lanes},
              {"target_rays", o.target_rays},
              {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
+             {"build_preference", to_string(eo.preference)},
              {"groups", build.groups},
              {"side_values", build.side_values},
              {"result_rows", first.rows.size()},
@@ -252,6 +257,9 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_option("--target-rays", o->target_rays, "SsbEngineOptions::target_rays");
   cmd->add_flag("--per-row-atomics", o->per_row_atomics,
                 "the paper's atomics per row instead of per run of one group along a ray");
+  cmd->add_option("--prefer", o->prefer,
+                  "the RT engine's BVH build preference in either API: fast_trace (default), "
+                  "none, fast_build");
   cmd->add_option("--engine", o->engines,
                   "rt (the ray-tracing engine), star_join (the Crystal-style baseline, Vulkan) "
                   "and/or crystal_cuda (the same in CUDA, Crystal's tiles)")

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "raydb/context.hpp"
+#include "raydb/rx_index.hpp"  // BuildPreference
 
 namespace raydb::cli {
 
@@ -51,6 +52,8 @@ StreamTimes stream_times(const Context& ctx, uint64_t bytes);
 
 // Parses "67108864", "2^26", "64M", "1e6" into a count.
 uint64_t parse_count(const std::string& text);
+// --prefer: none | fast_trace | fast_build; anything else is Errc::invalid_argument.
+BuildPreference parse_preference(const std::string& s);
 
 // bench/results/<device>/ : a file-system-safe name for the device, e.g. "nvidia-h100-80gb-hbm3".
 std::string device_slug(const DeviceInfo& d);

@@ -56,6 +56,7 @@ void register_info(CLI::App& app) {
                        {"ray_tracing_pipeline", d.ray_tracing_pipeline},
                        {"ray_query", d.ray_query},
                        {"invocation_reorder", d.invocation_reorder},
+                       {"primitive_culling", d.primitive_culling},
                        {"max_primitive_count", d.max_primitive_count},
                        {"max_instance_count", d.max_instance_count},
                        {"max_ray_dispatch_invocation_count", d.max_ray_dispatch_invocation_count},
@@ -76,7 +77,8 @@ void register_info(CLI::App& app) {
           "{}\n",
           d.acceleration_structure ? "yes" : "no", d.ray_tracing_pipeline ? "yes" : "no",
           d.ray_query ? "yes" : "no");
-      fmt::print("    VK_NV_ray_tracing_invocation_reorder: {}\n", d.invocation_reorder);
+      fmt::print("    VK_NV_ray_tracing_invocation_reorder: {}  rayTraversalPrimitiveCulling {}\n",
+                 d.invocation_reorder, d.primitive_culling ? "yes" : "no");
       if (d.acceleration_structure)
         fmt::print("    maxPrimitiveCount {}  maxInstanceCount {}  maxGeometryCount {}\n",
                    d.max_primitive_count, d.max_instance_count, d.max_geometry_count);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
@@ -155,6 +156,14 @@ ApiChoice parse_apis(const Context& ctx, const std::vector<std::string>& apis) {
   return c;
 }
 
+BuildPreference parse_preference(const std::string& s) {
+  if (s == "none") return BuildPreference::none;
+  if (s == "fast_trace") return BuildPreference::fast_trace;
+  if (s == "fast_build") return BuildPreference::fast_build;
+  throw Error(Errc::invalid_argument,
+              fmt::format("unknown build preference '{}' (none, fast_trace, fast_build)", s));
+}
+
 uint64_t run_seed(const BenchRunOptions& o) {
   return o.seed ? o.seed : std::random_device{}();
 }
@@ -167,6 +176,14 @@ nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchR
             {"label", o.label},
             {"warmup", o.warmup},
             {"repeats", o.repeats}});
+  // The diagnostic switches (docs/optix.md) a row ran under, so that a row says what it measured.
+  nlohmann::json diagnostics = nlohmann::json::object();
+  for (const char* name :
+       {"RAYDB_VK_RT_PIPELINE", "RAYDB_VK_GEOMETRY_FLAGS", "RAYDB_OPTIX_MAX_REGISTERS",
+        "RAYDB_OPTIX_STACK", "RAYDB_OPTIX_SSB_VARIANT", "RAYDB_OPTIX_CGRX_IAS",
+        "RAYDB_CUDA_OWN_MEMORY"})
+    if (const char* v = std::getenv(name); v && *v) diagnostics[name] = v;
+  if (!diagnostics.empty()) j["diagnostics"] = diagnostics;
   return j;
 }
 

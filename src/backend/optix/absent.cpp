@@ -103,7 +103,8 @@ RtScanOptix::~RtScanOptix() = default;
 
 namespace raydb::ssb::detail {
 
-std::unique_ptr<SsbOptixTracer> SsbOptixTracer::create(raydb::detail::VkContext& ctx) {
+std::unique_ptr<SsbOptixTracer> SsbOptixTracer::create(raydb::detail::VkContext& ctx,
+                                                       BuildPreference) {
   raydb::detail::optix::require(ctx);
   throw Error(Errc::internal, "unreachable");
 }

@@ -5,6 +5,11 @@
 #include <optix.h>
 #include <optix_stubs.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
 #include "backend/cuda/runtime.hpp"
 #include "backend/optix/optix_internal.hpp"
 
@@ -19,9 +24,51 @@ struct SbtRecord {
 OptixModuleCompileOptions default_module_options() {
   OptixModuleCompileOptions o{};
   o.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
+  // A diagnostic for the comparison with Vulkan (docs/optix.md): RAYDB_OPTIX_MAX_REGISTERS=N
+  // caps the programs' registers at N instead of OptiX's own choice.
+  if (const char* env = std::getenv("RAYDB_OPTIX_MAX_REGISTERS"); env && *env) {
+    char* end = nullptr;
+    long n = std::strtol(env, &end, 10);
+    if (*end != '\0' || n < 16 || n > 255)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("RAYDB_OPTIX_MAX_REGISTERS='{}': expected 16 to 255", env));
+    o.maxRegisterCount = static_cast<int>(n);
+  }
   o.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
   o.debugLevel = OPTIX_COMPILE_DEBUG_LEVEL_NONE;
   return o;
+}
+
+// A diagnostic for the comparison with Vulkan (docs/optix.md): RAYDB_OPTIX_STACK=computed sets the
+// continuation stack to what the programs need for trace depth 1 (the rule of OptiX's
+// optixUtilComputeStackSizes: raygen + max(closest-hit or miss, intersection + any-hit)) instead
+// of OptiX's default; =print only prints the programs' sizes. Either prints them to stderr.
+void Program::set_stack_size_diagnostic(const OptixPipelineCompileOptions& pipeline_options,
+                                        const char* name) {
+  const char* env = std::getenv("RAYDB_OPTIX_STACK");
+  if (!env || !*env) return;
+  bool computed = std::strcmp(env, "computed") == 0;
+  if (!computed && std::strcmp(env, "print") != 0)
+    throw Error(Errc::invalid_argument,
+                fmt::format("RAYDB_OPTIX_STACK='{}': expected computed or print", env));
+  OptixStackSizes sizes[3] = {};
+  for (int i = 0; i < 3; ++i)
+    check(optixProgramGroupGetStackSize(groups_[i], &sizes[i], pipeline_),
+          "optixProgramGroupGetStackSize");
+  unsigned raygen = sizes[0].cssRG, miss = sizes[1].cssMS, closest_hit = sizes[2].cssCH,
+           any_hit = sizes[2].cssAH, intersection = sizes[2].cssIS;
+  unsigned continuation = raygen + std::max(std::max(closest_hit, miss), intersection + any_hit);
+  unsigned depth =
+      pipeline_options.traversableGraphFlags == OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS ? 1
+                                                                                              : 2;
+  std::fprintf(stderr,
+               "raydb: OptiX %s: continuation stack raygen %u, miss %u, closest-hit %u, any-hit "
+               "%u, intersection %u bytes; %s %u bytes\n",
+               name, raygen, miss, closest_hit, any_hit, intersection,
+               computed ? "set to" : "would set", continuation);
+  if (computed)
+    check(optixPipelineSetStackSize(pipeline_, 0, 0, continuation, depth),
+          "optixPipelineSetStackSize");
 }
 
 Program::~Program() {
@@ -71,6 +118,7 @@ void Program::create(OptixDeviceContext context, const OptixModuleCompileOptions
   check(optixPipelineCreate(context, &pipeline_options, &link, groups_, 3, log, &log_size,
                             &pipeline_),
         fmt::format("optixPipelineCreate ({})", e.name).c_str(), log);
+  set_stack_size_diagnostic(pipeline_options, e.name);
 
   SbtRecord records[3];
   for (int i = 0; i < 3; ++i)

@@ -47,6 +47,9 @@ class Program {
   const OptixShaderBindingTable* sbt() const { return &sbt_; }
 
  private:
+  void set_stack_size_diagnostic(const OptixPipelineCompileOptions& pipeline_options,
+                                 const char* name);
+
   OptixModule module_ = nullptr;
   OptixProgramGroup groups_[3] = {nullptr, nullptr, nullptr};  // raygen, miss, hit group
   OptixPipeline pipeline_ = nullptr;

@@ -34,7 +34,7 @@ namespace {
 
 class SsbOptixTracerImpl final : public SsbOptixTracer {
  public:
-  explicit SsbOptixTracerImpl(VkContext& c) : ctx_(c) {
+  SsbOptixTracerImpl(VkContext& c, BuildPreference preference) : ctx_(c), preference_(preference) {
     optix::require(c);
     // A diagnostic for the gap measurements (docs/optix.md): RAYDB_OPTIX_SSB_VARIANT=multi_anyhit
     // drops REQUIRE_SINGLE_ANYHIT_CALL (exact all the same: the row flags count a row once),
@@ -86,7 +86,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
                                   : OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
     OptixBuildInput input = optix::triangle_input(&vertex_address, n, &geometry_flags);
     gas_ = optix::build_gas(ctx_, st_->context, stream_, memory_, input,
-                            OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION);
+                            optix::build_flags(preference_, /*compact=*/true));
     stats.bvh_build_ms = gas_.build_ms + gas_.compact_ms;
     stats.bvh_bytes = gas_.memory.bytes();
 
@@ -124,11 +124,12 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
       cuda::check(cudaMemcpyAsync(params_.get(), blocks.data(), params_bytes,
                                   cudaMemcpyHostToDevice, stream_),
                   "cudaMemcpyAsync (launch parameters)");
-    cuda::Timer timer(ctx_, 2);
+    cuda::Timer timer(ctx_, 3);
     uint32_t t0 = timer.mark();
     cuda::check(cudaMemsetAsync(flags_.get(), 0, flags_.bytes(), stream_), "cudaMemsetAsync");
     cuda::check(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), stream_), "cudaMemsetAsync");
     cuda::check(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), stream_), "cudaMemsetAsync");
+    uint32_t t_cleared = timer.mark();
     for (size_t i = 0; i < blocks.size(); ++i)
       optix::check(
           optixLaunch(program_.pipeline(), stream_,
@@ -146,6 +147,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
                 "cudaMemcpyAsync (group counts)");
     cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (ssb trace)");
     stats.trace_ms = timer.ms(t0, t1);
+    stats.clear_ms = timer.ms(t0, t_cleared);
   }
 
   bool built() const override { return gas_.handle != 0; }
@@ -188,13 +190,14 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   float ray_x_ = 0, ray_y_ = 0;
   uint64_t ray_count_ = 0;
   uint32_t groups_ = 0;
+  BuildPreference preference_;
   std::string variant_;
 };
 
 }  // namespace
 
-std::unique_ptr<SsbOptixTracer> SsbOptixTracer::create(VkContext& ctx) {
-  return std::make_unique<SsbOptixTracerImpl>(ctx);
+std::unique_ptr<SsbOptixTracer> SsbOptixTracer::create(VkContext& ctx, BuildPreference preference) {
+  return std::make_unique<SsbOptixTracerImpl>(ctx, preference);
 }
 
 }  // namespace raydb::ssb::detail

@@ -236,6 +236,7 @@ Probe probe_device(VkPhysicalDevice pd, uint32_t index) {
     i.driver_version = version_string(dv);
   i.acceleration_structure = has_as && fas.accelerationStructure;
   i.ray_tracing_pipeline = has_rt && frt.rayTracingPipeline;
+  i.primitive_culling = i.ray_tracing_pipeline && frt.rayTraversalPrimitiveCulling;
   i.ray_query = has_rq && frq.rayQuery;
   i.invocation_reorder = !has_reorder ? "absent"
                          : p.reorder.rayTracingInvocationReorderReorderingHint ==
@@ -567,6 +568,7 @@ static void create_device(VkContext& c) {
   VkPhysicalDeviceRayTracingPipelineFeaturesKHR frt{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
   frt.rayTracingPipeline = VK_TRUE;
+  frt.rayTraversalPrimitiveCulling = c.info.primitive_culling ? VK_TRUE : VK_FALSE;
   VkPhysicalDeviceRayQueryFeaturesKHR frq{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
   frq.rayQuery = VK_TRUE;
   f2.pNext = &f12;
@@ -587,6 +589,7 @@ static void create_device(VkContext& c) {
   c.external_memory_fd = c.info.external_memory_fd;
   c.external_semaphore_fd = c.info.external_semaphore_fd;
   c.timeline_semaphore = c.info.timeline_semaphore;
+  c.primitive_culling = c.info.primitive_culling;
   if (c.external_memory_fd) exts.push_back(VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
   if (c.external_semaphore_fd) exts.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
   f12.timelineSemaphore = c.timeline_semaphore ? VK_TRUE : VK_FALSE;
@@ -679,6 +682,7 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
     c->external_semaphore_fd =
         c->info.external_semaphore_fd && enabled(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
     c->timeline_semaphore = c->info.timeline_semaphore && host.timeline_semaphore;
+    c->primitive_culling = c->info.primitive_culling && host.primitive_culling;
     read_queue_family(*c);
     volkLoadDeviceTable(&c->vk, c->device);
     create_allocator(*c);
@@ -719,6 +723,9 @@ DeviceRequirements Context::requirements(TraversalMode mode) {
   r.optional_extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
                            VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
   r.optional_features = {"VkPhysicalDeviceVulkan12Features::timelineSemaphore"};
+  if (mode != TraversalMode::ray_query)
+    r.optional_features.push_back(
+        "VkPhysicalDeviceRayTracingPipelineFeaturesKHR::rayTraversalPrimitiveCulling");
   return r;
 }
 

@@ -51,6 +51,9 @@ struct VkContext {
 
   // Enabled on this device (optional extensions and feature): what CUDA interop needs.
   bool external_memory_fd = false, external_semaphore_fd = false, timeline_semaphore = false;
+  // Enabled on this device: rayTraversalPrimitiveCulling (RtPipeline skips the kind it never
+  // traces).
+  bool primitive_culling = false;
   // Probed on first use (Context::cuda); the runtime exists only where CUDA is available. It is
   // released first on destruction: its imports refer to this device's memory and semaphores.
   std::optional<CudaSupport> cuda_support;

@@ -1,10 +1,13 @@
 #include "backend/vk/pipelines.hpp"
 
-#include "backend/vk/commands.hpp"
+#include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
+
+#include "backend/vk/commands.hpp"
 
 namespace raydb::detail {
 
@@ -139,25 +142,51 @@ ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes) {
   return *static_cast<ComputePipeline*>(slot.get());
 }
 
+namespace {
+// A diagnostic for the comparison with OptiX (docs/optix.md): RAYDB_VK_RT_PIPELINE=generic builds
+// every pipeline with both hit groups and every shader (raydb's pipelines before they were fitted
+// to their primitives), =lean fits the groups and shaders but sets no culling flag; unset or
+// =culled is the default.
+enum class RtPipelineShape { generic, lean, culled };
+RtPipelineShape pipeline_shape() {
+  const char* env = std::getenv("RAYDB_VK_RT_PIPELINE");
+  if (!env || !*env || std::strcmp(env, "culled") == 0) return RtPipelineShape::culled;
+  if (std::strcmp(env, "lean") == 0) return RtPipelineShape::lean;
+  if (std::strcmp(env, "generic") == 0) return RtPipelineShape::generic;
+  throw Error(Errc::invalid_argument,
+              fmt::format("RAYDB_VK_RT_PIPELINE='{}': expected culled, lean or generic", env));
+}
+}  // namespace
+
 RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
                        VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {
+  RtPipelineShape shape = pipeline_shape();  // before any object: a bad value throws
   layout_ = make_layout(ctx, kRtStages, push_bytes, set_layout);
-  constexpr int kStages = 5;
-  VkShaderModule modules[kStages] = {make_module(ctx, s.raygen), make_module(ctx, s.miss),
-                                     make_module(ctx, s.any_hit), make_module(ctx, s.closest_hit),
-                                     make_module(ctx, s.intersection)};
-  VkShaderStageFlagBits kinds[kStages] = {
-      VK_SHADER_STAGE_RAYGEN_BIT_KHR, VK_SHADER_STAGE_MISS_BIT_KHR, VK_SHADER_STAGE_ANY_HIT_BIT_KHR,
-      VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR, VK_SHADER_STAGE_INTERSECTION_BIT_KHR};
-  VkPipelineShaderStageCreateInfo stages[kStages];
-  for (int k = 0; k < kStages; ++k) {
-    stages[k] = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-    stages[k].stage = kinds[k];
-    stages[k].module = modules[k];
-    stages[k].pName = "main";
-  }
+  bool generic = shape == RtPipelineShape::generic;
+  bool triangles = generic || s.primitives != RtPrimitives::boxes;
+  bool boxes = generic || s.primitives != RtPrimitives::triangles;
+
+  std::vector<VkPipelineShaderStageCreateInfo> stages;
+  auto add = [&](ShaderId id, VkShaderStageFlagBits kind) {
+    VkPipelineShaderStageCreateInfo st{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+    st.stage = kind;
+    st.module = make_module(ctx, id);
+    st.pName = "main";
+    stages.push_back(st);
+    return static_cast<uint32_t>(stages.size() - 1);
+  };
   constexpr uint32_t kUnused = VK_SHADER_UNUSED_KHR;
+  uint32_t raygen = add(s.raygen, VK_SHADER_STAGE_RAYGEN_BIT_KHR);
+  uint32_t miss = add(s.miss, VK_SHADER_STAGE_MISS_BIT_KHR);
+  uint32_t any_hit =
+      generic || s.uses_any_hit ? add(s.any_hit, VK_SHADER_STAGE_ANY_HIT_BIT_KHR) : kUnused;
+  uint32_t closest_hit = triangles && (generic || s.uses_closest_hit)
+                             ? add(s.closest_hit, VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR)
+                             : kUnused;
+  uint32_t intersection =
+      boxes ? add(s.intersection, VK_SHADER_STAGE_INTERSECTION_BIT_KHR) : kUnused;
+
   auto group = [](VkRayTracingShaderGroupTypeKHR type, uint32_t general, uint32_t any_hit,
                   uint32_t closest_hit, uint32_t isect) {
     VkRayTracingShaderGroupCreateInfoKHR g{
@@ -169,22 +198,35 @@ RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
     g.intersectionShader = isect;
     return g;
   };
-  VkRayTracingShaderGroupCreateInfoKHR groups[4] = {
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 0, kUnused, kUnused, kUnused),
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, 1, kUnused, kUnused, kUnused),
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, kUnused, 2, 3, kUnused),
-      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, kUnused, 2, kUnused, 4),
-  };
+  // Groups in SBT record order; `record[k]`: the group of record k (raygen, miss, triangles,
+  // boxes), or -1 for a record left zero.
+  std::vector<VkRayTracingShaderGroupCreateInfoKHR> groups = {
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, raygen, kUnused, kUnused, kUnused),
+      group(VK_RAY_TRACING_SHADER_GROUP_TYPE_GENERAL_KHR, miss, kUnused, kUnused, kUnused)};
+  int record[4] = {0, 1, -1, -1};
+  if (triangles) {
+    record[2] = static_cast<int>(groups.size());
+    groups.push_back(group(VK_RAY_TRACING_SHADER_GROUP_TYPE_TRIANGLES_HIT_GROUP_KHR, kUnused,
+                           any_hit, closest_hit, kUnused));
+  }
+  if (boxes) {
+    record[3] = static_cast<int>(groups.size());
+    groups.push_back(group(VK_RAY_TRACING_SHADER_GROUP_TYPE_PROCEDURAL_HIT_GROUP_KHR, kUnused,
+                           any_hit, kUnused, intersection));
+  }
   VkRayTracingPipelineCreateInfoKHR ci{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
-  ci.stageCount = kStages;
-  ci.pStages = stages;
-  ci.groupCount = 4;
-  ci.pGroups = groups;
+  if (shape == RtPipelineShape::culled && ctx.primitive_culling && !(triangles && boxes))
+    ci.flags = triangles ? VK_PIPELINE_CREATE_RAY_TRACING_SKIP_AABBS_BIT_KHR
+                         : VK_PIPELINE_CREATE_RAY_TRACING_SKIP_TRIANGLES_BIT_KHR;
+  ci.stageCount = static_cast<uint32_t>(stages.size());
+  ci.pStages = stages.data();
+  ci.groupCount = static_cast<uint32_t>(groups.size());
+  ci.pGroups = groups.data();
   ci.maxPipelineRayRecursionDepth = 1;
   ci.layout = layout_;
   VkResult r = ctx.vk.vkCreateRayTracingPipelinesKHR(ctx.device, VK_NULL_HANDLE, VK_NULL_HANDLE, 1,
                                                      &ci, nullptr, &pipeline_);
-  for (auto m : modules) ctx.vk.vkDestroyShaderModule(ctx.device, m, nullptr);
+  for (const auto& st : stages) ctx.vk.vkDestroyShaderModule(ctx.device, st.module, nullptr);
   vk_check(r, "vkCreateRayTracingPipelinesKHR");
 
   // Shader binding table: raygen | miss | hit group 0, hit group 1; each region base-aligned.
@@ -192,9 +234,9 @@ RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
   uint32_t handle = p.shaderGroupHandleSize;
   uint64_t stride = align_up(handle, p.shaderGroupHandleAlignment);
   uint64_t base = p.shaderGroupBaseAlignment;
-  std::vector<uint8_t> handles(4 * handle);
-  vk_check(ctx.vk.vkGetRayTracingShaderGroupHandlesKHR(ctx.device, pipeline_, 0, 4, handles.size(),
-                                                       handles.data()),
+  std::vector<uint8_t> handles(groups.size() * handle);
+  vk_check(ctx.vk.vkGetRayTracingShaderGroupHandlesKHR(ctx.device, pipeline_, 0, ci.groupCount,
+                                                       handles.size(), handles.data()),
            "vkGetRayTracingShaderGroupHandlesKHR");
   uint64_t raygen_off = 0, miss_off = align_up(stride, base),
            hit_off = miss_off + align_up(stride, base);
@@ -208,10 +250,10 @@ RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
   uint64_t shift = align_up(sbt_.address(), base) - sbt_.address();
   auto* dst = staging.as<uint8_t>();
   std::memset(dst, 0, staging.size());
-  std::memcpy(dst + shift + raygen_off, handles.data() + 0 * handle, handle);
-  std::memcpy(dst + shift + miss_off, handles.data() + 1 * handle, handle);
-  std::memcpy(dst + shift + hit_off, handles.data() + 2 * handle, handle);
-  std::memcpy(dst + shift + hit_off + stride, handles.data() + 3 * handle, handle);
+  const uint64_t offsets[4] = {raygen_off, miss_off, hit_off, hit_off + stride};
+  for (int k = 0; k < 4; ++k)
+    if (record[k] >= 0)
+      std::memcpy(dst + shift + offsets[k], handles.data() + uint64_t(record[k]) * handle, handle);
   staging.flush();
   {
     CommandBatch batch(ctx);

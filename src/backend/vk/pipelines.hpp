@@ -52,12 +52,20 @@ class ComputePipeline {
 // The context's shared compute pipeline for `shader` (created on first use).
 ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes);
 
-// raygen + miss + two hit groups (0: triangles, any-hit; 1: boxes, intersection + any-hit), with
-// its shader binding table. Instances pick their hit group by their SBT record offset.
-// Hit group 0 (triangles) has the any-hit and the closest-hit shader, hit group 1 (boxes) the
-// any-hit and the intersection shader.
+// Which primitives a pipeline's rays can meet, and so which hit groups it has.
+enum class RtPrimitives { triangles, boxes, both };
+
+// raygen + miss + two hit-group records (0: triangles, closest-hit and any-hit; 1: boxes,
+// intersection and any-hit), with its shader binding table. Instances pick their hit group by
+// their SBT record offset. A pipeline that traces one kind of primitive gets only that kind's hit
+// group (the other record is zeros and never read) and only the hit shaders it uses, and, where
+// the device has rayTraversalPrimitiveCulling, the flag that skips the other kind: the twins of
+// OptiX's usesPrimitiveTypeFlags and of a hit group without the programs it never calls.
+// A shader marked unused is not part of the pipeline (its SPIR-V is not even loaded).
 struct RtShaders {
   ShaderId raygen, miss, any_hit, closest_hit, intersection;
+  RtPrimitives primitives = RtPrimitives::both;
+  bool uses_any_hit = true, uses_closest_hit = true;
 };
 
 class RtPipeline {

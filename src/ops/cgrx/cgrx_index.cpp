@@ -208,7 +208,8 @@ void CgrxIndexImpl::ensure_probe_kernels() {
     rt = std::make_unique<RtPipeline>(
         c,
         RtShaders{ShaderId::cgrx_probe_rgen, ShaderId::cgrx_probe_rmiss, ShaderId::cgrx_probe_rahit,
-                  ShaderId::cgrx_probe_rchit, ShaderId::cgrx_probe_rint},
+                  ShaderId::cgrx_probe_rchit, ShaderId::cgrx_probe_rint, RtPrimitives::triangles,
+                  /*uses_any_hit=*/false},
         sizeof(CgrxProbeParams), binding->layout());
   if (mode == TraversalMode::ray_query && !query_kernel)
     query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::cgrx_probe_query,

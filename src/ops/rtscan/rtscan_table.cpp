@@ -304,9 +304,15 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
   if (mode == TraversalMode::pipeline)
     rt = std::make_unique<RtPipeline>(
         c,
-        RtShaders{ShaderId::rtscan_refine_rgen, ShaderId::rtscan_refine_rmiss,
-                  ShaderId::rtscan_refine_rahit, ShaderId::rtscan_refine_rchit,
-                  ShaderId::rtscan_refine_rint},
+        RtShaders{
+            ShaderId::rtscan_refine_rgen, ShaderId::rtscan_refine_rmiss,
+            ShaderId::rtscan_refine_rahit, ShaderId::rtscan_refine_rchit,
+            ShaderId::rtscan_refine_rint,
+            // rtindex: triangles re-checked by any-hit; rtscan: cubes re-checked by the
+            // intersection shader, which reports nothing.
+            options.mode == RtScanMode::rtindex ? RtPrimitives::triangles : RtPrimitives::boxes,
+            /*uses_any_hit=*/options.mode == RtScanMode::rtindex,
+            /*uses_closest_hit=*/false},
         sizeof(RtScanRefineParams), groups[0].binding->layout());
   else
     query_kernel = std::make_unique<ComputePipeline>(

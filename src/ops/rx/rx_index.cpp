@@ -464,11 +464,13 @@ void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
 
 void RxIndexImpl::ensure_probe_kernels() {
   VkContext& c = *ctx;
+  RtPrimitives kind =
+      options.primitive == Primitive::aabbs ? RtPrimitives::boxes : RtPrimitives::triangles;
   if (mode == TraversalMode::pipeline && !rt)
     rt = std::make_unique<RtPipeline>(
         c,
         RtShaders{ShaderId::rx_probe_rgen, ShaderId::rx_probe_rmiss, ShaderId::rx_probe_rahit,
-                  ShaderId::rx_probe_rchit, ShaderId::rx_probe_rint},
+                  ShaderId::rx_probe_rchit, ShaderId::rx_probe_rint, kind},
         sizeof(RxProbeParams), binding->layout());
   if (mode == TraversalMode::ray_query && !query_kernel)
     query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::rx_probe_query,

@@ -83,7 +83,8 @@ struct SsbEngine::Impl {
       rt = std::make_unique<RtPipeline>(
           c,
           RtShaders{ShaderId::ssb_trace_rgen, ShaderId::ssb_trace_rmiss, ShaderId::ssb_trace_rahit,
-                    ShaderId::ssb_trace_rchit, ShaderId::ssb_trace_rint},
+                    ShaderId::ssb_trace_rchit, ShaderId::ssb_trace_rint, RtPrimitives::triangles,
+                    /*uses_any_hit=*/true, /*uses_closest_hit=*/false},
           sizeof(detail::SsbTraceParams), binding->layout());
     if (mode == TraversalMode::ray_query && !query_kernel)
       query_kernel = std::make_unique<ComputePipeline>(
@@ -150,8 +151,11 @@ struct SsbEngine::Impl {
 
     BuildRequest req;
     req.primitive_count = n;
-    req.flags = VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR |
-                VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
+    req.flags = VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
+    if (options.preference == BuildPreference::fast_trace)
+      req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+    if (options.preference == BuildPreference::fast_build)
+      req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
     // Not opaque: every triangle crossed must reach the any-hit shader (or the ray query loop).
     req.geometry = triangle_geometry(vertices.address(), n,
                                      VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR);
@@ -219,7 +223,7 @@ struct SsbEngine::Impl {
     p.per_row_atomics = options.per_row_atomics ? 1 : 0;
     CommandBatch batch(c);
     VkCommandBuffer cmd = batch.cmd();
-    GpuTimer timer(c, 2);
+    GpuTimer timer(c, 3);
     timer.reset(cmd);
     VkPipelineStageFlags stage = mode == TraversalMode::pipeline
                                      ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
@@ -230,6 +234,7 @@ struct SsbEngine::Impl {
     c.vk.vkCmdFillBuffer(cmd, counts.handle(), 0, VK_WHOLE_SIZE, 0);
     memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+    uint32_t t_cleared = timer.mark(cmd);
     uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
     for (uint64_t first = 0; first < ray_count; first += slice) {
       p.ray_offset = static_cast<uint32_t>(first);
@@ -249,6 +254,7 @@ struct SsbEngine::Impl {
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
     batch.submit_and_wait();
     stats.trace_ms = timer.ms(t0, t1);
+    stats.clear_ms = timer.ms(t0, t_cleared);
     readback.invalidate();
     std::vector<int64_t> sum(groups);
     std::vector<uint32_t> count(groups);
@@ -299,7 +305,7 @@ Result<SsbEngine> SsbEngine::create(const Context& ctx, const SsbTables& tables,
     impl->ctx = ctx.shared();
     impl->options = options;
     if (options.api == RayTracingApi::optix) {
-      impl->optix = detail::SsbOptixTracer::create(*impl->ctx);
+      impl->optix = detail::SsbOptixTracer::create(*impl->ctx, options.preference);
       impl->mode = TraversalMode::pipeline;  // OptiX's own: raygen, any-hit, miss
     } else {
       impl->mode = impl->ctx->resolve(options.traversal);

@@ -17,7 +17,8 @@ namespace raydb::ssb::detail {
 class SsbOptixTracer {
  public:
   // Errc::unsupported, naming why, where OptiX is unavailable (or raydb was built without it).
-  static std::unique_ptr<SsbOptixTracer> create(raydb::detail::VkContext& ctx);
+  static std::unique_ptr<SsbOptixTracer> create(raydb::detail::VkContext& ctx,
+                                                BuildPreference preference);
   virtual ~SsbOptixTracer() = default;
   // Uploads the encoding and the rays ((z_lo, z_hi) pairs) and builds the GAS: stats.upload_ms,
   // bvh_build_ms (build + compaction) and bvh_bytes.
