@@ -376,7 +376,8 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
       {RtScanMode::rtscan, {{0, 1}, {2, 3}}, "rtscan 2+2", false},
       {RtScanMode::rtscan, {{0}, {1}, {2}, {3}}, "rtscan 1+1+1+1", false},
       {RtScanMode::rtc3, {}, "rtc3", true},
-      {RtScanMode::rtc1, {}, "rtc1", false}};
+      {RtScanMode::rtc1, {}, "rtc1", false},
+      {RtScanMode::rtindex, {}, "rtindex (triangles, any-hit)", false}};
   for (auto dist : {workload::ScanDistribution::permutation, workload::ScanDistribution::zipf,
                     workload::ScanDistribution::uniform}) {
     workload::ScanColumnOptions co;
@@ -438,16 +439,6 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
       }
     }
   }
-  // rtindex traces triangles with any-hit: refused, naming why.
-  std::vector<uint32_t> column = {5, 1, 9};
-  std::vector<std::span<const uint32_t>> one = {column};
-  RtScanOptions o;
-  o.mode = RtScanMode::rtindex;
-  auto table = RtScanTable::build(test::context(), one, o).value();
-  auto twin = RtScanOptix::build(table);
-  REQUIRE(!twin.ok());
-  CHECK(twin.error().code() == Errc::unsupported);
-  CHECK(std::string(twin.error().what()).find("rtindex") != std::string::npos);
 }
 
 TEST_CASE("optix: SSB engine tables equal the Vulkan engine's and SQLite") {

@@ -8,10 +8,11 @@
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
 #        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] [cgrx-prefer] [cgrx-ias]
 #        [vk-pipeline-cgrx] [vk-pipeline-rx] [vk-pipeline-rtscan] [vk-pipeline-ssb]
-#        [ssb-optix-limits] [ssb-prefer] | gaps | all
+#        [ssb-optix-limits] [ssb-prefer] [rtscan-rtindex] | gaps | all
 # vk-pipeline-<op>: Vulkan pipelines before / fitted / fitted + culling flag (RAYDB_VK_RT_PIPELINE);
 # ssb-optix-limits: OptiX's SSB with its stack computed and with register caps;
 # ssb-prefer: SSB at SF 10 under the build preferences none and fast_build, both APIs;
+# rtscan-rtindex: RTScan's rtindex mode (triangles, any-hit) through both APIs, 1e6 rows;
 # cgrx-ias: the OptiX cgRX twin through an IAS over its GAS, both APIs (about 2 min);
 # cgrx-prefer: cgRX under the fast_trace and fast_build preferences, both APIs (about 4 min);
 # cgrx: the cgRX index through both APIs, 2^26 keys, 2^27 lookups, buckets 32 and 256 (~3-4 min);
@@ -124,6 +125,14 @@ if part rtscan; then
     --rows 1e8 --columns 3 --dist permutation --bins 128 --baseline none --counts false \
     --repeats 5 --warmup 2 || status=5
   echo "rtscan part: $((SECONDS - t0)) s"
+fi
+if part rtscan-rtindex; then
+  # RTScan's rtindex mode (triangles re-checked by any-hit, one ray per predicate over all its
+  # keys) through both APIs, at the size of bench/gpu/rtscan.sh's rtindex variant (1e6 rows).
+  echo "== RTScan rtindex: 1e6 x 3 uniform, selectivity 0.1 and 0.5, refine in Vulkan and in OptiX"
+  timeout 200 $R bench rtscan --out $OUT/results --label optix-rtscan-rtindex --api vulkan,optix \
+    --rows 1e6 --columns 3 --dist uniform --mode rtindex --selectivity 0.1,0.5 --baseline none \
+    --counts false --repeats 3 --warmup 1 || status=5
 fi
 if part rtscan-memory; then
   # The OptiX refine reading its keys from cudaMalloc'd copies (RAYDB_CUDA_OWN_MEMORY=1) instead of

@@ -1,14 +1,14 @@
 // raydb::RtScanOptix: an RTScan table's Matrix RT Refine runs through NVIDIA OptiX instead of
 // Vulkan, for the cross-API comparison (docs/optix.md, "RTScan through OptiX"). Built from an
-// RtScanTable: per column group one OptiX GAS over the very cubes the Vulkan build makes (the
-// same cube kernel, into memory shared with CUDA), with the same build flags (prefer fast trace,
-// compaction); per query the table's own rewrite, sieve and merge (Vulkan), and in between the
-// same lattice of rays and the same exact re-check (rtscan/rtscan_refine.h) as OptiX programs. Its
-// bitmaps therefore equal the Vulkan table's bit for bit.
+// RtScanTable: per column group one OptiX GAS over the very cubes or triangles the Vulkan build
+// makes (the same kernel, into memory shared with CUDA), with the same build flags (prefer fast
+// trace, compaction); per query the table's own rewrite, sieve and merge (Vulkan), and in between
+// the same lattice of rays and the same exact re-check (rtscan/rtscan_refine.h) as OptiX programs.
+// Its bitmaps therefore equal the Vulkan table's bit for bit.
 //
-// Modes: rtscan, rtc3 and rtc1 (cubes); rtindex (triangles, any-hit) is refused with
-// Errc::unsupported. Where OptiX or CUDA cannot run, build() fails with Errc::unsupported and the
-// reason (optix_support()).
+// Modes: rtscan, rtc3 and rtc1 (cubes, re-checked by an intersection program) and rtindex
+// (triangles, re-checked by an any-hit program). Where OptiX or CUDA cannot run, build() fails with
+// Errc::unsupported and the reason (optix_support()).
 //
 // Units: times in GPU milliseconds (Vulkan timestamps for Vulkan work, CUDA events for OptiX);
 // sizes in bytes. Ownership: an RtScanOptix owns its GASes, pipeline and key copies and borrows
@@ -26,7 +26,8 @@ namespace raydb {
 
 struct RtScanOptixBuildStats {
   double copy_ms = 0;     // the table's keys into memory shared with CUDA (Vulkan timestamps)
-  double cubes_ms = 0;    // the cube kernel (the Vulkan build's rtscan_cubes.comp; timestamps)
+  double cubes_ms = 0;    // the primitive kernel (the Vulkan build's rtscan_cubes.comp, or
+                          // rtscan_triangles.comp for rtindex; timestamps)
   double build_ms = 0;    // optixAccelBuild, every group (CUDA events)
   double compact_ms = 0;  // optixAccelCompact with the compacted-size readback (CUDA events)
   // What bench compares with RtScanBuildStats::bvh_ms (cubes, builds, compaction).

@@ -127,12 +127,6 @@ void run(BenchRtScanOptions& o) {
   parse_groups(o.groups, o.workload == "tpch" ? 3 : o.columns);  // bad --groups fail first
   const ApiChoice apis_run = parse_apis(ctx, o.apis);
   const bool use_vulkan = apis_run.vulkan, use_optix = apis_run.optix;
-  if (use_optix) {
-    for (RtScanMode m : modes)
-      if (m == RtScanMode::rtindex)
-        throw Error(Errc::invalid_argument,
-                    "--api optix refines cubes (rtscan, rtc3, rtc1), not --mode rtindex");
-  }
   uint64_t seed = run_seed(o.run);
   progress(
       fmt::format("device {} ({} {}); seed {}", dev.name, dev.driver_name, dev.driver_info, seed));

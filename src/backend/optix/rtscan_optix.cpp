@@ -1,7 +1,8 @@
-// RtScanOptix: RTScan's Matrix RT Refine through OptiX. Per column group one GAS over the cubes of
-// the Vulkan build's own cube kernel (written into memory shared with CUDA), a pipeline of the
-// embedded rtscan_programs.cu, and per refine box one launch of its lattice, the twin of
-// rtscan_refine.rgen. Rewrite, sieve and merge are the table's (Vulkan).
+// RtScanOptix: RTScan's Matrix RT Refine through OptiX. Per column group one GAS over the cubes
+// (rtscan, rtc3, rtc1) or triangles (rtindex) of the Vulkan build's own kernels (written into
+// memory shared with CUDA), a pipeline of the embedded rtscan_programs.cu, and per refine box one
+// launch of its lattice, the twin of rtscan_refine.rgen. Rewrite, sieve and merge are the
+// table's (Vulkan).
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <optix.h>
@@ -55,6 +56,7 @@ struct RtScanOptixImpl {
     if (stream) cudaStreamSynchronize(stream);
   }
 
+  bool triangles() const { return table->options.mode == RtScanMode::rtindex; }
   void copy_keys();
   void build_gas(size_t group);
   void make_pipeline();
@@ -89,44 +91,54 @@ void RtScanOptixImpl::build_gas(size_t gi) {
   const RtScanImpl::Group& g = table->groups[gi];
   const uint64_t n = table->n;
   unsigned max_prims = optix::max_primitives_per_gas(st->context);
+  const bool tri = triangles();
   if (n > max_prims)
-    throw Error(Errc::unsupported,
-                fmt::format("{} rows are more cubes than one OptiX GAS holds ({})", n, max_prims));
+    throw Error(Errc::unsupported, fmt::format("{} rows are more {} than one OptiX GAS holds ({})",
+                                               n, tri ? "triangles" : "cubes", max_prims));
 
-  // The cubes: the Vulkan build's kernel and push constants, into a buffer CUDA maps.
-  Buffer cubes = cuda::kernel_buffer(c, true, n * sizeof(OptixAabb), "rtscan cubes (OptiX)");
+  // The primitives: the Vulkan build's kernel and push constants, into a buffer CUDA maps.
+  Buffer prims = cuda::kernel_buffer(c, true, n * (tri ? 36 : sizeof(OptixAabb)),
+                                     tri ? "rtscan triangles (OptiX)" : "rtscan cubes (OptiX)");
   {
     CommandBatch cb(c);
     GpuTimer timer(c, 2);
     timer.reset(cb.cmd());
     uint32_t t0 = timer.mark(cb.cmd());
     RtScanCubeParams p{{0, 0, 0},
-                       cubes.address(),
+                       prims.address(),
                        static_cast<uint32_t>(n),
-                       static_cast<float>(g.lattice.half_width)};
+                       static_cast<float>(tri ? table->triangle_half : g.lattice.half_width)};
     for (size_t d = 0; d < g.columns.size(); ++d) p.keys[d] = table->keys[g.columns[d]].address();
-    kernel(c, ShaderId::rtscan_cubes, sizeof p).dispatch(cb.cmd(), &p, n);
+    kernel(c, tri ? ShaderId::rtscan_triangles : ShaderId::rtscan_cubes, sizeof p)
+        .dispatch(cb.cmd(), &p, n);
     uint32_t t1 = timer.mark(cb.cmd());
     cb.submit_and_wait();
     build_stats.cubes_ms += timer.ms(t0, t1);
   }
-  CUdeviceptr cube_address = reinterpret_cast<CUdeviceptr>(cuda::device_ptr(c, cubes));
+  CUdeviceptr prim_address = reinterpret_cast<CUdeviceptr>(cuda::device_ptr(c, prims));
 
-  // VK_GEOMETRY_OPAQUE_BIT_KHR's twin; the intersection program reports nothing anyway.
-  unsigned geometry_flags = OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
+  // The Vulkan geometry flags' twins: cubes VK_GEOMETRY_OPAQUE_BIT_KHR (the intersection program
+  // reports nothing anyway); triangles NO_DUPLICATE_ANY_HIT_INVOCATION, so that every triangle a
+  // ray crosses reaches the any-hit program once.
+  unsigned geometry_flags =
+      tri ? OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL : OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
   OptixBuildInput input{};
-  input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
-  input.customPrimitiveArray.aabbBuffers = &cube_address;
-  input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(n);
-  input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
-  input.customPrimitiveArray.flags = &geometry_flags;
-  input.customPrimitiveArray.numSbtRecords = 1;
-  // The Vulkan BLAS's PREFER_FAST_TRACE | ALLOW_COMPACTION, compacted as it is; the cubes are
-  // freed before compaction, as the Vulkan build frees its cubes.
+  if (tri) {
+    input = optix::triangle_input(&prim_address, n, &geometry_flags);
+  } else {
+    input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
+    input.customPrimitiveArray.aabbBuffers = &prim_address;
+    input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(n);
+    input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
+    input.customPrimitiveArray.flags = &geometry_flags;
+    input.customPrimitiveArray.numSbtRecords = 1;
+  }
+  // The Vulkan BLAS's PREFER_FAST_TRACE | ALLOW_COMPACTION, compacted as it is; the primitives
+  // are freed before compaction, as the Vulkan build frees its own.
   optix::Gas& out = gas[gi];
   out = optix::build_gas(c, st->context, stream, memory, input,
                          OPTIX_BUILD_FLAG_PREFER_FAST_TRACE | OPTIX_BUILD_FLAG_ALLOW_COMPACTION,
-                         [&] { cubes.reset(); });
+                         [&] { prims.reset(); });
   build_stats.build_ms += out.build_ms;
   build_stats.compact_ms += out.compact_ms;
   build_stats.bvh_uncompacted_bytes += out.uncompacted_bytes;
@@ -142,10 +154,14 @@ void RtScanOptixImpl::make_pipeline() {
   pipeline_options.numAttributeValues = 2;  // OptiX's minimum; nothing is reported
   pipeline_options.exceptionFlags = OPTIX_EXCEPTION_FLAG_NONE;
   pipeline_options.pipelineLaunchParamsVariableName = "params";
-  pipeline_options.usesPrimitiveTypeFlags = OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM;
-  optix::ProgramEntries entries{"rtscan_programs", "__raygen__rtscan",
-                                "__miss__rtscan",  nullptr,
-                                nullptr,           "__intersection__rtscan"};
+  // Cubes: the intersection program re-checks; rtindex's triangles: the any-hit program.
+  pipeline_options.usesPrimitiveTypeFlags =
+      triangles() ? OPTIX_PRIMITIVE_TYPE_FLAGS_TRIANGLE : OPTIX_PRIMITIVE_TYPE_FLAGS_CUSTOM;
+  optix::ProgramEntries entries{"rtscan_programs", "__raygen__rtscan", "__miss__rtscan"};
+  if (triangles())
+    entries.any_hit = "__anyhit__rtscan";
+  else
+    entries.intersection = "__intersection__rtscan";
   program.create(st->context, module_options, pipeline_options, raydb_optix_rtscan_programs,
                  raydb_optix_rtscan_programs_size, entries, memory);
 }
@@ -219,10 +235,6 @@ Result<RtScanOptix> RtScanOptix::build(RtScanTable& table) {
     impl->table = &detail::rtscan_impl(table);
     detail::VkContext& c = *impl->table->ctx;
     detail::optix::require(c);
-    if (impl->table->options.mode == RtScanMode::rtindex)
-      throw Error(Errc::unsupported,
-                  "the OptiX RTScan path traces cubes (rtscan, rtc3, rtc1), not rtindex's "
-                  "triangles");
     impl->st = &detail::optix::state(c);
     impl->stream = detail::cuda::runtime(c).stream;  // makes the device current on this thread
     impl->make_pipeline();

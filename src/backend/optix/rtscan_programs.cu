@@ -1,7 +1,7 @@
 // RTScan's Matrix RT Refine as OptiX programs: the twin of shaders/rtscan/rtscan_refine.{rgen,rint,
-// rmiss}. The lattice of rays and the exact re-check come from rtscan/rtscan_refine.h, which the
-// GLSL shaders include; only the API calls differ here. Compiled by nvcc to OptiX-IR at build time
-// and embedded in the library (src/CMakeLists.txt).
+// rahit,rmiss}. The lattice of rays and the exact re-check come from rtscan/rtscan_refine.h, which
+// the GLSL shaders include; only the API calls differ here. Compiled by nvcc to OptiX-IR at build
+// time and embedded in the library (src/CMakeLists.txt).
 #include <optix.h>
 
 #include "backend/optix/rtscan_launch.h"
@@ -56,6 +56,13 @@ extern "C" __global__ void __raygen__rtscan() {
 // A cube (row) the segment crosses: re-check the row exactly and fix its bit; report nothing.
 extern "C" __global__ void __intersection__rtscan() {
   rtscan_refine_row(optixGetPrimitiveIndex());
+}
+
+// rtindex: a key's triangle the ray crosses: re-check the row exactly, fix its bit, and let the
+// ray go on (rtscan_refine.rahit's twin).
+extern "C" __global__ void __anyhit__rtscan() {
+  rtscan_refine_row(optixGetPrimitiveIndex());
+  optixIgnoreIntersection();
 }
 
 // Nothing to do on a miss: the intersection program already wrote every bit.
