@@ -28,6 +28,18 @@ OptixBuildInput triangle_input(const CUdeviceptr* vertices, uint64_t count,
   return input;
 }
 
+OptixBuildInput aabb_input(const CUdeviceptr* boxes, uint64_t count,
+                           const unsigned* geometry_flags) {
+  OptixBuildInput input{};
+  input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
+  input.customPrimitiveArray.aabbBuffers = boxes;
+  input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(count);
+  input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
+  input.customPrimitiveArray.flags = geometry_flags;
+  input.customPrimitiveArray.numSbtRecords = 1;
+  return input;
+}
+
 unsigned max_primitives_per_gas(OptixDeviceContext context) {
   unsigned n = 0;
   check(optixDeviceContextGetProperty(context, OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS,

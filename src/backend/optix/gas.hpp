@@ -30,6 +30,11 @@ OptixBuildInput triangle_input(const CUdeviceptr* vertices, uint64_t count,
 
 // OPTIX_DEVICE_PROPERTY_LIMIT_MAX_PRIMITIVES_PER_GAS: raydb's OptiX twins build one GAS and refuse
 // more primitives than that, naming the limit.
+// One geometry of `count` OptixAabb boxes (stride 24) at *boxes, one SBT record: the layout of
+// every raydb box BLAS. `boxes` and `geometry_flags` must outlive the build.
+OptixBuildInput aabb_input(const CUdeviceptr* boxes, uint64_t count,
+                           const unsigned* geometry_flags);
+
 unsigned max_primitives_per_gas(OptixDeviceContext context);
 
 // Builds over `input` on `stream`; `free_inputs` (may be empty) runs after the build and before

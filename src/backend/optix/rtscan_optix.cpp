@@ -122,17 +122,8 @@ void RtScanOptixImpl::build_gas(size_t gi) {
   // ray crosses reaches the any-hit program once.
   unsigned geometry_flags =
       tri ? OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL : OPTIX_GEOMETRY_FLAG_DISABLE_ANYHIT;
-  OptixBuildInput input{};
-  if (tri) {
-    input = optix::triangle_input(&prim_address, n, &geometry_flags);
-  } else {
-    input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
-    input.customPrimitiveArray.aabbBuffers = &prim_address;
-    input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(n);
-    input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
-    input.customPrimitiveArray.flags = &geometry_flags;
-    input.customPrimitiveArray.numSbtRecords = 1;
-  }
+  OptixBuildInput input = tri ? optix::triangle_input(&prim_address, n, &geometry_flags)
+                              : optix::aabb_input(&prim_address, n, &geometry_flags);
   // The Vulkan BLAS's PREFER_FAST_TRACE | ALLOW_COMPACTION, compacted as it is; the primitives
   // are freed before compaction, as the Vulkan build frees its own.
   optix::Gas& out = gas[gi];

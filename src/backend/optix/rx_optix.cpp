@@ -124,17 +124,8 @@ void RxOptixImpl::build_gas() {
   // VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR, as the Vulkan build sets it.
   unsigned geometry_flags = variant.single_anyhit ? OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL
                                                   : OPTIX_GEOMETRY_FLAG_NONE;
-  OptixBuildInput input{};
-  if (boxes) {
-    input.type = OPTIX_BUILD_INPUT_TYPE_CUSTOM_PRIMITIVES;
-    input.customPrimitiveArray.aabbBuffers = &prim_address;
-    input.customPrimitiveArray.numPrimitives = static_cast<unsigned>(n);
-    input.customPrimitiveArray.strideInBytes = sizeof(OptixAabb);
-    input.customPrimitiveArray.flags = &geometry_flags;
-    input.customPrimitiveArray.numSbtRecords = 1;
-  } else {
-    input = optix::triangle_input(&prim_address, n, &geometry_flags);
-  }
+  OptixBuildInput input = boxes ? optix::aabb_input(&prim_address, n, &geometry_flags)
+                                : optix::triangle_input(&prim_address, n, &geometry_flags);
   cuda::Timer timer(c, 2);
   uint32_t t0 = timer.mark();
   optix::launch_rx_primitives(records(), prims.get(), n, view.width == KeyWidth::bits64, boxes,
