@@ -500,7 +500,7 @@ TEST_CASE("optix: SSB engine tables equal the Vulkan engine's and SQLite") {
   }
 }
 
-TEST_CASE("optix: collect_rows and the RX join equal Vulkan's and the CPU join") {
+TEST_CASE("optix: collect_rows and the RX and cgRX joins equal Vulkan's and the CPU join") {
   std::mt19937_64 rng(test::fresh_seed());
   workload::KeyColumn build_keys = make_keys(KeyWidth::bits32, 3000, 1u << 14, rng);
   workload::KeyColumn probe_keys = make_points(build_keys, 4000, 1u << 14, rng);
@@ -514,12 +514,12 @@ TEST_CASE("optix: collect_rows and the RX join equal Vulkan's and the CPU join")
     REQUIRE_FALSE(r.ok());
     CHECK(r.error().code() == Errc::unsupported);
     CHECK(std::string(r.error().what()).find("OptiX") != std::string::npos);
+    jo.kind = JoinIndex::cgrx;
+    auto cg = rx_join(test::context(), build_keys.span(), probe_keys.span(), jo);
+    REQUIRE_FALSE(cg.ok());
+    CHECK(cg.error().code() == Errc::unsupported);
+    jo.kind = JoinIndex::rx;
   }
-  jo.kind = JoinIndex::cgrx;  // no OptiX twin: refused whatever the machine
-  auto cg = rx_join(test::context(), build_keys.span(), probe_keys.span(), jo);
-  REQUIRE_FALSE(cg.ok());
-  CHECK(cg.error().code() == Errc::unsupported);
-  jo.kind = JoinIndex::rx;
   if (!optix_or_skip()) return;
 
   for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
@@ -551,17 +551,31 @@ TEST_CASE("optix: collect_rows and the RX join equal Vulkan's and the CPU join")
     CHECK(or3.written == std::min<uint64_t>(7, vr.total));
   }
 
-  for (JoinSide side : {JoinSide::build, JoinSide::probe}) {
-    jo.indexed = side;
-    JoinStats st;
-    auto pairs = rx_join(test::context(), build_keys.span(), probe_keys.span(), jo, &st).value();
-    std::sort(pairs.begin(), pairs.end());
-    CHECK(pairs == join_pairs_reference(build_keys.span(), probe_keys.span()));
-    CHECK(st.indexed == side);
-    auto agg = rx_join_aggregate(test::context(), build_keys.span(), values, probe_keys.span(), jo)
-                   .value();
-    CHECK(agg == join_aggregate_reference(build_keys.span(), values, probe_keys.span()));
-  }
+  const auto want_pairs = join_pairs_reference(build_keys.span(), probe_keys.span());
+  const auto want_agg = join_aggregate_reference(build_keys.span(), values, probe_keys.span());
+  // The cgRX join's pairs copy the runs its OptiX lookups name: buckets of 32 and 256.
+  for (JoinIndex kind : {JoinIndex::rx, JoinIndex::cgrx})
+    for (uint32_t bucket : {32u, 256u}) {
+      if (kind == JoinIndex::rx && bucket != 32u) continue;
+      jo.kind = kind;
+      jo.cgrx.bucket_size = bucket;
+      for (JoinSide side : {JoinSide::build, JoinSide::probe}) {
+        CAPTURE(kind == JoinIndex::rx ? "rx" : "cgrx");
+        CAPTURE(bucket);
+        CAPTURE(to_string(side));
+        jo.indexed = side;
+        JoinStats st;
+        auto pairs =
+            rx_join(test::context(), build_keys.span(), probe_keys.span(), jo, &st).value();
+        std::sort(pairs.begin(), pairs.end());
+        CHECK(pairs == want_pairs);
+        CHECK(st.indexed == side);
+        auto agg =
+            rx_join_aggregate(test::context(), build_keys.span(), values, probe_keys.span(), jo)
+                .value();
+        CHECK(agg == want_agg);
+      }
+    }
 }
 
 // ---- cgRX through OptiX (CgrxOptixIndex). ----
@@ -633,6 +647,20 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
       test::check_lookups(got_r, twin_r, "OptiX cgRX ranges vs Vulkan");
       CHECK(optix->last_fallbacks() == 0);
       CHECK(optix->last_probe().rays == vulkan->last_probe().rays);
+
+      // The diagnostics through the same flags: no_trace stays exact; trace_only returns the
+      // bucket the rays name and the rays cast, the same in both APIs.
+      for (RxDiagnostic d : {RxDiagnostic::no_trace, RxDiagnostic::trace_only}) {
+        vulkan->set_diagnostic(d);
+        optix->set_diagnostic(d);
+        std::vector<RxLookup> od(points.size()), vd(points.size());
+        REQUIRE(optix->lookup(points.span(), od).ok());
+        REQUIRE(vulkan->lookup(points.span(), vd).ok());
+        test::check_lookups(od, vd, "OptiX cgRX diagnostic vs Vulkan");
+        if (d == RxDiagnostic::no_trace) test::check_lookups(od, want, "OptiX cgRX no_trace");
+      }
+      vulkan->set_diagnostic(RxDiagnostic::none);
+      optix->set_diagnostic(RxDiagnostic::none);
 
       // A rebuild from the same index answers the same.
       REQUIRE(optix->rebuild().ok());

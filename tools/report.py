@@ -751,28 +751,31 @@ def optix_ssb_table():
 
 
 def optix_join_table():
-    """The RX join through Vulkan and OptiX on the same sides (label optix-join)."""
+    """The RX and cgRX joins through Vulkan and OptiX on the same sides (labels optix-join,
+    optix-cgrx-join)."""
     out = []
     for d in device_dirs():
-        rows = [r for r in load(d, "join.jsonl") if r.get("label") == "optix-join"]
+        rows = [r for r in load(d, "join.jsonl") if r.get("label") in ("optix-join", "optix-cgrx-join")]
         if not rows:
             continue
-        best = newest_by(rows, lambda r: (r["output"], r["indexed_side"], r["api"]))
-        keys = sorted({k[:2] for k in best if k[:2] + ("vulkan",) in best and k[:2] + ("optix",) in best})
+        best = newest_by(rows, lambda r: (r["index"], r["output"], r["indexed_side"], r["api"]))
+        keys = sorted({k[:3] for k in best if k[:3] + ("vulkan",) in best and k[:3] + ("optix",) in best})
         if not keys:
             continue
         v0 = best[keys[0] + ("vulkan",)]
-        out += [f"The RX join through both APIs (`bench/gpu/optix.sh join`, label `optix-join`, "
-                f"`bench/results/{d.name}/join.jsonl`): {pow2(v0['build_rows'])} build x {pow2(v0['probe_rows'])} "
+        out += [f"The RX and cgRX joins through both APIs (`bench/gpu/optix.sh join cgrx-join`, labels "
+                f"`optix-join`, `optix-cgrx-join`, `bench/results/{d.name}/join.jsonl`): "
+                f"{pow2(v0['build_rows'])} build x {pow2(v0['probe_rows'])} "
                 f"probe rows, {v0['key_bits']}-bit keys, multiplicity {v0['multiplicity']}, hit rate "
                 f"{v0['hit_rate']:g}, median of {v0['repeats']}; index = records sort + BVH (OptiX: GAS) build; "
+                "the cgRX join's collect pass (a copy of the runs) is Vulkan's in both; "
                 "every result checked whole against the CPU join.", "",
-                "| output | indexed side | Vulkan index ms | OptiX index ms | Vulkan count ms | OptiX count ms | "
+                "| index | output | indexed side | Vulkan index ms | OptiX index ms | Vulkan count ms | OptiX count ms | "
                 "Vulkan collect ms | OptiX collect ms | join ratio | checked (Vulkan / OptiX) |",
-                "|---|---|---|---|---|---|---|---|---|---|"]
+                "|---|---|---|---|---|---|---|---|---|---|---|"]
         for k in keys:
             v, o = best[k + ("vulkan",)], best[k + ("optix",)]
-            out.append(f"| {k[0]} | {k[1]} | {fmt_ms(v['index_time_ms'])} | {fmt_ms(o['index_time_ms'])} | "
+            out.append(f"| {k[0]} | {k[1]} | {k[2]} | {fmt_ms(v['index_time_ms'])} | {fmt_ms(o['index_time_ms'])} | "
                        f"{fmt_ms(v['count_ms'])} | {fmt_ms(o['count_ms'])} | {fmt_ms(v['collect_ms'])} | "
                        f"{fmt_ms(o['collect_ms'])} | {o['join_time_ms'] / v['join_time_ms']:.2f} | "
                        f"{v['checked_result']} / {o['checked_result']} |")

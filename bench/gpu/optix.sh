@@ -8,11 +8,12 @@
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
 #        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] [cgrx-prefer] [cgrx-ias]
 #        [vk-pipeline-cgrx] [vk-pipeline-rx] [vk-pipeline-rtscan] [vk-pipeline-ssb]
-#        [ssb-optix-limits] [ssb-prefer] [rtscan-rtindex] | gaps | all
+#        [ssb-optix-limits] [ssb-prefer] [rtscan-rtindex] [cgrx-join] [cgrx-diagnostics] | gaps | all
 # vk-pipeline-<op>: Vulkan pipelines before / fitted / fitted + culling flag (RAYDB_VK_RT_PIPELINE);
 # ssb-optix-limits: OptiX's SSB with its stack computed and with register caps;
 # ssb-prefer: SSB at SF 10 under the build preferences none and fast_build, both APIs;
 # rtscan-rtindex: RTScan's rtindex mode (triangles, any-hit) through both APIs, 1e6 rows;
+# cgrx-join: the cgRX join through both APIs; cgrx-diagnostics: trace_only / no_trace, both APIs;
 # cgrx-ias: the OptiX cgRX twin through an IAS over its GAS, both APIs (about 2 min);
 # cgrx-prefer: cgRX under the fast_trace and fast_build preferences, both APIs (about 4 min);
 # cgrx: the cgRX index through both APIs, 2^26 keys, 2^27 lookups, buckets 32 and 256 (~3-4 min);
@@ -173,6 +174,29 @@ if part join; then
     --build 2^23 --probe 2^25 --output aggregate,pairs --indexed build,probe --repeats 3 \
     --warmup 1 || status=5
   echo "join part: $((SECONDS - t0)) s"
+fi
+if part cgrx-join; then
+  # The cgRX join through both APIs at the RX join's sizes: the counting pass and the run lookups
+  # of pairs through CgrxOptixIndex (the copy of the runs stays a Vulkan pass); buckets of 32.
+  echo "== the cgRX join through Vulkan and OptiX, 2^23 build x 2^25 probe, buckets of 32"
+  t0=$SECONDS
+  timeout 300 $R bench join --out $OUT/results --label optix-cgrx-join --index cgrx \
+    --bucket-size 32 --api vulkan,optix --build 2^23 --probe 2^25 --output aggregate,pairs \
+    --indexed build,probe --repeats 3 --warmup 1 || status=5
+  echo "cgrx-join part: $((SECONDS - t0)) s"
+fi
+if part cgrx-diagnostics; then
+  # Where cgRX's time goes in each API (docs/cgrx.md's split, now for the OptiX twin too):
+  # trace_only (the rays alone; results are buckets and ray counts, compared between the APIs)
+  # and no_trace (a binary search instead of rays; exact). Sorted lookups: the one cgRX gap.
+  t0=$SECONDS
+  for d in trace_only no_trace; do
+    echo "== cgRX --diagnostic $d, 2^26 keys, 2^27 sorted lookups, buckets 32 and 256, both APIs"
+    timeout 200 $R bench cgrx --out $OUT/results --label optix-cgrx-diagnostic-$d \
+      --api vulkan,optix --diagnostic $d --keys 2^26 --lookups 2^27 --bucket-size 32,256 \
+      --hit-rate 1 --order sorted,unsorted --build-repeats 1 --warmup 2 || status=5
+  done
+  echo "cgrx-diagnostics part: $((SECONDS - t0)) s"
 fi
 if part memory; then
   # RX's programs read the index's records from cudaMalloc'd copies (the default) or from the

@@ -13,6 +13,7 @@
 // Ownership: a CgrxOptixIndex owns its GAS, pipeline and buffers (its own copies of the records
 // and per-primitive buckets); the CgrxIndex must outlive build() and rebuild() and must not be
 // rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none (see Context).
+// The cgRX join runs through it with JoinOptions::api = optix (include/raydb/join.hpp).
 #pragma once
 
 #include <memory>
@@ -23,20 +24,28 @@
 
 namespace raydb {
 
+class CgrxOptixIndex;
 namespace detail {
 struct CgrxOptixImpl;
-}
+// The cgRX join's run lookups (src/ops/cgrx/cgrx_runs.hpp).
+Status cgrx_lookup_runs(CgrxOptixIndex& index, KeySpan points, std::span<RxLookup> out);
+}  // namespace detail
 
 class CgrxOptixIndex {
  public:
   // Builds the GAS over `index`'s representatives with its options (bucket size, compaction,
   // build preference, first-ray window). Errc::unsupported
   // where OptiX is unavailable (optix_support()'s reason), the records are not shared with CUDA,
-  // or the primitives are more than one GAS holds. The index's diagnostic is not carried over.
+  // or the primitives are more than one GAS holds. The index's diagnostic is not carried over:
+  // set the twin's own with set_diagnostic().
   static Result<CgrxOptixIndex> build(const CgrxIndex& index);
   // Builds the GAS again from the same index (for timing repeats).
   Status rebuild();
 
+  // As CgrxIndex::set_diagnostic, through the same flags of cgrx/cgrx_lookup.h: no_trace finds
+  // the bucket by a binary search instead of rays (exact results), trace_only returns the bucket
+  // the rays name as first_row and the rays cast as count (not lookup results).
+  void set_diagnostic(RxDiagnostic diagnostic);
   Status lookup(KeySpan points, std::span<RxLookup> out);
   Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
 
@@ -57,6 +66,7 @@ class CgrxOptixIndex {
   ~CgrxOptixIndex();
 
  private:
+  friend Status detail::cgrx_lookup_runs(CgrxOptixIndex&, KeySpan, std::span<RxLookup>);
   explicit CgrxOptixIndex(std::unique_ptr<detail::CgrxOptixImpl> impl);
   std::unique_ptr<detail::CgrxOptixImpl> impl_;
 };

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "raydb/cgrx_index.hpp"
+#include "raydb/cgrx_optix.hpp"
 #include "raydb/error.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
@@ -107,15 +108,20 @@ class RxJoin {
 // (no second pass of rays). collect_ms is that scan and copy. Errors as RxJoin.
 class CgrxJoin {
  public:
+  // With `api` optix the counting pass (and the run lookups of pairs) trace through a
+  // CgrxOptixIndex over the index; the copy of the runs stays a Vulkan compute pass over the same
+  // records. Errc::unsupported, naming why, where OptiX is unavailable.
   static Result<CgrxJoin> build(const Context& ctx, KeySpan build_keys,
                                 std::span<const uint32_t> build_values = {},
-                                const CgrxBuildOptions& options = {});
+                                const CgrxBuildOptions& options = {},
+                                RayTracingApi api = RayTracingApi::vulkan);
 
   Result<std::vector<JoinPair>> pairs(KeySpan probe_keys);
   Result<JoinAggregate> aggregate(KeySpan probe_keys);
   Result<std::vector<RxLookup>> lookup(KeySpan probe_keys);
 
   const CgrxIndex& index() const { return index_; }
+  // The index's build time (records sort included), ms: with OptiX, the GAS's instead of the BVH's.
   double index_ms() const;
   const JoinStats& last() const { return stats_; }
 
@@ -123,6 +129,8 @@ class CgrxJoin {
   CgrxJoin(const Context& ctx, CgrxIndex index) : ctx_(ctx), index_(std::move(index)) {}
   Context ctx_;
   CgrxIndex index_;
+  // api optix: lookups read the twin's own copies; it is never rebuilt, so index_ may move.
+  std::unique_ptr<CgrxOptixIndex> optix_;
   JoinStats stats_;
 };
 

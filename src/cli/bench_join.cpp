@@ -227,10 +227,9 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
       for (uint32_t bucket : buckets)
         for (const std::string& side_name : o.indexed)
           for (const std::string& output : o.outputs) {
-            // OptiX: the RX join only (cgRX has no OptiX twin); with both APIs each result is
-            // checked against the CPU join, so they are equal to each other too.
-            if (!(api == RayTracingApi::vulkan ? o.api_choice.vulkan
-                                               : o.api_choice.optix && kind == "rx"))
+            // With both APIs each result is checked against the CPU join, so they are equal to
+            // each other too.
+            if (!(api == RayTracingApi::vulkan ? o.api_choice.vulkan : o.api_choice.optix))
               continue;
             JoinOptions jo;
             jo.api = api;
@@ -262,8 +261,12 @@ void run(BenchJoinOptions& o) {
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
   o.api_choice = parse_apis(ctx, o.apis);
-  if (o.api_choice.optix && std::find(o.indexes.begin(), o.indexes.end(), "rx") == o.indexes.end())
-    throw Error(Errc::invalid_argument, "--api optix runs the rx join only: add rx to --index");
+  if (o.api_choice.optix &&
+      std::find_if(o.indexes.begin(), o.indexes.end(), [](const std::string& k) {
+        return k == "rx" || k == "cgrx";
+      }) == o.indexes.end())
+    throw Error(Errc::invalid_argument,
+                "--api optix runs the ray-traced joins only: add rx or cgrx to --index");
   uint64_t seed = run_seed(o.run);
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
@@ -321,8 +324,8 @@ void register_bench_join(CLI::App& bench) {
          "list")
       ->delimiter(',');
   cmd->add_option("--api", o->apis,
-                  "the rx join's rays: vulkan and/or optix (RxOptixIndex over the same records; "
-                  "every result checked against the CPU join)")
+                  "the rx and cgrx joins' rays: vulkan and/or optix (RxOptixIndex / CgrxOptixIndex "
+                  "over the same records; every result checked against the CPU join)")
       ->delimiter(',');
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });

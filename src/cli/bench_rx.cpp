@@ -384,6 +384,9 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
 Candidate build_cgrx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan) {
   progress("building the OptiX cgRX twin over the same representatives and records");
   auto index = std::make_shared<CgrxOptixIndex>(CgrxOptixIndex::build(*vulkan.cgrx).value());
+  index->set_diagnostic(o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
+                        : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
+                                                       : RxDiagnostic::none);
   std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
     index->rebuild().value();
@@ -686,9 +689,11 @@ void run(BenchRxOptions& o) {
   if (use_optix) {
     progress(fmt::format("OptiX {} available: RX / cgRX lookups run in Vulkan and OptiX",
                          optix_support(ctx).version));
-    if (o.diagnostic != "none")
+    if (o.diagnostic != "none" &&
+        std::any_of(o.indexes.begin(), o.indexes.end(), [](const auto& k) { return k != "cgrx"; }))
       throw Error(Errc::invalid_argument,
-                  "--diagnostic is a Vulkan measurement; not with --api optix");
+                  "--diagnostic with --api optix: only the cgRX twin has the diagnostics "
+                  "(--index cgrx)");
     for (const auto& kind : o.indexes)
       if (kind != "rx" && kind != "cgrx")
         throw Error(

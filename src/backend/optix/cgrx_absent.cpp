@@ -22,6 +22,7 @@ Status CgrxOptixIndex::rebuild() {
   return Error(Errc::unsupported,
                "the OptiX backend is unavailable: raydb was built without OptiX");
 }
+void CgrxOptixIndex::set_diagnostic(RxDiagnostic) {}
 Status CgrxOptixIndex::lookup(KeySpan, std::span<RxLookup>) {
   return rebuild();
 }
@@ -39,6 +40,12 @@ const RxProbeStats& CgrxOptixIndex::last_probe() const {
 uint64_t CgrxOptixIndex::last_fallbacks() const {
   return 0;
 }
+
+namespace detail {
+Status cgrx_lookup_runs(CgrxOptixIndex& index, KeySpan, std::span<RxLookup>) {
+  return index.rebuild();
+}
+}  // namespace detail
 
 CgrxOptixIndex::CgrxOptixIndex(std::unique_ptr<detail::CgrxOptixImpl> impl)
     : impl_(std::move(impl)) {}

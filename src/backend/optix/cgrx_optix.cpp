@@ -25,6 +25,7 @@
 #include "cgrx/cgrx_geometry.h"
 #include "common/capture.hpp"
 #include "ops/cgrx/cgrx_layout.hpp"
+#include "ops/cgrx/cgrx_runs.hpp"
 #include "ops/cgrx/cgrx_view.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
@@ -57,6 +58,8 @@ struct CgrxOptixImpl {
   CgrxBuildStats build_stats;
   RxProbeStats probe_stats;
   uint64_t fallbacks = 0;
+  RxDiagnostic diagnostic = RxDiagnostic::none;  // set_diagnostic: the Vulkan index's flags
+  bool run_starts = false;                       // cgrx_lookup_runs: first_row = run's record
 
   CgrxOptixImpl() = default;
   CgrxOptixImpl(const CgrxOptixImpl&) = delete;
@@ -192,6 +195,9 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   p.counters = counters_dev.address();
   p.flags =
       (view.width == KeyWidth::bits64 ? CGRX_FLAG_KEY64 : 0u) | (q.ranges ? CGRX_FLAG_RANGES : 0u);
+  if (diagnostic == RxDiagnostic::no_trace) p.flags |= CGRX_FLAG_DIAG_NO_TRACE;
+  if (diagnostic == RxDiagnostic::trace_only) p.flags |= CGRX_FLAG_DIAG_TRACE_ONLY;
+  if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
   p.bucket_shift = view.bucket_shift;
   p.num_records = static_cast<uint32_t>(view.keys);
   p.num_buckets = static_cast<uint32_t>(view.buckets);
@@ -238,6 +244,10 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   fallbacks = counts[1];
 }
 
+Status cgrx_lookup_runs(CgrxOptixIndex& index, KeySpan points, std::span<RxLookup> out) {
+  return lookup_run_starts(*index.impl_, points, out);
+}
+
 }  // namespace raydb::detail
 
 namespace raydb {
@@ -264,6 +274,10 @@ Result<CgrxOptixIndex> CgrxOptixIndex::build(const CgrxIndex& index) {
 
 Status CgrxOptixIndex::rebuild() {
   return detail::capture([&] { impl_->build_gas(); });
+}
+
+void CgrxOptixIndex::set_diagnostic(RxDiagnostic diagnostic) {
+  impl_->diagnostic = diagnostic;
 }
 
 Status CgrxOptixIndex::lookup(KeySpan points, std::span<RxLookup> out) {

@@ -292,13 +292,7 @@ CgrxIndexImpl& cgrx_impl(CgrxIndex& index) {
 }
 
 Status cgrx_lookup_runs(CgrxIndex& index, KeySpan points, std::span<RxLookup> out) {
-  CgrxIndexImpl& impl = cgrx_impl(index);
-  if (impl.diagnostic != RxDiagnostic::none)
-    return Error(Errc::invalid_argument, "run lookups need a cgRX index without a diagnostic");
-  impl.run_starts = true;
-  Status s = lookup_into(impl, QueryBatch::points(points), out);
-  impl.run_starts = false;
-  return s;
+  return lookup_run_starts(cgrx_impl(index), points, out);
 }
 
 uint64_t cgrx_records_address(CgrxIndex& index) {

@@ -24,22 +24,30 @@ void check_width(const CgrxIndex& index, KeySpan probe) {
 
 Result<CgrxJoin> CgrxJoin::build(const Context& ctx, KeySpan build_keys,
                                  std::span<const uint32_t> build_values,
-                                 const CgrxBuildOptions& options) {
-  auto index = CgrxIndex::build(ctx, build_keys, build_values, options);
-  if (!index) return index.error();
-  return CgrxJoin(ctx, std::move(index).value());
+                                 const CgrxBuildOptions& options, RayTracingApi api) {
+  return detail::capture([&]() -> CgrxJoin {
+    CgrxJoin join(ctx, CgrxIndex::build(ctx, build_keys, build_values, options).value());
+    if (api == RayTracingApi::optix)
+      join.optix_ = std::make_unique<CgrxOptixIndex>(CgrxOptixIndex::build(join.index_).value());
+    return join;
+  });
 }
 
 double CgrxJoin::index_ms() const {
-  return index_.build_stats().build_ms() + index_.build_stats().sort_ms;
+  const CgrxBuildStats& b = optix_ ? optix_->build_stats() : index_.build_stats();
+  return b.build_ms() + b.sort_ms;
 }
 
 Result<std::vector<RxLookup>> CgrxJoin::lookup(KeySpan probe_keys) {
   return detail::capture([&]() -> std::vector<RxLookup> {
     check_width(index_, probe_keys);
     stats_ = {};
-    std::vector<RxLookup> per_key = index_.lookup(probe_keys).value();
-    stats_.count_ms = index_.last_probe().probe_ms;
+    std::vector<RxLookup> per_key(probe_keys.size);
+    if (optix_)
+      optix_->lookup(probe_keys, per_key).value();
+    else
+      per_key = index_.lookup(probe_keys).value();
+    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
     return per_key;
   });
 }
@@ -60,8 +68,11 @@ Result<std::vector<JoinPair>> CgrxJoin::pairs(KeySpan probe_keys) {
     stats_ = {};
     const uint64_t n = probe_keys.size;
     std::vector<RxLookup> runs(n);
-    cgrx_lookup_runs(index_, probe_keys, runs).value();
-    stats_.count_ms = index_.last_probe().probe_ms;
+    if (optix_)
+      cgrx_lookup_runs(*optix_, probe_keys, runs).value();
+    else
+      cgrx_lookup_runs(index_, probe_keys, runs).value();
+    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
     uint64_t total = 0;
     std::vector<uint32_t> starts(n), lengths(n);
     for (uint64_t i = 0; i < n; ++i) {

@@ -116,9 +116,7 @@ struct RxKind {
 struct CgrxKind {
   static CgrxJoin build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
                         const JoinOptions& o) {
-    if (o.api != RayTracingApi::vulkan)
-      throw Error(Errc::unsupported, "the cgRX join has no OptiX path (JoinOptions::api)");
-    return CgrxJoin::build(ctx, keys, values, o.cgrx).value();
+    return CgrxJoin::build(ctx, keys, values, o.cgrx, o.api).value();
   }
 };
 
