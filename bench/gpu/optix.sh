@@ -8,12 +8,14 @@
 # Usage: bench/gpu/optix.sh [tests] [points] [variants] [prefer] [key64] [ranges] [boxes] [rtscan]
 #        [rtscan-memory] [memory] [ias] [build] [ssb] [ssb-variants] [join] [cgrx] [cgrx-prefer] [cgrx-ias]
 #        [vk-pipeline-cgrx] [vk-pipeline-rx] [vk-pipeline-rtscan] [vk-pipeline-ssb]
-#        [ssb-optix-limits] [ssb-prefer] [rtscan-rtindex] [cgrx-join] [cgrx-diagnostics] | gaps | all
+#        [ssb-optix-limits] [ssb-prefer] [rtscan-rtindex] [cgrx-join] [cgrx-diagnostics]
+#        [vk-build-alone] | gaps | all
 # vk-pipeline-<op>: Vulkan pipelines before / fitted / fitted + culling flag (RAYDB_VK_RT_PIPELINE);
 # ssb-optix-limits: OptiX's SSB with its stack computed and with register caps;
 # ssb-prefer: SSB at SF 10 under the build preferences none and fast_build, both APIs;
 # rtscan-rtindex: RTScan's rtindex mode (triangles, any-hit) through both APIs, 1e6 rows;
 # cgrx-join: the cgRX join through both APIs; cgrx-diagnostics: trace_only / no_trace, both APIs;
+# vk-build-alone: Vulkan build times with and without the OptiX twin in the process;
 # cgrx-ias: the OptiX cgRX twin through an IAS over its GAS, both APIs (about 2 min);
 # cgrx-prefer: cgRX under the fast_trace and fast_build preferences, both APIs (about 4 min);
 # cgrx: the cgRX index through both APIs, 2^26 keys, 2^27 lookups, buckets 32 and 256 (~3-4 min);
@@ -197,6 +199,22 @@ if part cgrx-diagnostics; then
       --hit-rate 1 --order sorted,unsorted --build-repeats 1 --warmup 2 || status=5
   done
   echo "cgrx-diagnostics part: $((SECONDS - t0)) s"
+fi
+if part vk-build-alone; then
+  # Vulkan BVH builds timed in a process that runs Vulkan alone against one that also runs the
+  # OptiX twin (CUDA context and OptiX device context alive): SSB at SF 10 showed 166-252 ms
+  # against 69-81 ms for the same builds (docs/optix.md). SSB Q1.1 and Q3.1, then RX at 2^24.
+  t0=$SECONDS
+  for api in vulkan vulkan,optix; do
+    echo "== Vulkan builds with --api $api: SSB SF 10 Q1.1, Q3.1"
+    timeout 120 $R bench ssb --out $OUT/results --label optix-vk-build-alone-$api --engine rt \
+      --api $api --sf 10 --query 1.1,3.1 --repeats 3 --warmup 1 || status=5
+    echo "== Vulkan builds with --api $api: RX 2^24 keys, 5 builds"
+    timeout 100 $R bench rx --out $OUT/results --label optix-vk-build-alone-$api --api $api \
+      --prefer fast_trace --keys 2^24 --lookups 2^24 --method hit_and_scan --hit-rate 1 \
+      --order unsorted --build-repeats 5 --warmup 1 || status=5
+  done
+  echo "vk-build-alone part: $((SECONDS - t0)) s"
 fi
 if part memory; then
   # RX's programs read the index's records from cudaMalloc'd copies (the default) or from the
