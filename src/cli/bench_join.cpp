@@ -27,7 +27,7 @@ struct BenchJoinOptions {
   std::vector<std::string> indexed = {"build"};
   std::vector<std::string> indexes = {"rx"};
   std::vector<uint32_t> bucket_sizes = {32};   // cgrx
-  std::vector<std::string> apis = {"vulkan"};  // rx: vulkan and/or optix
+  std::vector<std::string> apis = {"vulkan"};  // rx, cgrx: vulkan and/or optix
   ApiChoice api_choice;                        // parsed from apis
   BenchRunOptions run;
 };
