@@ -634,6 +634,14 @@ def newest_by(rows, key):
     return out
 
 
+def api_pairs(rows, key):
+    """The configurations key(r) that have a newest row in both APIs, in key order, as
+    (key, Vulkan row, OptiX row): what every Vulkan-vs-OptiX table lists."""
+    best = newest_by(rows, lambda r: (key(r), r["api"]))
+    keys = sorted({k for k, api in best if (k, "vulkan") in best and (k, "optix") in best})
+    return [(k, best[(k, "vulkan")], best[(k, "optix")]) for k in keys]
+
+
 def device_dirs():
     return sorted(p for p in RESULTS.iterdir() if p.is_dir())
 
@@ -697,11 +705,10 @@ def optix_rtscan_table():
         rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") == "optix-rtscan"]
         if not rows:
             continue
-        best = newest_by(rows, lambda r: (r["selectivity"], r["api"]))
-        sels = sorted({k[0] for k in best if (k[0], "vulkan") in best and (k[0], "optix") in best})
-        if not sels:
+        pairs = api_pairs(rows, lambda r: r["selectivity"])
+        if not pairs:
             continue
-        v0, o0 = best[(sels[0], "vulkan")], best[(sels[0], "optix")]
+        _, v0, o0 = pairs[0]
         out += [f"RTScan's Matrix RT Refine through both APIs (`bench/gpu/optix.sh rtscan`, label `optix-rtscan`, "
                 f"`bench/results/{d.name}/rtscan.jsonl`): {v0['rows']:,} rows x {v0['columns']} permutation columns, "
                 f"K = {v0['bins']}, the same table, cubes, lattice and queries; sieve and merge in Vulkan for both. "
@@ -709,8 +716,7 @@ def optix_rtscan_table():
                 f"OptiX {o0['bvh_bytes'] / 1e6:.0f} MB (GAS, compacted) in {fmt_ms(o0['build_bvh_ms'])} ms.", "",
                 "| selectivity | rays | Vulkan refine ms | OptiX refine ms | ratio | Vulkan query ms | OptiX query ms | "
                 "result rows | checked (Vulkan / OptiX) |", "|---|---|---|---|---|---|---|---|---|"]
-        for sel in sels:
-            v, o = best[(sel, "vulkan")], best[(sel, "optix")]
+        for sel, v, o in pairs:
             ratio = f"{o['refine_ms'] / v['refine_ms']:.1f}" if v["refine_ms"] > 0.01 else "-"
             out.append(f"| {sel:g} | {v['rays']} | {fmt_ms(v['refine_ms'])} | {fmt_ms(o['refine_ms'])} | {ratio} | "
                        f"{fmt_ms(v['query_time_ms'])} | {fmt_ms(o['query_time_ms'])} | {v['result_rows']:,} | "
@@ -726,12 +732,10 @@ def optix_ssb_table():
         rows = [r for r in load(d, "ssb.jsonl") if r.get("label") == "optix-ssb" and r.get("api")]
         if not rows:
             continue
-        best = newest_by(rows, lambda r: (r["sf"], r["query"], r["api"]))
-        keys = sorted({k[:2] for k in best if k[:2] + ("vulkan",) in best and k[:2] + ("optix",) in best},
-                      key=lambda k: (k[0], k[1]))
-        if not keys:
+        pairs = api_pairs(rows, lambda r: (r["sf"], r["query"]))
+        if not pairs:
             continue
-        v0 = best[keys[0] + ("vulkan",)]
+        v0 = pairs[0][1]
         out += [f"The SSB engine through both APIs (`bench/gpu/optix.sh ssb`, label `optix-ssb`, "
                 f"`bench/results/{d.name}/ssb.jsonl`; {device_line(v0)}): the same tables, encoding, triangles "
                 "and rays; query = median trace of 5 (Vulkan timestamps, OptiX CUDA events); build = BVH build + "
@@ -739,8 +743,7 @@ def optix_ssb_table():
                 "| SF | query | rays | Vulkan ms | OptiX ms | ratio | Vulkan build ms | OptiX build ms | "
                 "Vulkan BVH MiB | OptiX BVH MiB | checked (Vulkan / OptiX) |",
                 "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for k in keys:
-            v, o = best[k + ("vulkan",)], best[k + ("optix",)]
+        for k, v, o in pairs:
             out.append(f"| {k[0]:g} | {k[1]} | {v['rays']} | {fmt_ms(v['query_ms'])} | {fmt_ms(o['query_ms'])} | "
                        f"{o['query_ms'] / v['query_ms']:.1f} | {fmt_ms(v['bvh_build_ms'])} | "
                        f"{fmt_ms(o['bvh_build_ms'])} | {v['bvh_bytes'] / 1048576:.0f} | "
@@ -758,11 +761,10 @@ def optix_join_table():
         rows = [r for r in load(d, "join.jsonl") if r.get("label") in ("optix-join", "optix-cgrx-join")]
         if not rows:
             continue
-        best = newest_by(rows, lambda r: (r["index"], r["output"], r["indexed_side"], r["api"]))
-        keys = sorted({k[:3] for k in best if k[:3] + ("vulkan",) in best and k[:3] + ("optix",) in best})
-        if not keys:
+        pairs = api_pairs(rows, lambda r: (r["index"], r["output"], r["indexed_side"]))
+        if not pairs:
             continue
-        v0 = best[keys[0] + ("vulkan",)]
+        v0 = pairs[0][1]
         out += [f"The RX and cgRX joins through both APIs (`bench/gpu/optix.sh join cgrx-join`, labels "
                 f"`optix-join`, `optix-cgrx-join`, `bench/results/{d.name}/join.jsonl`): "
                 f"{pow2(v0['build_rows'])} build x {pow2(v0['probe_rows'])} "
@@ -773,8 +775,7 @@ def optix_join_table():
                 "| index | output | indexed side | Vulkan index ms | OptiX index ms | Vulkan count ms | OptiX count ms | "
                 "Vulkan collect ms | OptiX collect ms | join ratio | checked (Vulkan / OptiX) |",
                 "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for k in keys:
-            v, o = best[k + ("vulkan",)], best[k + ("optix",)]
+        for k, v, o in pairs:
             out.append(f"| {k[0]} | {k[1]} | {k[2]} | {fmt_ms(v['index_time_ms'])} | {fmt_ms(o['index_time_ms'])} | "
                        f"{fmt_ms(v['count_ms'])} | {fmt_ms(o['count_ms'])} | {fmt_ms(v['collect_ms'])} | "
                        f"{fmt_ms(o['collect_ms'])} | {o['join_time_ms'] / v['join_time_ms']:.2f} | "
