@@ -117,6 +117,13 @@ std::string columns(const std::string& index, const std::string& traversal,
   return fmt::format("{:<6} {:<6} {:<9} {:<9} {:<15}", api, index, traversal, primitive, method);
 }
 
+// --diagnostic (checked in run()) as the indexes and their OptiX twins take it.
+RxDiagnostic diagnostic_of(const BenchRxOptions& o) {
+  return o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
+         : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
+                                        : RxDiagnostic::none;
+}
+
 // Points the candidate's lookups at `index` (RxIndex, SortedIndex, HashIndex); range lookups only
 // where the index has them (a hash table does not).
 template <class Index>
@@ -168,9 +175,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
     return std::nullopt;
   }
   auto index = std::make_shared<RxIndex>(std::move(built).value());
-  index->set_diagnostic(o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
-                        : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
-                                                       : RxDiagnostic::none);
+  index->set_diagnostic(diagnostic_of(o));
   std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
     index->rebuild(wl.keys.span(), wl.values).value();
@@ -253,27 +258,27 @@ RxOptixOptions parse_optix_variant(const std::string& v) {
   return x;
 }
 
-// The OptiX twin of an RX candidate (--api optix): a GAS over the very records of the Vulkan
-// index, the same primitives, build flags and lookups (docs/optix.md). One warm-up build, then
-// the median of --build-repeats rebuilds, with `variant`'s RxOptixOptions. Fails with the reason
-// where OptiX cannot run (the run asked for it) or the variant does not build.
-Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan,
-                         const std::string& variant) {
-  progress(fmt::format("building the OptiX twin over the same records (variant {})", variant));
-  auto index = std::make_shared<RxOptixIndex>(
-      RxOptixIndex::build(*vulkan.rx, parse_optix_variant(variant)).value());
-  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms;
+// What both OptiX twins' candidates share: after the twin's own build (the warm-up), the median
+// of --build-repeats rebuilds, the Vulkan candidate's fields and columns with the OptiX build's
+// times and bytes. `stage` names the twin's first build stage in the row (RX: build_convert_ms,
+// cgRX: build_host_layout_ms) and `stage_ms` reads it from the build stats; `traversal` is the
+// traversal column.
+template <class Twin, class StageMs>
+Candidate optix_candidate(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan,
+                          std::shared_ptr<Twin> index, const char* stage, StageMs stage_ms,
+                          const std::string& traversal) {
+  std::vector<double> build_ms, first_ms, bvh_ms, compact_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
     index->rebuild().value();
     const auto& s = index->build_stats();
     build_ms.push_back(s.build_ms());
-    convert_ms.push_back(s.convert_ms);
+    first_ms.push_back(stage_ms(s));
     bvh_ms.push_back(s.bvh_build_ms);
     compact_ms.push_back(s.compact_ms);
   }
-  const RxBuildStats& bs = index->build_stats();
+  const auto& bs = index->build_stats();
   progress(fmt::format(
-      "OptiX built in {:.2f} ms (GPU), GAS {:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
+      "OptiX built in {:.2f} ms, GAS {:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
       median(build_ms), bs.bvh_bytes / 1e6, bs.bvh_uncompacted_bytes / 1e6,
       bs.build_peak_bytes / 1e6));
   Candidate c;
@@ -283,22 +288,36 @@ Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Cand
                    {"traversal", "optix"},
                    {"build_time_ms", median(build_ms)},
                    {"build_time_ms_all", build_ms},
-                   {"build_convert_ms", median(convert_ms)},
+                   {stage, median(first_ms)},
                    {"build_bvh_ms", median(bvh_ms)},
                    {"build_compact_ms", median(compact_ms)},
                    {"build_bytes", bs.bvh_bytes},
                    {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
                    {"build_peak_bytes", bs.build_peak_bytes},
                    {"gpu_resident_bytes", bs.resident_bytes},
-                   {"blas_count", bs.blas_count},
-                   {"optix_version", optix_support(ctx).version},
-                   {"optix_variant", variant}});
+                   {"optix_version", optix_support(ctx).version}});
   c.columns = vulkan.columns;  // api (6), index (6), traversal (9), ...
   c.columns.replace(0, 6, fmt::format("{:<6}", "optix"));
-  c.columns.replace(14, 9, fmt::format("{:<9.9}", variant == "base" ? "optix" : "ox:" + variant));
+  c.columns.replace(14, 9, fmt::format("{:<9.9}", traversal));
   c.build_ms = median(build_ms);
   c.index_bytes = bs.bvh_bytes;
   attach(c, index);
+  return c;
+}
+
+// The OptiX twin of an RX candidate (--api optix): a GAS over the very records of the Vulkan
+// index, the same primitives, build flags and lookups (docs/optix.md). One warm-up build, then
+// the median of --build-repeats rebuilds, with `variant`'s RxOptixOptions. Fails with the reason
+// where OptiX cannot run (the run asked for it) or the variant does not build.
+Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan,
+                         const std::string& variant) {
+  progress(fmt::format("building the OptiX twin over the same records (variant {})", variant));
+  auto index = std::make_shared<RxOptixIndex>(
+      RxOptixIndex::build(*vulkan.rx, parse_optix_variant(variant)).value());
+  Candidate c = optix_candidate(
+      o, ctx, vulkan, index, "build_convert_ms", [](const RxBuildStats& s) { return s.convert_ms; },
+      variant == "base" ? "optix" : "ox:" + variant);
+  c.fields.update({{"blas_count", index->build_stats().blas_count}, {"optix_variant", variant}});
   return c;
 }
 
@@ -335,9 +354,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
     sort_ms.push_back(s.sort_ms);
     upload_ms.push_back(s.upload_ms);
   }
-  index->set_diagnostic(o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
-                        : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
-                                                       : RxDiagnostic::none);
+  index->set_diagnostic(diagnostic_of(o));
   const CgrxBuildStats& bs = index->build_stats();
   progress(fmt::format("built in {:.2f} ms, BVH {:.1f} MB, {} representatives, first ray {}",
                        median(build_ms), bs.bvh_bytes / 1e6, bs.representatives,
@@ -384,45 +401,11 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
 Candidate build_cgrx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan) {
   progress("building the OptiX cgRX twin over the same representatives and records");
   auto index = std::make_shared<CgrxOptixIndex>(CgrxOptixIndex::build(*vulkan.cgrx).value());
-  index->set_diagnostic(o.diagnostic == "no_trace"     ? RxDiagnostic::no_trace
-                        : o.diagnostic == "trace_only" ? RxDiagnostic::trace_only
-                                                       : RxDiagnostic::none);
-  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms;
-  for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
-    index->rebuild().value();
-    const auto& s = index->build_stats();
-    build_ms.push_back(s.build_ms());
-    layout_ms.push_back(s.host_layout_ms);
-    bvh_ms.push_back(s.bvh_build_ms);
-    compact_ms.push_back(s.compact_ms);
-  }
-  const CgrxBuildStats& bs = index->build_stats();
-  progress(fmt::format(
-      "OptiX built in {:.2f} ms, GAS {:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
-      median(build_ms), bs.bvh_bytes / 1e6, bs.bvh_uncompacted_bytes / 1e6,
-      bs.build_peak_bytes / 1e6));
-  Candidate c;
-  c.api = "optix";
-  c.fields = vulkan.fields;
-  c.fields.update({{"api", "optix"},
-                   {"traversal", "optix"},
-                   {"ray_window", bs.ray_window},
-                   {"build_time_ms", median(build_ms)},
-                   {"build_time_ms_all", build_ms},
-                   {"build_host_layout_ms", median(layout_ms)},
-                   {"build_bvh_ms", median(bvh_ms)},
-                   {"build_compact_ms", median(compact_ms)},
-                   {"build_bytes", bs.bvh_bytes},
-                   {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-                   {"build_peak_bytes", bs.build_peak_bytes},
-                   {"gpu_resident_bytes", bs.resident_bytes},
-                   {"optix_version", optix_support(ctx).version}});
-  c.columns = vulkan.columns;  // api (6), index (6), traversal (9), ...
-  c.columns.replace(0, 6, fmt::format("{:<6}", "optix"));
-  c.columns.replace(14, 9, fmt::format("{:<9.9}", "optix"));
-  c.build_ms = median(build_ms);
-  c.index_bytes = bs.bvh_bytes;
-  attach(c, index);
+  index->set_diagnostic(diagnostic_of(o));
+  Candidate c = optix_candidate(
+      o, ctx, vulkan, index, "build_host_layout_ms",
+      [](const CgrxBuildStats& s) { return s.host_layout_ms; }, "optix");
+  c.fields.update({{"ray_window", index->build_stats().ray_window}});
   // The fallback count is the twin's own check of its traversal, as the Vulkan tests require 0.
   c.last_probe = [index] {
     if (index->last_fallbacks() != 0)
