@@ -54,7 +54,8 @@ struct CgrxOptixImpl {
   optix::Gas ias;
   optix::Program program;
 
-  DeviceMemory params_dev, queries_dev, results_dev, counters_dev;
+  DeviceMemory queries_dev, results_dev, counters_dev;
+  optix::LaunchBlocks<optix::CgrxLaunchParams> launches;
   CgrxBuildStats build_stats;
   RxProbeStats probe_stats;
   uint64_t fallbacks = 0;
@@ -185,7 +186,6 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   if (!counters_dev) counters_dev = DeviceMemory(memory, 8, "cgRX counters (OptiX)");
 
   // One parameter block per launch, uploaded before the timed part.
-  std::vector<optix::CgrxLaunchParams> launches;
   optix::CgrxLaunchParams p{};
   p.handle = two_level ? ias.handle : gas.handle;
   p.records = records.address();
@@ -202,17 +202,12 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   p.num_records = static_cast<uint32_t>(view.keys);
   p.num_buckets = static_cast<uint32_t>(view.buckets);
   p.ray_window = build_stats.ray_window;
-  for (uint64_t first = 0; first < q.count; first += optix::kMaxLaunchWidth) {
-    p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, q.count - first));
-    launches.push_back(p);
-  }
-  uint64_t params_bytes = launches.size() * sizeof(optix::CgrxLaunchParams);
-  if (!params_dev || params_dev.bytes() < params_bytes)
-    params_dev = DeviceMemory(memory, params_bytes, "OptiX launch parameters");
-  cuda::check(cudaMemcpyAsync(params_dev.get(), launches.data(), params_bytes,
-                              cudaMemcpyHostToDevice, stream),
-              "cudaMemcpyAsync (launch parameters)");
+  launches.clear();
+  launches.add(p, q.count, [](optix::CgrxLaunchParams& b, uint32_t first, uint32_t n) {
+    b.query_offset = first;
+    b.num_queries = n;
+  });
+  launches.upload(memory, stream);
   cuda::check(cudaMemsetAsync(counters_dev.get(), 0, 8, stream), "cudaMemsetAsync (counters)");
   // Poisoned, as the Vulkan batch poisons its results: a lookup that wrote nothing shows.
   cuda::check(cudaMemsetAsync(results_dev.get(), 0xAB, result_bytes, stream), "cudaMemsetAsync");
@@ -222,12 +217,7 @@ void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
   cuda::check(cudaMemcpyAsync(queries_dev.get(), q.data, q.bytes(), cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (queries)");
   uint32_t t1 = timer.mark();
-  for (size_t i = 0; i < launches.size(); ++i)
-    optix::check(
-        optixLaunch(program.pipeline(), stream,
-                    params_dev.address() + i * sizeof(optix::CgrxLaunchParams),
-                    sizeof(optix::CgrxLaunchParams), program.sbt(), launches[i].num_queries, 1, 1),
-        "optixLaunch (cgrx)");
+  launches.launch(program, stream, "optixLaunch (cgrx)");
   uint32_t t2 = timer.mark();
   cuda::check(cudaMemcpyAsync(out, results_dev.get(), result_bytes, cudaMemcpyDeviceToHost, stream),
               "cudaMemcpyAsync (results)");

@@ -136,4 +136,26 @@ void Program::create(OptixDeviceContext context, const OptixModuleCompileOptions
   sbt_.hitgroupRecordCount = 1;
 }
 
+void upload_launch_blocks(MemoryTally& memory, DeviceMemory& device, const void* blocks,
+                          size_t bytes, cudaStream_t stream) {
+  if (bytes == 0) return;
+  if (!device || device.bytes() < bytes)
+    device = DeviceMemory(memory, bytes, "OptiX launch parameters");
+  cuda::check(cudaMemcpyAsync(device.get(), blocks, bytes, cudaMemcpyHostToDevice, stream),
+              "cudaMemcpyAsync (launch parameters)");
+}
+
+void launch_blocks(const Program& program, cudaStream_t stream, const DeviceMemory& device,
+                   size_t block_bytes, std::span<const uint32_t> widths, const char* what,
+                   uint32_t row_width) {
+  for (size_t i = 0; i < widths.size(); ++i) {
+    uint32_t n = widths[i];
+    uint32_t width = row_width ? std::min(n, row_width) : n;
+    uint32_t height = row_width ? (n + width - 1) / width : 1;
+    check(optixLaunch(program.pipeline(), stream, device.address() + i * block_bytes, block_bytes,
+                      program.sbt(), width, height, 1),
+          what);
+  }
+}
+
 }  // namespace raydb::detail::optix

@@ -45,7 +45,7 @@ struct RtScanOptixImpl {
   std::vector<optix::Gas> gas;  // per column group
 
   optix::Program program;
-  DeviceMemory params_dev;
+  optix::LaunchBlocks<optix::RtScanLaunchParams> launches;
   RtScanOptixBuildStats build_stats;
   RtScanQueryStats query_stats;
 
@@ -60,7 +60,7 @@ struct RtScanOptixImpl {
   void copy_keys();
   void build_gas(size_t group);
   void make_pipeline();
-  double refine(const std::vector<RtScanRefineLaunch>& launches);
+  double refine(const std::vector<RtScanRefineLaunch>& refines);
 };
 
 void RtScanOptixImpl::copy_keys() {
@@ -159,7 +159,7 @@ void RtScanOptixImpl::make_pipeline() {
 
 // The table's launches, each sliced to OptiX's launch limit, with CUDA pointers for the Vulkan
 // addresses. The stream already waits for the sieve (the table called cuda_after).
-double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) {
+double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& refines) {
   VkContext& c = *table->ctx;
   // The bitmaps and counters stay the imported Vulkan buffers: staging them in cudaMalloc'd
   // memory (copied in and out around the launches) made the refine 0.01-0.04 ms slower on the
@@ -167,8 +167,8 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
   auto address = [&](const Buffer* b) -> uint64_t {
     return b ? reinterpret_cast<uint64_t>(cuda::device_ptr(c, *b)) : 0;
   };
-  std::vector<optix::RtScanLaunchParams> blocks;
-  for (const RtScanRefineLaunch& l : launches) {
+  launches.clear();
+  for (const RtScanRefineLaunch& l : refines) {
     const RtScanRefineParams& v = l.params;
     const auto& columns = table->groups[l.group].columns;
     optix::RtScanLaunchParams p{};
@@ -189,26 +189,16 @@ double RtScanOptixImpl::refine(const std::vector<RtScanRefineLaunch>& launches) 
     p.interval = v.interval;
     p.segment = v.segment;
     p.stride = v.stride;
-    for (uint64_t first = 0; first < l.rays; first += optix::kMaxLaunchWidth) {
-      p.ray_offset = static_cast<uint32_t>(first);
-      p.num_rays = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, l.rays - first));
-      blocks.push_back(p);
-    }
+    launches.add(p, l.rays, [](optix::RtScanLaunchParams& b, uint32_t first, uint32_t n) {
+      b.ray_offset = first;
+      b.num_rays = n;
+    });
   }
-  if (blocks.empty()) return 0;
-  uint64_t bytes = blocks.size() * sizeof(optix::RtScanLaunchParams);
-  if (!params_dev || params_dev.bytes() < bytes)
-    params_dev = DeviceMemory(memory, bytes, "OptiX launch parameters");
-  cuda::check(
-      cudaMemcpyAsync(params_dev.get(), blocks.data(), bytes, cudaMemcpyHostToDevice, stream),
-      "cudaMemcpyAsync (launch parameters)");
+  if (launches.empty()) return 0;
+  launches.upload(memory, stream);
   cuda::Timer timer(c, 2);
   uint32_t t0 = timer.mark();
-  for (size_t i = 0; i < blocks.size(); ++i)
-    optix::check(
-        optixLaunch(program.pipeline(), stream, params_dev.address() + i * sizeof blocks[i],
-                    sizeof blocks[i], program.sbt(), blocks[i].num_rays, 1, 1),
-        "optixLaunch (rtscan)");
+  launches.launch(program, stream, "optixLaunch (rtscan)");
   uint32_t t1 = timer.mark();
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (rtscan refine)");
   return timer.ms(t0, t1);

@@ -48,7 +48,8 @@ struct RxOptixImpl {
 
   optix::Program program;
 
-  DeviceMemory params_dev, queries_dev, results_dev;
+  DeviceMemory queries_dev, results_dev;
+  optix::LaunchBlocks<optix::RxLaunchParams> launches;
   DeviceMemory matches_dev, counter_dev;  // collect_rows: (query, row) pairs and their count
   RxBuildStats build_stats;
   RxProbeStats probe_stats;
@@ -206,7 +207,6 @@ RxCollectResult RxOptixImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
     results_dev = DeviceMemory(memory, result_bytes, "OptiX results");
 
   // One parameter block per launch, uploaded before the timed part.
-  std::vector<optix::RxLaunchParams> launches;
   optix::RxLaunchParams p{};
   p.handle = handle;
   p.records = reinterpret_cast<uint64_t>(records());
@@ -218,17 +218,12 @@ RxCollectResult RxOptixImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   p.flags =
       rx_probe_flags(view.width, q.ranges, view.unique, collect, view.method, view.opaque_hits);
   p.num_primitives = static_cast<uint32_t>(view.keys);
-  for (uint64_t first = 0; first < q.count; first += optix::kMaxLaunchWidth) {
-    p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, q.count - first));
-    launches.push_back(p);
-  }
-  uint64_t params_bytes = launches.size() * sizeof(optix::RxLaunchParams);
-  if (!params_dev || params_dev.bytes() < params_bytes)
-    params_dev = DeviceMemory(memory, params_bytes, "OptiX launch parameters");
-  cuda::check(cudaMemcpyAsync(params_dev.get(), launches.data(), params_bytes,
-                              cudaMemcpyHostToDevice, stream),
-              "cudaMemcpyAsync (launch parameters)");
+  launches.clear();
+  launches.add(p, q.count, [](optix::RxLaunchParams& b, uint32_t first, uint32_t n) {
+    b.query_offset = first;
+    b.num_queries = n;
+  });
+  launches.upload(memory, stream);
   // Poisoned, as the Vulkan batch poisons its results: a lookup that wrote nothing shows.
   cuda::check(cudaMemsetAsync(results_dev.get(), 0xAB, result_bytes, stream), "cudaMemsetAsync");
 
@@ -237,16 +232,9 @@ RxCollectResult RxOptixImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   cuda::check(cudaMemcpyAsync(queries_dev.get(), q.data, q.bytes(), cudaMemcpyHostToDevice, stream),
               "cudaMemcpyAsync (queries)");
   uint32_t t1 = timer.mark();
-  for (size_t i = 0; i < launches.size(); ++i) {
-    // 2D: rows of kLaunchRowWidth lookups (the programs index row * width + column).
-    uint32_t n = launches[i].num_queries;
-    uint32_t width = variant.launch_2d ? std::min(n, optix::kLaunchRowWidth) : n;
-    uint32_t height = variant.launch_2d ? (n + width - 1) / width : 1;
-    optix::check(
-        optixLaunch(program.pipeline(), stream, params_dev.address() + i * sizeof launches[i],
-                    sizeof launches[i], program.sbt(), width, height, 1),
-        "optixLaunch");
-  }
+  // 2D: rows of kLaunchRowWidth lookups (the programs index row * width + column).
+  launches.launch(program, stream, "optixLaunch (rx)",
+                  variant.launch_2d ? optix::kLaunchRowWidth : 0);
   uint32_t t2 = timer.mark();
   if (out)
     cuda::check(

@@ -98,7 +98,6 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   void trace(bool per_row_atomics, std::vector<int64_t>& sums, std::vector<uint32_t>& counts,
              SsbQueryStats& stats) override {
     cuda::runtime(ctx_);
-    std::vector<optix::SsbLaunchParams> blocks;
     optix::SsbLaunchParams p{};
     p.handle = gas_.handle;
     p.vertices = vertices_.address();
@@ -112,30 +111,19 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     p.ray_y = ray_y_;
     p.per_row_atomics = per_row_atomics ? 1 : 0;
     p.pointer_payload = variant_ == "pointer_payload" ? 1 : 0;
-    for (uint64_t first = 0; first < ray_count_; first += optix::kMaxLaunchWidth) {
-      p.ray_offset = static_cast<uint32_t>(first);
-      p.num_rays = static_cast<uint32_t>(std::min(optix::kMaxLaunchWidth, ray_count_ - first));
-      blocks.push_back(p);
-    }
-    uint64_t params_bytes = std::max<size_t>(blocks.size(), 1) * sizeof(optix::SsbLaunchParams);
-    if (!params_ || params_.bytes() < params_bytes)
-      params_ = DeviceMemory(memory_, params_bytes, "OptiX launch parameters");
-    if (!blocks.empty())
-      cuda::check(cudaMemcpyAsync(params_.get(), blocks.data(), params_bytes,
-                                  cudaMemcpyHostToDevice, stream_),
-                  "cudaMemcpyAsync (launch parameters)");
+    launches_.clear();
+    launches_.add(p, ray_count_, [](optix::SsbLaunchParams& b, uint32_t first, uint32_t n) {
+      b.ray_offset = first;
+      b.num_rays = n;
+    });
+    launches_.upload(memory_, stream_);
     cuda::Timer timer(ctx_, 3);
     uint32_t t0 = timer.mark();
     cuda::check(cudaMemsetAsync(flags_.get(), 0, flags_.bytes(), stream_), "cudaMemsetAsync");
     cuda::check(cudaMemsetAsync(sums_.get(), 0, sums_.bytes(), stream_), "cudaMemsetAsync");
     cuda::check(cudaMemsetAsync(counts_.get(), 0, counts_.bytes(), stream_), "cudaMemsetAsync");
     uint32_t t_cleared = timer.mark();
-    for (size_t i = 0; i < blocks.size(); ++i)
-      optix::check(
-          optixLaunch(program_.pipeline(), stream_,
-                      params_.address() + i * sizeof(optix::SsbLaunchParams),
-                      sizeof(optix::SsbLaunchParams), program_.sbt(), blocks[i].num_rays, 1, 1),
-          "optixLaunch (ssb)");
+    launches_.launch(program_, stream_, "optixLaunch (ssb)");
     uint32_t t1 = timer.mark();
     sums.assign(groups_, 0);
     counts.assign(groups_, 0);
@@ -185,7 +173,8 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   optix::MemoryTally memory_;
   optix::Program program_;
   optix::Gas gas_;
-  DeviceMemory vertices_, multipliers_, side_values_, rays_, flags_, sums_, counts_, params_;
+  DeviceMemory vertices_, multipliers_, side_values_, rays_, flags_, sums_, counts_;
+  optix::LaunchBlocks<optix::SsbLaunchParams> launches_;
   bool has_multipliers_ = false, has_side_values_ = false;
   float ray_x_ = 0, ray_y_ = 0;
   uint64_t ray_count_ = 0;
