@@ -43,10 +43,7 @@ Result<std::vector<RxLookup>> CgrxJoin::lookup(KeySpan probe_keys) {
     check_width(index_, probe_keys);
     stats_ = {};
     std::vector<RxLookup> per_key(probe_keys.size);
-    if (optix_)
-      optix_->lookup(probe_keys, per_key).value();
-    else
-      per_key = index_.lookup(probe_keys).value();
+    (optix_ ? optix_->lookup(probe_keys, per_key) : index_.lookup(probe_keys, per_key)).value();
     stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
     return per_key;
   });
