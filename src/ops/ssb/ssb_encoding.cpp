@@ -262,7 +262,7 @@ QueryPlan plan_query(const std::string& q, const FlatTable& f) {
             [](const std::string& v) { return v >= "MFGR#2221" && v <= "MFGR#2228"; });
       where(Attr::s_region, is({"ASIA"}));
     } else {
-      where(Attr::p_brand1, is({"MFGR#2239"}));
+      where(Attr::p_brand1, is({"MFGR#2221"}));
       where(Attr::s_region, is({"EUROPE"}));
     }
   } else if (q[0] == '3') {

@@ -49,7 +49,7 @@ const std::vector<Query>& queries() {
       {"2.1", fmt::format(kQ2, "p_category = 'MFGR#12' and s_region = 'AMERICA'")},
       {"2.2",
        fmt::format(kQ2, "p_brand1 between 'MFGR#2221' and 'MFGR#2228' and s_region = 'ASIA'")},
-      {"2.3", fmt::format(kQ2, "p_brand1 = 'MFGR#2239' and s_region = 'EUROPE'")},
+      {"2.3", fmt::format(kQ2, "p_brand1 = 'MFGR#2221' and s_region = 'EUROPE'")},
       {"3.1", fmt::format(kQ3, "c_nation, s_nation",
                           "c_region = 'ASIA' and s_region = 'ASIA' and d_year >= 1992 and d_year "
                           "<= 1997")},
