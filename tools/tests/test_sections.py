@@ -72,3 +72,19 @@ def test_the_entry_point_still_runs():
     assert out.returncode == 0, out.stdout + out.stderr
     usage = subprocess.run([sys.executable, str(cli.ROOT / "tools" / "report.py")], capture_output=True, text=True)
     assert usage.returncode == 1 and "usage: tools/report.py tables" in usage.stderr
+
+
+def test_the_thesis_section_is_written_only_where_its_markers_are(tmp_path, monkeypatch):
+    text = (cli.ROOT / "README.md").read_text()
+    b, e = sections.markers("thesis")
+    without = text.replace(b, "").replace(e, "")
+    (tmp_path / "README.md").write_text(without)
+    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    cli.write_tables()
+    assert (tmp_path / "README.md").read_text() == without
+    with pytest.raises(SystemExit, match="README.md lacks the <!-- results:thesis:begin -->"):
+        cli.write_tables({"thesis"})
+    b, _ = sections.markers("ssb")
+    (tmp_path / "README.md").write_text(without.replace(b, ""))
+    with pytest.raises(SystemExit, match="README.md lacks the <!-- results:ssb:begin -->"):
+        cli.write_tables()
