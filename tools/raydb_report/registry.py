@@ -61,11 +61,11 @@ class Registry:
 
 def load(path=DEFAULT):
     path = pathlib.Path(path)
-    with path.open("rb") as f:
-        try:
+    try:
+        with path.open("rb") as f:
             return Registry(tomllib.load(f), path)
-        except tomllib.TOMLDecodeError as e:
-            raise SystemExit(f"{path}: {e}") from None
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        raise SystemExit(f"{path}: {e}") from None
 
 
 REG = load()

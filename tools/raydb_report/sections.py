@@ -2,7 +2,7 @@
 
 Each section lies between `<!-- results:<name>:begin -->` and `<!-- results:<name>:end -->`; today
 all of them are in README.md. Moving some to another file (RESULTS.md) needs only the markers
-moved and that file named to `write` (tools/report.py's TARGETS says which file holds which).
+moved and cli.FILES told which file holds which section.
 """
 from .cgrx import cgrx_section
 from .join import join_section

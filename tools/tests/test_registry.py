@@ -112,3 +112,8 @@ def test_families_tables_and_targets_resolve():
     assert [l["limit"] for l in rx["limits"]] == [45.0, 30.0, 120.0, 5.7]
     assert {"query_ms", "build_ms", "bvh_bytes"} <= set(REG.target("rtscan"))
     assert REG.registered("zipf-1.7") and not REG.registered("zipf-") and not REG.registered("paper-point")
+
+
+def test_a_missing_registry_names_its_path(tmp_path):
+    with pytest.raises(SystemExit, match="nowhere.toml"):
+        registry.load(tmp_path / "nowhere.toml")
