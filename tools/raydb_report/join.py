@@ -24,7 +24,8 @@ def join_section(results):
         out += [f"Source: `bench/results/{d.name}/join.jsonl` (`raydb bench join`); {device_line(rows[0])}; "
                 f"{rows[0]['key_bits']}-bit keys, GPU timestamps, median of {rows[0]['repeats']} after "
                 f"{rows[0]['warmup']} warm-up. index: building the index on the indexed side (RX: its BVH; "
-                "cgRX: its sort + BVH; sort_merge, sort_search and sorted_array: the build side's sort; hash: sort + insert); probe sort: sort_merge's and sort_search's sort of the probe side; count: the pass that counts "
+                "cgRX: its sort + BVH; sort_merge, sort_search and sorted_array: the build side's sort; hash: sort + "
+                "insert); probe sort: sort_merge's and sort_search's sort of the probe side; count: the pass that counts "
                 "matches (the whole join for `aggregate`); collect: writing the pairs; join = probe sort + count + "
                 "collect. Multiplicity: matches per probe key.", "",
                 "| label | output | build rows | probe rows | multiplicity | join | indexed side | index ms | "
@@ -35,7 +36,8 @@ def join_section(results):
                                                           kv[0][6])):
             out.append(f"| {r['label']} | {r['output']} | {r['build_rows']} | {r['probe_rows']} | {r['multiplicity']} | "
                        f"{join_name(r)} | {r.get('indexed_side', 'build')} | {fmt_ms(r['index_time_ms'])} | "
-                       f"{fmt_ms(r['probe_sort_ms']) if 'probe_sort_ms' in r else '-'} | {fmt_ms(r['count_ms'])} | {fmt_ms(r['collect_ms'])} | "
+                       f"{fmt_ms(r['probe_sort_ms']) if 'probe_sort_ms' in r else '-'} | {fmt_ms(r['count_ms'])} | "
+                       f"{fmt_ms(r['collect_ms'])} | "
                        f"{fmt_ms(r['join_time_ms'])} | {fmt_ms(r['index_time_ms'] + r['join_time_ms'])} | "
                        f"{r['matches']} | {r['checked_result']} |")
         out.append("")

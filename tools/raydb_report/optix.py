@@ -34,13 +34,15 @@ def optix_section(results):
                 "Vulkan build ms | OptiX build ms | Vulkan BVH MB | OptiX BVH MB | "
                 "Vulkan probe ms | OptiX probe ms | probe ratio | OptiX result |",
                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-        for v, o in sorted(pairs, key=lambda p: (p[0]["label"], p[0].get("primitive", ""), p[0]["key_bits"], p[0].get("range_width", 0),
+        for v, o in sorted(pairs, key=lambda p: (p[0]["label"], p[0].get("primitive", ""), p[0]["key_bits"],
+                                                 p[0].get("range_width", 0),
                                                  method(p[0]) != "hit_and_scan", -p[0]["hit_rate"], -p[0]["num_keys"],
                                                  order_of(p[0]), p[0].get("build_preference", ""),
                                                  p[1].get("optix_variant", "base") != "base",
                                                  p[1].get("optix_variant", "base"))):
             bucket = f", bucket {v['bucket_size']}" if "bucket_size" in v else ""  # cgRX
-            out.append(f"| `{v['label']}` | {variant(v)}{bucket} | {v.get('primitive', '?')} | {v['key_bits']} | {pow2(v['num_keys'])} | "
+            out.append(f"| `{v['label']}` | {variant(v)}{bucket} | {v.get('primitive', '?')} | {v['key_bits']} | "
+                       f"{pow2(v['num_keys'])} | "
                        f"{v.get('key_dist', '?')} | {pow2(v['num_lookups'])} | {v.get('range_width', 0)} | "
                        f"{v['hit_rate']:g} | {order_of(v)} | {v.get('build_preference', 'fast_trace')} | "
                        f"{o.get('optix_variant', 'base')} | {fmt_ms(v['build_time_ms'])} | "

@@ -106,7 +106,8 @@ def scan_plots(plt, d, outdir):
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(9.6, 4))
     series = sorted({(r["index"], r.get("backend", "vulkan"), r["columns"]) for r in rows if r["rows"] == n})
     for i, (idx, be, cols) in enumerate(series):
-        pts = sorted((r for r in rows if r["rows"] == n and (r["index"], r.get("backend", "vulkan"), r["columns"]) == (idx, be, cols)),
+        pts = sorted((r for r in rows if r["rows"] == n
+                      and (r["index"], r.get("backend", "vulkan"), r["columns"]) == (idx, be, cols)),
                      key=lambda r: r["selectivity"])
         label = f"{idx} ({be}), {cols} col"
         style = "osd^vx"[i % 6] + ("-" if cols == 1 else "--")

@@ -116,11 +116,13 @@ def rtscan_tpch(d):
 
 def rtscan_transfer(d):
     """The result transfer (label transfer): the reader's parts against the per-call path and the count."""
-    rows = [r for r in load(d, "rtscan.jsonl") if r.get("label") == REG.label("transfer") and r.get("transfer_device_ms") is not None]
+    rows = [r for r in load(d, "rtscan.jsonl")
+            if r.get("label") == REG.label("transfer") and r.get("transfer_device_ms") is not None]
     if not rows:
         return []
     best = newest_by(rows, lambda r: (r["index"], r["selectivity"]))
-    out = [f"Result transfer (`bench/gpu/rtscan.sh transfer`, label `{REG.label('transfer')}`; host clock except the device copy; "
+    out = [f"Result transfer (`bench/gpu/rtscan.sh transfer`, label `{REG.label('transfer')}`; "
+           "host clock except the device copy; "
            f"{rows[0]['transfer_bytes']:,}-byte bitmaps, host-cached staging: {rows[0]['transfer_host_cached']}):", "",
            "| index | selectivity | query ms | reader ms | of it device copy ms | of it host memcpy ms | "
            "per-call words() ms | count() ms |", "|---|---|---|---|---|---|---|---|"]

@@ -263,7 +263,8 @@ def cpu_tables(rows):
         out.append("|---|---|" + "---|" * len(widths))
         for m in ("any_hit", "hit_and_scan"):
             for s in (False, True):
-                cells = [newest(rows, label=REG.label("lavapipe_ranges"), method=m, range_width=w, sorted_probes=s) for w in widths]
+                cells = [newest(rows, label=REG.label("lavapipe_ranges"), method=m, range_width=w, sorted_probes=s)
+                         for w in widths]
                 out.append(f"| {m} | {'sorted' if s else 'unsorted'} | " +
                            " | ".join(fmt_ms(r["probe_time_ms"]) if r else "" for r in cells) + " |")
         out.append("")

@@ -33,10 +33,12 @@ def dpbis_table(d):
            f"`lt` predicates, {device_line(rows[0])}; copy bandwidth measured in the same run: "
            f"{rows[0]['copy_gbps']:.1f} GB/s (read + write). GPU rows are GPU timestamps; `cpu` rows host "
            f"wall clock on all threads of the machine that ran them.", "",
-           "| index | kernels | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | candidates | checked |",
+           "| index | kernels | rows | columns | selectivity | combine | query ms | GB/s moved | of copy bandwidth | "
+           "candidates | checked |",
            "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
-        out.append(f"| {r['index']} | {r.get('backend', 'vulkan')} | {r['rows']} | {r['columns']} | {r['selectivity']:g} | {r['combine']} | "
+        out.append(f"| {r['index']} | {r.get('backend', 'vulkan')} | {r['rows']} | {r['columns']} | "
+                   f"{r['selectivity']:g} | {r['combine']} | "
                    f"{fmt_ms(r['query_time_ms'])} | {r['achieved_gbps']:.1f} | "
                    f"{'-' if r.get('bandwidth_fraction') is None else format(r['bandwidth_fraction'], '.2f')} | "
                    f"{r['candidates']} | {r['checked_result']} |")

@@ -35,7 +35,8 @@ def ssb_section(results):
                     "| query | RT query ms | RT BVH build ms | RT BVH MiB | rays | star join ms | star join / RT | "
                     "CUDA Crystal ms | CUDA Crystal / RT | checked (RT / star join / CUDA Crystal) |",
                     "|---|---|---|---|---|---|---|---|---|---|"]
-            for q in sorted({k[1] for k in best if k[0] == sf}, key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q)):
+            for q in sorted({k[1] for k in best if k[0] == sf},
+                            key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q)):
                 rt, sj = best.get((sf, q, "rt")), best.get((sf, q, "star_join"))
                 cc = best.get((sf, q, "crystal_cuda"))
                 cell = lambda r, f: f(r) if r else "-"
