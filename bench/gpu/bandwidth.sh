@@ -36,32 +36,32 @@ B="$R bench dpbis --out $OUT/results --rows 1e8,1e9 --columns 1 --selectivity 0.
 PASSES=dpbis,dpbis_select,dpbis_refine,sieve,sieve_select,sieve_refine,bitmap_ops
 if part vulkan; then
   echo "== Vulkan: queries, passes alone, streams"
-  $B --backend vulkan --label bandwidth-vulkan --index $PASSES,stream,full_scan || rc=$?
+  $B --backend vulkan --label "$(label bandwidth_vulkan)" --index $PASSES,stream,full_scan || rc=$?
 fi
 if part cuda; then
   echo "== CUDA: queries and passes alone, launches timed as in the README's numbers"
-  $B --backend cuda --label bandwidth-cuda --index $PASSES || rc=$?
+  $B --backend cuda --label "$(label bandwidth_cuda)" --index $PASSES || rc=$?
 fi
 if part hold; then
   echo "== CUDA with the stream held before each timed region"
-  $B --backend cuda --label bandwidth-cuda-hold --cuda-hold-us 300 --index $PASSES || rc=$?
+  $B --backend cuda --label "$(label bandwidth_cuda_hold)" --cuda-hold-us 300 --index $PASSES || rc=$?
 fi
 if [[ $what == *" refine "* ]]; then
   echo "== Vulkan: boundary-bin refinement, scatter against in_select"
-  RF="$R bench dpbis --out $OUT/results --backend vulkan --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label refine"
+  RF="$R bench dpbis --out $OUT/results --backend vulkan --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label $(label refine)"
   $RF --rows 1e8 --columns 1,3 || rc=$?
   $RF --rows 1e9 --columns 1 || rc=$?
 fi
 if [[ $what == *" refine-cuda "* ]]; then
   echo "== CUDA: boundary-bin refinement, scatter against in_select"
-  RF="$R bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label refine-cuda"
+  RF="$R bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label $(label refine_cuda)"
   $RF --rows 1e8 --columns 1,3 || rc=$?
   $RF --rows 1e9 --columns 1 || rc=$?
 fi
 if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"
   $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 --selectivity 0.01,0.5 \
-    --backend cuda --label bandwidth-cuda-select --index dpbis_select || rc=$?
+    --backend cuda --label "$(label bandwidth_cuda_select)" --index dpbis_select || rc=$?
 fi
 if [[ $what == *" select-memory "* ]]; then
   # The same CUDA pass over cudaMalloc'd copies of the codes and bitmap (RAYDB_CUDA_OWN_MEMORY=1,
@@ -70,10 +70,10 @@ if [[ $what == *" select-memory "* ]]; then
   echo "== CUDA selection pass at 1e9 rows: own memory, imported memory; Vulkan twin"
   for own in 1 0; do
     RAYDB_CUDA_OWN_MEMORY=$own $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 \
-      --selectivity 0.01,0.5 --backend cuda --label bandwidth-cuda-select-own-$own \
+      --selectivity 0.01,0.5 --backend cuda --label "$(label bandwidth_cuda_select_own "$own")" \
       --index dpbis_select || rc=$?
   done
   $R bench dpbis --out $OUT/results --rows 1e9 --columns 1 --selectivity 0.01,0.5 \
-    --backend vulkan --label bandwidth-vulkan-select-memory --index dpbis_select || rc=$?
+    --backend vulkan --label "$(label bandwidth_vulkan_select_memory)" --index dpbis_select || rc=$?
 fi
 exit $rc

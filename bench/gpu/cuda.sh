@@ -7,6 +7,7 @@
 # Usage: bench/gpu/cuda.sh [tests] [bench]   (default: tests; bench: DP-BIS in Vulkan, then CUDA)
 set -uo pipefail
 source .gl/enter.sh
+source "$(dirname "$0")/label.sh"
 OUT=${OUT:-/tmp/raydb-out}
 R=build/src/raydb
 T=build/tests/raydb_tests
@@ -23,7 +24,7 @@ if [[ $what == *" bench "* ]]; then
   for b in vulkan cuda; do
     echo "== DP-BIS and the sieve with kernels in $b (1e8 rows, results checked)"
     $R bench dpbis --backend $b --rows 1e8 --columns 1,3 --selectivity 0.01,0.1 \
-      --index dpbis,sieve,full_scan --out "$OUT/results" --label backend-$b || exit 5
+      --index dpbis,sieve,full_scan --out "$OUT/results" --label "$(label backend "$b")" || exit 5
   done
 fi
 [[ $what == *" tests "* ]] || exit 0

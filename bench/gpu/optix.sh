@@ -32,6 +32,7 @@
 # boxes'). all (default) = tests points rtscan + gaps: more than one call's time.
 set -uo pipefail
 source .gl/enter.sh
+source "$(dirname "$0")/label.sh"
 OUT=${OUT:-/tmp/raydb-out}
 BUILD=${RAYDB_BUILD:-build}
 R=$BUILD/src/raydb
@@ -82,14 +83,14 @@ fi
 B="$R bench rx --out $OUT/results --api vulkan,optix --prefer fast_trace"
 if part points; then
   echo "== 2^26 32-bit keys, 2^27 point lookups: hit_and_scan (opaque rays) and any_hit"
-  $B --label optix-points --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted \
+  $B --label "$(label optix_points)" --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted \
     --build-repeats 2 --warmup 2 || status=5
 fi
 if part variants; then
   echo "== the probe gap, one switch at a time: OptiX twins per --optix-variant (docs/optix.md)"
   # Half the paper's size and hit rate 1 only: five twins at 2^26 keys / 2^27 lookups and two hit
   # rates did not fit one call. The gap is the same shape at 2^25 keys (README table).
-  $B --label optix-variants --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1 \
+  $B --label "$(label optix_variants)" --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1 \
     --order unsorted,sorted --optix-variant base,multi_anyhit,launch2d,o3,o0 --build-repeats 1 \
     --warmup 2 || status=5
 fi
@@ -97,25 +98,25 @@ if part prefer; then
   # The size per key is what this part is for: 2^24 keys are enough and quick.
   echo "== GAS vs BVH size under each build preference (both APIs), 2^24 keys and lookups"
   for p in none fast_trace fast_build; do
-    $R bench rx --out $OUT/results --api vulkan,optix --prefer $p --label optix-prefer-$p \
+    $R bench rx --out $OUT/results --api vulkan,optix --prefer $p --label "$(label optix_prefer "$p")" \
       --keys 2^24 --lookups 2^24 --method hit_and_scan --hit-rate 1 --order unsorted \
       --optix-variant base,multi_anyhit --build-repeats 1 --warmup 1 || status=5
   done
 fi
 if part key64; then
   echo "== 64-bit keys, hit_and_scan"
-  $B --label optix-key64 --key-bits 64 --method hit_and_scan --hit-rate 1 \
+  $B --label "$(label optix_key64)" --key-bits 64 --method hit_and_scan --hit-rate 1 \
     --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
 fi
 if part ranges; then
   echo "== range lookups on dense keys (hits per lookup = width), 2^24 lookups"
-  $B --label optix-ranges --key-dist dense --lookups 2^24 --range-width 1,16,256 \
+  $B --label "$(label optix_ranges)" --key-dist dense --lookups 2^24 --range-width 1,16,256 \
     --method hit_and_scan,any_hit --hit-rate 1 --order unsorted --build-repeats 1 --warmup 2 \
     || status=5
 fi
 if part boxes; then
   echo "== boxes (intersection programs): points and 16-key ranges, 2^24 lookups"
-  $B --label optix-boxes --key-dist dense --lookups 2^24 --range-width 0,16 --primitive aabbs \
+  $B --label "$(label optix_boxes)" --key-dist dense --lookups 2^24 --range-width 0,16 --primitive aabbs \
     --method hit_and_scan,any_hit --order unsorted --build-repeats 1 --warmup 2 || status=5
 fi
 if part rtscan; then
@@ -124,7 +125,7 @@ if part rtscan; then
   # with the CPU scan and between the APIs. No counting run and no baseline, to stay short.
   echo "== RTScan: 1e8 x 3 permutation, K 128, the 11 lt queries, refine in Vulkan and in OptiX"
   t0=$SECONDS
-  timeout 300 $R bench rtscan --out $OUT/results --label optix-rtscan --api vulkan,optix \
+  timeout 300 $R bench rtscan --out $OUT/results --label "$(label optix_rtscan)" --api vulkan,optix \
     --rows 1e8 --columns 3 --dist permutation --bins 128 --baseline none --counts false \
     --repeats 5 --warmup 2 || status=5
   echo "rtscan part: $((SECONDS - t0)) s"
@@ -133,7 +134,7 @@ if part rtscan-rtindex; then
   # RTScan's rtindex mode (triangles re-checked by any-hit, one ray per predicate over all its
   # keys) through both APIs, at the size of bench/gpu/rtscan.sh's rtindex variant (1e6 rows).
   echo "== RTScan rtindex: 1e6 x 3 uniform, selectivity 0.1 and 0.5, refine in Vulkan and in OptiX"
-  timeout 200 $R bench rtscan --out $OUT/results --label optix-rtscan-rtindex --api vulkan,optix \
+  timeout 200 $R bench rtscan --out $OUT/results --label "$(label optix_rtscan_rtindex)" --api vulkan,optix \
     --rows 1e6 --columns 3 --dist uniform --mode rtindex --selectivity 0.1,0.5 --baseline none \
     --counts false --repeats 3 --warmup 1 || status=5
 fi
@@ -142,7 +143,7 @@ if part rtscan-memory; then
   # the Vulkan memory CUDA imports: does the mapping of imported memory explain the gap?
   echo "== RTScan refine in OptiX with the keys in CUDA's own memory, 1e8 x 3, selectivity 0.2, 0.9"
   RAYDB_CUDA_OWN_MEMORY=1 timeout 200 $R bench rtscan --out $OUT/results \
-    --label optix-rtscan-own-keys --api vulkan,optix --rows 1e8 --columns 3 --dist permutation \
+    --label "$(label optix_rtscan_own_keys)" --api vulkan,optix --rows 1e8 --columns 3 --dist permutation \
     --bins 128 --selectivity 0.2,0.9 --baseline none --counts false --repeats 5 --warmup 2 ||
     status=5
 fi
@@ -151,7 +152,7 @@ if part ssb; then
   # compared with the other API's, and with SQLite at SF 1.
   echo "== SSB: the 13 queries at SF 1 and 10, RT engine through Vulkan and OptiX"
   t0=$SECONDS
-  timeout 420 $R bench ssb --out $OUT/results --label optix-ssb --engine rt --api vulkan,optix \
+  timeout 420 $R bench ssb --out $OUT/results --label "$(label optix_ssb)" --engine rt --api vulkan,optix \
     --sf 1,10 --repeats 5 --warmup 2 || status=5
   echo "ssb part: $((SECONDS - t0)) s"
 fi
@@ -162,9 +163,9 @@ if part ssb-variants; then
   for v in multi_anyhit pointer_payload; do
     echo "== SSB through OptiX, variant $v"
     RAYDB_OPTIX_SSB_VARIANT=$v timeout 150 $R bench ssb --out $OUT/results \
-      --label optix-ssb-$v --engine rt --api vulkan,optix --sf 1 --repeats 5 --warmup 2 || status=5
+      --label "$(label optix_ssb_variant "$v")" --engine rt --api vulkan,optix --sf 1 --repeats 5 --warmup 2 || status=5
     RAYDB_OPTIX_SSB_VARIANT=$v timeout 150 $R bench ssb --out $OUT/results \
-      --label optix-ssb-$v --engine rt --api optix --sf 10 --repeats 5 --warmup 2 || status=5
+      --label "$(label optix_ssb_variant "$v")" --engine rt --api optix --sf 10 --repeats 5 --warmup 2 || status=5
   done
 fi
 if part join; then
@@ -172,7 +173,7 @@ if part join; then
   # pass and collect pass, either side indexed; every result checked against the CPU join.
   echo "== the RX join through Vulkan and OptiX, 2^23 build x 2^25 probe"
   t0=$SECONDS
-  timeout 300 $R bench join --out $OUT/results --label optix-join --index rx --api vulkan,optix \
+  timeout 300 $R bench join --out $OUT/results --label "$(label optix_join)" --index rx --api vulkan,optix \
     --build 2^23 --probe 2^25 --output aggregate,pairs --indexed build,probe --repeats 3 \
     --warmup 1 || status=5
   echo "join part: $((SECONDS - t0)) s"
@@ -182,7 +183,7 @@ if part cgrx-join; then
   # of pairs through CgrxOptixIndex (the copy of the runs stays a Vulkan pass); buckets of 32.
   echo "== the cgRX join through Vulkan and OptiX, 2^23 build x 2^25 probe, buckets of 32"
   t0=$SECONDS
-  timeout 300 $R bench join --out $OUT/results --label optix-cgrx-join --index cgrx \
+  timeout 300 $R bench join --out $OUT/results --label "$(label optix_cgrx_join)" --index cgrx \
     --bucket-size 32 --api vulkan,optix --build 2^23 --probe 2^25 --output aggregate,pairs \
     --indexed build,probe --repeats 3 --warmup 1 || status=5
   echo "cgrx-join part: $((SECONDS - t0)) s"
@@ -194,7 +195,7 @@ if part cgrx-diagnostics; then
   t0=$SECONDS
   for d in trace_only no_trace; do
     echo "== cgRX --diagnostic $d, 2^26 keys, 2^27 sorted lookups, buckets 32 and 256, both APIs"
-    timeout 200 $R bench cgrx --out $OUT/results --label optix-cgrx-diagnostic-$d \
+    timeout 200 $R bench cgrx --out $OUT/results --label "$(label optix_cgrx_diagnostic "$d")" \
       --api vulkan,optix --diagnostic $d --keys 2^26 --lookups 2^27 --bucket-size 32,256 \
       --hit-rate 1 --order sorted,unsorted --build-repeats 1 --warmup 2 || status=5
   done
@@ -207,10 +208,10 @@ if part vk-build-alone; then
   t0=$SECONDS
   for api in vulkan vulkan,optix; do
     echo "== Vulkan builds with --api $api: SSB SF 10 Q1.1, Q3.1"
-    timeout 120 $R bench ssb --out $OUT/results --label optix-vk-build-alone-$api --engine rt \
+    timeout 120 $R bench ssb --out $OUT/results --label "$(label optix_vk_build_alone "$api")" --engine rt \
       --api $api --sf 10 --query 1.1,3.1 --repeats 3 --warmup 1 || status=5
     echo "== Vulkan builds with --api $api: RX 2^24 keys, 5 builds"
-    timeout 100 $R bench rx --out $OUT/results --label optix-vk-build-alone-$api --api $api \
+    timeout 100 $R bench rx --out $OUT/results --label "$(label optix_vk_build_alone "$api")" --api $api \
       --prefer fast_trace --keys 2^24 --lookups 2^24 --method hit_and_scan --hit-rate 1 \
       --order unsorted --build-repeats 5 --warmup 1 || status=5
   done
@@ -222,9 +223,9 @@ if part memory; then
   # The variants' size (2^25 keys, 2^26 lookups), hit rate 1, so the rows compare with them.
   echo "== RX through OptiX over own vs imported records, 2^25 keys, 2^26 lookups"
   for own in 1 0; do
-    label=optix-rx-own-records
-    [[ $own == 0 ]] && label=optix-rx-imported-records
-    RAYDB_CUDA_OWN_MEMORY=$own $B --label $label --keys 2^25 --lookups 2^26 \
+    lbl=$(label optix_rx_own_records)
+    [[ $own == 0 ]] && lbl=$(label optix_rx_imported_records)
+    RAYDB_CUDA_OWN_MEMORY=$own $B --label "$lbl" --keys 2^25 --lookups 2^26 \
       --method hit_and_scan,any_hit --hit-rate 1,0 --order unsorted,sorted --build-repeats 1 \
       --warmup 2 || status=5
   done
@@ -232,7 +233,7 @@ fi
 if part ias; then
   # The hierarchy difference: OptiX through an instance AS over the GAS (Vulkan's TLAS + BLAS).
   echo "== RX through OptiX with an IAS over the GAS, 2^25 keys, 2^26 lookups"
-  $B --label optix-ias --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1,0 \
+  $B --label "$(label optix_ias)" --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1,0 \
     --order unsorted,sorted --optix-variant base,ias --build-repeats 1 --warmup 2 || status=5
 fi
 if part build; then
@@ -241,15 +242,15 @@ if part build; then
   echo "== build time at 2^24 keys under fast_build: geometry flags and compaction, both APIs"
   F="$R bench rx --out $OUT/results --api vulkan,optix --prefer fast_build --keys 2^24 \
      --lookups 2^24 --method hit_and_scan --hit-rate 1 --order unsorted --build-repeats 5 --warmup 1"
-  $F --label optix-build-base || status=5
-  $F --label optix-build-no-compact --no-compact || status=5
-  RAYDB_VK_GEOMETRY_FLAGS=none $F --label optix-build-vk-flags-none --optix-variant multi_anyhit ||
+  $F --label "$(label optix_build_base)" || status=5
+  $F --label "$(label optix_build_no_compact)" --no-compact || status=5
+  RAYDB_VK_GEOMETRY_FLAGS=none $F --label "$(label optix_build_vk_flags none)" --optix-variant multi_anyhit ||
     status=5
-  RAYDB_VK_GEOMETRY_FLAGS=opaque $F --label optix-build-vk-flags-opaque || status=5
+  RAYDB_VK_GEOMETRY_FLAGS=opaque $F --label "$(label optix_build_vk_flags opaque)" || status=5
   for p in none fast_trace; do
     $R bench rx --out $OUT/results --api vulkan,optix --prefer $p --keys 2^24 --lookups 2^24 \
       --method hit_and_scan --hit-rate 1 --order unsorted --build-repeats 5 --warmup 1 \
-      --label optix-build-prefer-$p || status=5
+      --label "$(label optix_build_prefer "$p")" || status=5
   done
 fi
 if part cgrx; then
@@ -258,7 +259,7 @@ if part cgrx; then
   # APIs. cgRX sets no build preference in either API; compaction on in both.
   echo "== cgRX: 2^26 32-bit keys, 2^27 point lookups, buckets 32 and 256, Vulkan and OptiX"
   t0=$SECONDS
-  timeout 420 $R bench cgrx --out $OUT/results --label optix-cgrx --api vulkan,optix \
+  timeout 420 $R bench cgrx --out $OUT/results --label "$(label optix_cgrx)" --api vulkan,optix \
     --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
     --build-repeats 1 --warmup 2 || status=5
   echo "cgrx part: $((SECONDS - t0)) s"
@@ -268,7 +269,7 @@ if part cgrx-prefer; then
   # given to both APIs, move either? Labels optix-cgrx-prefer-<preference>.
   for p in fast_trace fast_build; do
     echo "== cgRX with --prefer $p, both APIs"
-    timeout 250 $R bench cgrx --out $OUT/results --label optix-cgrx-prefer-$p --api vulkan,optix \
+    timeout 250 $R bench cgrx --out $OUT/results --label "$(label optix_cgrx_prefer "$p")" --api vulkan,optix \
       --prefer $p --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 \
       --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
   done
@@ -277,7 +278,7 @@ if part cgrx-ias; then
   # cgRX's sorted lookups are faster in OptiX: is it the missing second level? The OptiX twin
   # through an instance AS over its GAS (RAYDB_OPTIX_CGRX_IAS=1), label optix-cgrx-ias.
   echo "== cgRX through OptiX with an IAS over the GAS, both APIs"
-  RAYDB_OPTIX_CGRX_IAS=1 timeout 250 $R bench cgrx --out $OUT/results --label optix-cgrx-ias \
+  RAYDB_OPTIX_CGRX_IAS=1 timeout 250 $R bench cgrx --out $OUT/results --label "$(label optix_cgrx_ias)" \
     --api vulkan,optix --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 \
     --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
 fi
@@ -296,7 +297,7 @@ shapes() {  # $1: what to run per shape, given the shape and its --api list
 if part vk-pipeline-cgrx; then
   cgrx_shape() {
     echo "== Vulkan pipeline $1: cgRX, 2^26 keys, 2^27 lookups, buckets 32 and 256 ($2)"
-    timeout 170 $R bench cgrx --out $OUT/results --label optix-vk-pipeline-$1 --api $2 \
+    timeout 170 $R bench cgrx --out $OUT/results --label "$(label optix_vk_pipeline "$1")" --api $2 \
       --keys 2^26 --lookups 2^27 --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
       --build-repeats 1 --warmup 2 || status=5
   }
@@ -307,7 +308,7 @@ fi
 if part vk-pipeline-rx; then
   rx_shape() {
     echo "== Vulkan pipeline $1: RX, 2^25 keys, 2^26 lookups, hit_and_scan ($2)"
-    timeout 100 $R bench rx --out $OUT/results --label optix-vk-pipeline-$1 --api $2 \
+    timeout 100 $R bench rx --out $OUT/results --label "$(label optix_vk_pipeline "$1")" --api $2 \
       --prefer fast_trace --keys 2^25 --lookups 2^26 --method hit_and_scan --hit-rate 1 \
       --order unsorted,sorted --build-repeats 1 --warmup 2 || status=5
   }
@@ -318,7 +319,7 @@ fi
 if part vk-pipeline-rtscan; then
   rtscan_shape() {  # cubes: the pipeline skips triangles
     echo "== Vulkan pipeline $1: RTScan refine, 1e8 x 3, selectivity 0.2 and 0.9 ($2)"
-    timeout 100 $R bench rtscan --out $OUT/results --label optix-vk-pipeline-$1 --api $2 \
+    timeout 100 $R bench rtscan --out $OUT/results --label "$(label optix_vk_pipeline "$1")" --api $2 \
       --rows 1e8 --columns 3 --dist permutation --bins 128 --selectivity 0.2,0.9 \
       --baseline none --counts false --repeats 5 --warmup 2 || status=5
   }
@@ -329,7 +330,7 @@ fi
 if part vk-pipeline-ssb; then
   ssb_shape() {
     echo "== Vulkan pipeline $1: SSB at SF 10 ($2)"
-    timeout 200 $R bench ssb --out $OUT/results --label optix-vk-pipeline-$1 --engine rt \
+    timeout 200 $R bench ssb --out $OUT/results --label "$(label optix_vk_pipeline "$1")" --engine rt \
       --api $2 --sf 10 --repeats 5 --warmup 2 || status=5
   }
   t0=$SECONDS
@@ -343,12 +344,12 @@ if part ssb-optix-limits; then
   t0=$SECONDS
   echo "== SSB through OptiX, SF 10, stack computed"
   RAYDB_OPTIX_STACK=computed timeout 120 $R bench ssb --out $OUT/results \
-    --label optix-ssb-stack-computed --engine rt --api optix --sf 10 --repeats 5 --warmup 2 ||
+    --label "$(label optix_ssb_stack_computed)" --engine rt --api optix --sf 10 --repeats 5 --warmup 2 ||
     status=5
   for r in 64 128; do
     echo "== SSB through OptiX, SF 10, at most $r registers"
     RAYDB_OPTIX_MAX_REGISTERS=$r timeout 120 $R bench ssb --out $OUT/results \
-      --label optix-ssb-registers-$r --engine rt --api optix --sf 10 --repeats 5 --warmup 2 ||
+      --label "$(label optix_ssb_registers "$r")" --engine rt --api optix --sf 10 --repeats 5 --warmup 2 ||
       status=5
   done
   echo "ssb-optix-limits part: $((SECONDS - t0)) s"
@@ -359,7 +360,7 @@ if part ssb-prefer; then
   t0=$SECONDS
   for p in none fast_build; do
     echo "== SSB at SF 10 with --prefer $p, Vulkan and OptiX"
-    timeout 200 $R bench ssb --out $OUT/results --label optix-ssb-prefer-$p --engine rt \
+    timeout 200 $R bench ssb --out $OUT/results --label "$(label optix_ssb_prefer "$p")" --engine rt \
       --api vulkan,optix --prefer $p --sf 10 --repeats 5 --warmup 2 || status=5
   done
   echo "ssb-prefer part: $((SECONDS - t0)) s"

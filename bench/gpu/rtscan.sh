@@ -23,7 +23,7 @@ if part main; then
   # BVH size are in every row; the full scan on the same data beside it. Counting run included.
   echo "== main sweep: rtscan vs full scan, 1e8 x 3 permutation, K 128"
   t0=$SECONDS
-  $B --label paper-main --rows 1e8 --columns 3 --dist permutation --bins 128 \
+  $B --label "$(label paper_main)" --rows 1e8 --columns 3 --dist permutation --bins 128 \
     --baseline full_scan --repeats 5 --warmup 2
   echo "main sweep: $((SECONDS - t0)) s"
   grep -h '"index":"rtscan"' "$OUT"/results/*/rtscan.jsonl | head -1 | grep -oE \
@@ -31,38 +31,38 @@ if part main; then
 fi
 if part variants; then
   echo "== RT variants and baselines at 1e7 rows (RTc1/RTc3 trace far more)"
-  $B --label variants --rows 1e7 --columns 3 --dist uniform --mode rtscan,rtc3,rtc1 \
+  $B --label "$(label variants)" --rows 1e7 --columns 3 --dist uniform --mode rtscan,rtc3,rtc1 \
     --selectivity 0.1,0.5,0.9 --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 3 --warmup 1
   echo "== RTIndex-style scan (one ray per predicate over all its keys) at 1e6 rows"
-  $B --label variants-rtindex --rows 1e6 --columns 3 --dist uniform --mode rtindex,rtscan \
+  $B --label "$(label variants_rtindex)" --rows 1e6 --columns 3 --dist uniform --mode rtindex,rtscan \
     --selectivity 0.1,0.5 --baseline full_scan --counts false --repeats 1 --warmup 0
   echo "== 4 predicates: 3+1 against 2+2"
   for g in 3+1 2+2; do
-    $B --label groups-$g --rows 1e8 --columns 4 --dist permutation --groups $g \
+    $B --label "$(label groups "$g")" --rows 1e8 --columns 4 --dist permutation --groups $g \
       --selectivity 0.2,0.5,0.9 --baseline none --repeats 3 --warmup 1
   done
 fi
 if part baselines; then
   echo "== the main sweep's data against every baseline: full scan, GPU sieve (BinDex-style), DP-BIS, CPU BinDex"
-  $B --label paper-baselines --rows 1e8 --columns 3 --dist permutation --bins 128 \
+  $B --label "$(label paper_baselines)" --rows 1e8 --columns 3 --dist permutation --bins 128 \
     --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 3 --warmup 1
 fi
 if part params; then
   echo "== K, I, S, L sweeps at 1e8 rows (I = S = w is the paper's best)"
-  $B --label sweep-bins --rows 1e8 --dist permutation --bins 32,64,128 --selectivity 0.2,0.5,0.9 \
+  $B --label "$(label sweep_bins)" --rows 1e8 --dist permutation --bins 32,64,128 --selectivity 0.2,0.5,0.9 \
     --baseline none --counts true --repeats 3 --warmup 1
   # Not 0.5: on a permutation with K = 128 it falls on sieve borders and nothing is refined.
-  $B --label sweep-is --rows 1e8 --dist permutation --interval 20833,41667,83333 \
+  $B --label "$(label sweep_is)" --rows 1e8 --dist permutation --interval 20833,41667,83333 \
     --spacing 1,41667,83333 --selectivity 0.2,0.9 --baseline none --repeats 3 --warmup 1
-  $B --label sweep-l --rows 1e8 --dist permutation --segment 1e5,1111111,1e7 --selectivity 0.2,0.9 \
+  $B --label "$(label sweep_l)" --rows 1e8 --dist permutation --segment 1e5,1111111,1e7 --selectivity 0.2,0.9 \
     --baseline none --repeats 3 --warmup 1
 fi
 if part skew; then
   echo "== distributions at selectivity 0.9 and the sweep: uniform, Zipf 1.1/1.3/1.5, normal, 2^6"
-  $B --label skew --rows 1e8 --dist uniform,normal,small-range --selectivity 0.1,0.5,0.9 \
+  $B --label "$(label skew)" --rows 1e8 --dist uniform,normal,small-range --selectivity 0.1,0.5,0.9 \
     --baseline full_scan,sieve --repeats 3 --warmup 1
   for z in 1.1 1.3 1.5; do
-    $B --label zipf-$z --rows 1e8 --dist zipf --zipf $z --selectivity 0.1,0.5,0.9 \
+    $B --label "$(label zipf "$z")" --rows 1e8 --dist zipf --zipf $z --selectivity 0.1,0.5,0.9 \
       --baseline full_scan,sieve --repeats 3 --warmup 1
   done
 fi
@@ -71,7 +71,7 @@ if part tpch; then
   # RTScan and every baseline, each result checked whole against the CPU scan.
   echo "== TPC-H Q3, Q6, Q17 at SF 10: rtscan vs full scan, GPU sieve, DP-BIS, CPU BinDex"
   t0=$SECONDS
-  $B --label tpch --workload tpch --sf 10 --bins 128 \
+  $B --label "$(label tpch)" --workload tpch --sf 10 --bins 128 \
     --baseline full_scan,sieve,dpbis,cpu_bindex --repeats 5 --warmup 2
   echo "tpch: $((SECONDS - t0)) s"
 fi
@@ -81,9 +81,9 @@ if part transfer; then
   # staging (transfer_per_call_ms) and the device-side count (count_ms).
   echo "== result transfer at 1e8 rows: reader vs per-call staging vs count only"
   t0=$SECONDS
-  $B --label transfer --rows 1e8 --columns 3 --dist permutation --selectivity 0.1,0.5,1 \
+  $B --label "$(label transfer)" --rows 1e8 --columns 3 --dist permutation --selectivity 0.1,0.5,1 \
     --baseline full_scan --counts false --repeats 5 --warmup 2
   echo "transfer: $((SECONDS - t0)) s"
-  grep -h '"label":"transfer"' "$OUT"/results/*/rtscan.jsonl | grep -oE \
+  grep -h "\"label\":\"$(label transfer)\"" "$OUT"/results/*/rtscan.jsonl | grep -oE \
     '"(index|selectivity|transfer_ms|transfer_device_ms|transfer_host_copy_ms|transfer_host_cached|transfer_per_call_ms|count_ms)":[^,]+' | paste -sd' ' | sed 's/"index"/\n&/g'
 fi

@@ -22,48 +22,48 @@ B="$R bench rx --out $OUT/results"
 if part points; then
   for h in 1 0.5 0; do
     echo "== 32-bit keys, 2^26 keys, 2^27 point lookups, hit rate $h: methods, baselines, order"
-    $B --label paper-points --index rx,sorted,hash --method hit_and_scan,any_hit --opaque on,off \
+    $B --label "$(label paper_points)" --index rx,sorted,hash --method hit_and_scan,any_hit --opaque on,off \
       --hit-rate $h --order unsorted,sorted --build-repeats 2
   done
 fi
 if part ranges; then
   echo "== range lookups on dense keys (hits per lookup = width), 2^24 lookups"
-  $B --label ranges --key-dist dense --lookups 2^24 --range-width 1,16,256 --index rx,sorted \
+  $B --label "$(label ranges)" --key-dist dense --lookups 2^24 --range-width 1,16,256 --index rx,sorted \
     --method hit_and_scan,any_hit --hit-rate 1 --order unsorted,sorted --build-repeats 1
   echo "== any_hit over aabbs (once over-counting multi-line ranges on NVIDIA): ranges and points"
-  $B --label aabb-any-hit --key-dist dense --lookups 2^24 --range-width 0,16 --primitive aabbs \
+  $B --label "$(label aabb_any_hit)" --key-dist dense --lookups 2^24 --range-width 0,16 --primitive aabbs \
     --method any_hit,hit_and_scan --order unsorted --build-repeats 1
   # Uniform 32-bit keys (1 in 64 present) and ranges of 2^24 values: about three lines each.
-  $B --label aabb-any-hit --lookups 2^12 --range-width 2^24 --primitive aabbs,triangles \
+  $B --label "$(label aabb_any_hit)" --lookups 2^12 --range-width 2^24 --primitive aabbs,triangles \
     --method any_hit,hit_and_scan --order unsorted --build-repeats 1
   echo "== 64-bit keys"
-  $B --label key64 --key-bits 64 --method hit_and_scan --hit-rate 1,0 --order unsorted,sorted \
+  $B --label "$(label key64)" --key-bits 64 --method hit_and_scan --hit-rate 1,0 --order unsorted,sorted \
     --build-repeats 2
 fi
 if part baselines; then
   echo "== RX probe order (unsorted, sorted by the generator, sorted on the GPU) and the baselines"
-  $B --label paper-points --index rx,sorted,hash --method hit_and_scan --hit-rate 1 \
+  $B --label "$(label paper_points)" --index rx,sorted,hash --method hit_and_scan --hit-rate 1 \
     --order unsorted,sorted,gpu_sorted --build-repeats 2
-  $B --label paper-points --index sorted,hash --hit-rate 0.5,0 --order unsorted,sorted \
+  $B --label "$(label paper_points)" --index sorted,hash --hit-rate 0.5,0 --order unsorted,sorted \
     --build-repeats 2
 fi
 if part sweeps; then
   echo "== key count sweep: RX and the baselines, 2^27 unsorted lookups, hit rate 1"
   for k in 2^20 2^22 2^24; do
-    $B --label key-sweep --keys $k --index rx,sorted,hash --method hit_and_scan --hit-rate 1 \
+    $B --label "$(label key_sweep)" --keys $k --index rx,sorted,hash --method hit_and_scan --hit-rate 1 \
       --order unsorted --build-repeats 1 --repeats 3 --warmup 2
   done
   echo "== DP-BIS, sieve and full scan over 5e8 rows, 3 columns"
-  $R bench dpbis --out $OUT/results --label rows-5e8 --rows 5e8 --columns 1,3 \
+  $R bench dpbis --out $OUT/results --label "$(label rows_5e8)" --rows 5e8 --columns 1,3 \
     --selectivity 0.01,0.1 --index dpbis,sieve,full_scan
 fi
 if part newer; then
   echo "== cgRX at the paper's size, RX partitioned builds, bitmap operations"
-  $B --label cgrx --index cgrx --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
+  $B --label "$(label cgrx)" --index cgrx --bucket-size 32,256 --hit-rate 1 --order unsorted,sorted \
     --build-repeats 1 --repeats 3 --warmup 2
-  $B --label partitions --index rx --partitions 1,4,16 --hit-rate 1 --order unsorted \
+  $B --label "$(label partitions)" --index rx --partitions 1,4,16 --hit-rate 1 --order unsorted \
     --build-repeats 1 --repeats 3 --warmup 2
-  $R bench dpbis --out $OUT/results --label bitmap-ops --rows 1e8 --columns 1 --selectivity 0.5 \
+  $R bench dpbis --out $OUT/results --label "$(label bitmap_ops)" --rows 1e8 --columns 1 --selectivity 0.5 \
     --index bitmap_ops
 fi
 if part join || part join-rx; then
@@ -71,19 +71,19 @@ if part join || part join-rx; then
   # 2^26 probe keys takes about 25 s with its CPU reference, warm-up and repeats).
   echo "== ray-traced join: either side indexed, against the sort-merge, sorted-array and hash joins"
   for m in 1 4; do
-    $R bench join --out $OUT/results --label join --build 2^24 --probe 2^26 --multiplicity $m \
+    $R bench join --out $OUT/results --label "$(label join)" --build 2^24 --probe 2^26 --multiplicity $m \
       --hit-rate 1 --indexed build,probe --index rx,sort_merge,sorted_array,hash \
       --output aggregate,pairs --repeats 3 --warmup 1
   done
   echo "== duplicate compression"
-  $B --label compress --index rx --multiplicity 8 --compress-duplicates --partitions 1,4 \
+  $B --label "$(label compress)" --index rx --multiplicity 8 --compress-duplicates --partitions 1,4 \
     --hit-rate 1 --order unsorted --build-repeats 1 --repeats 3 --warmup 2
 fi
 if part join || part join-cgrx; then
   # A part of its own: with the RX join's calls above it would not fit one 10-minute call.
   echo "== the cgRX join (buckets of 32), either side indexed"
   for m in 1 4; do
-    $R bench join --out $OUT/results --label join --build 2^24 --probe 2^26 --multiplicity $m \
+    $R bench join --out $OUT/results --label "$(label join)" --build 2^24 --probe 2^26 --multiplicity $m \
       --hit-rate 1 --indexed build,probe --index cgrx --bucket-size 32 \
       --output aggregate,pairs --repeats 3 --warmup 1
   done
@@ -91,7 +91,7 @@ fi
 if part diagnostics; then
   echo "== where sorted-probe time goes: full lookup, trace without the exact re-check, no trace"
   for d in none trace_only no_trace; do
-    $B --label diagnostic-$d --diagnostic $d --index rx --method hit_and_scan --hit-rate 1 \
+    $B --label "$(label diagnostic "$d")" --diagnostic $d --index rx --method hit_and_scan --hit-rate 1 \
       --order unsorted,sorted --build-repeats 1
   done
 fi
@@ -100,39 +100,39 @@ if part dpbis; then
   for b in vulkan cuda; do
     idx=dpbis,sieve,full_scan,bitmap_ops
     [ $b = vulkan ] && idx=$idx,cpu_bindex,cpu_scan
-    $R bench dpbis --out $OUT/results --label backend-$b --backend $b --rows 1e8 --columns 1,3 \
+    $R bench dpbis --out $OUT/results --label "$(label backend "$b")" --backend $b --rows 1e8 --columns 1,3 \
       --selectivity 0.01,0.1,0.5 --combine all,any --index $idx
   done
-  $R bench dpbis --out $OUT/results --label rows-1e9 --rows 1e9 --columns 1 \
+  $R bench dpbis --out $OUT/results --label "$(label rows_1e9)" --rows 1e9 --columns 1 \
     --selectivity 0.01,0.1 --index dpbis,full_scan
 fi
 if [[ $what == *" sorted-layout "* ]]; then
   echo "== sorted array, layouts fences and lines: 2^26 keys, 2^27 point lookups, hit rate 1 and 0"
-  $B --label sorted-layout --keys 2^26 --lookups 2^27 --index sorted \
+  $B --label "$(label sorted_layout)" --keys 2^26 --lookups 2^27 --index sorted \
     --sorted-layout fences,lines --hit-rate 1,0 --order unsorted,sorted --build-repeats 1
 fi
 if [[ $what == *" sorted-layout-more "* ]]; then
   echo "== the same with 64-bit keys, and ranges (lower bound, then the walk) at width 16"
-  $B --label sorted-layout --keys 2^26 --lookups 2^27 --index sorted \
+  $B --label "$(label sorted_layout)" --keys 2^26 --lookups 2^27 --index sorted \
     --sorted-layout fences,lines --hit-rate 1 --order unsorted,sorted --key-bits 64 \
     --build-repeats 1
-  $B --label sorted-layout --key-dist dense --lookups 2^24 --range-width 16 --index sorted \
+  $B --label "$(label sorted_layout)" --key-dist dense --lookups 2^24 --range-width 16 --index sorted \
     --sorted-layout fences,lines --hit-rate 1 --order unsorted,sorted --build-repeats 1
 fi
 if part variants; then
   echo "== primitive type and key-order vs row-order layout"
-  $B --label primitive-layout --primitive triangles,aabbs --layout key,row --hit-rate 1 --order unsorted,sorted --build-repeats 2
+  $B --label "$(label primitive_layout)" --primitive triangles,aabbs --layout key,row --hit-rate 1 --order unsorted,sorted --build-repeats 2
   for p in fast_trace fast_build; do
     echo "== build preference $p"
-    $B --label prefer-$p --prefer $p --hit-rate 1 --order unsorted,sorted --build-repeats 3
+    $B --label "$(label prefer "$p")" --prefer $p --hit-rate 1 --order unsorted,sorted --build-repeats 3
   done
 fi
 if part cgrx; then
   echo "== cgRX at the paper's size: windowed vs whole-line first ray, and where the time goes"
-  $B --label cgrx-ray --index cgrx --bucket-size 32,256 --cgrx-rays window,full --hit-rate 1 \
+  $B --label "$(label cgrx_ray)" --index cgrx --bucket-size 32,256 --cgrx-rays window,full --hit-rate 1 \
     --order unsorted,sorted --build-repeats 1 --repeats 3 --warmup 1
   for d in trace_only no_trace; do
-    $B --label cgrx-diagnostic-$d --diagnostic $d --index cgrx --bucket-size 32 \
+    $B --label "$(label cgrx_diagnostic "$d")" --diagnostic $d --index cgrx --bucket-size 32 \
       --cgrx-rays window,full --hit-rate 1 --order unsorted,sorted --build-repeats 1 --repeats 3 \
       --warmup 1
   done
@@ -147,55 +147,55 @@ if part thesis || part thesis-rx || part thesis-join; then
 fi
 if part thesis || part thesis-rx; then
   echo "== thesis: range lookups, original (any_hit) vs revised (hit_and_scan), 2^2..2^10 hits (Fig 5.5)"
-  $T --label thesis-range-hits --key-dist dense --lookups 2^$((TL - 7)) \
+  $T --label "$(label thesis_range_hits)" --key-dist dense --lookups 2^$((TL - 7)) \
     --range-width 4,16,64,256,1024 --method any_hit,hit_and_scan --order unsorted
   echo "== thesis: duplicates, original vs revised vs compressed; baselines (Figs 5.6, 5.10, 5.20)"
   for m in 1 16 256 1024; do
-    $T --label thesis-multiplicity --multiplicity $m --lookups 2^$((TL - 7)) --method any_hit \
+    $T --label "$(label thesis_multiplicity)" --multiplicity $m --lookups 2^$((TL - 7)) --method any_hit \
       --order unsorted
-    $T --label thesis-multiplicity --multiplicity $m --lookups 2^$((TL - 7)) --method hit_and_scan \
+    $T --label "$(label thesis_multiplicity)" --multiplicity $m --lookups 2^$((TL - 7)) --method hit_and_scan \
       --index rx,cgrx,sorted,hash --order unsorted
-    $T --label thesis-multiplicity --multiplicity $m --lookups 2^$((TL - 7)) --method hit_and_scan \
+    $T --label "$(label thesis_multiplicity)" --multiplicity $m --lookups 2^$((TL - 7)) --method hit_and_scan \
       --compress-duplicates --order unsorted
   done
   echo "== thesis: sub-BVHs 1..256 (Figs 5.7-5.9)"
-  $T --label thesis-partitions --lookups 2^$TL --partitions 1,4,16,64,256 --order unsorted
+  $T --label "$(label thesis_partitions)" --lookups 2^$TL --partitions 1,4,16,64,256 --order unsorted
   echo "== thesis: sorted probes, sort time apart, points and 16-key ranges (Figs 5.12-5.13)"
   for l in $((TL - 4)) $((TL - 2)) $TL; do
-    $T --label thesis-sorted-probes --key-dist dense --lookups 2^$l --range-width 0,16 \
+    $T --label "$(label thesis_sorted_probes)" --key-dist dense --lookups 2^$l --range-width 0,16 \
       --order unsorted,gpu_sorted
   done
   echo "== thesis: build size 2^15..2^23, every index (Figs 5.17-5.18)"
   for k in 15 17 19 21 23; do
     [ $k -gt $TK ] && continue
-    $B --label thesis-build-size --keys 2^$k --lookups 2^$((TL - 5)) --index rx,cgrx,sorted,hash \
+    $B --label "$(label thesis_build_size)" --keys 2^$k --lookups 2^$((TL - 5)) --index rx,cgrx,sorted,hash \
       --order sorted --build-repeats 2 --repeats 3 --warmup 1
   done
   echo "== thesis: probe size 2^17..2^25, probes sorted, every index (Fig 5.19)"
   for l in 17 19 21 23 25; do
     [ $l -gt $TL ] && continue
-    $T --label thesis-probe-size --lookups 2^$l --index rx,cgrx,sorted,hash --order sorted
+    $T --label "$(label thesis_probe_size)" --lookups 2^$l --index rx,cgrx,sorted,hash --order sorted
   done
   echo "== thesis: misses (hit rates 1, 0.5, 0; Fig 5.22)"
-  $T --label thesis-hit-rate --lookups 2^$TL --index rx,cgrx,sorted,hash --hit-rate 1,0.5,0 \
+  $T --label "$(label thesis_hit_rate)" --lookups 2^$TL --index rx,cgrx,sorted,hash --hit-rate 1,0.5,0 \
     --order sorted
   echo "== thesis: cgRX bucket size 2^5 / 2^8, windowed vs whole-line first ray"
-  $T --label thesis-bucket-size --lookups 2^$TL --index cgrx --bucket-size 32,256 \
+  $T --label "$(label thesis_bucket_size)" --lookups 2^$TL --index cgrx --bucket-size 32,256 \
     --cgrx-rays window,full --order unsorted,sorted
 fi
 if part thesis || part thesis-join; then
   echo "== thesis: inverse mapping (Fig 5.14): build 2^21 x probe 2^23, and the reverse"
-  J="$R bench join --out $OUT/results --label thesis-inverse --output aggregate --repeats 3 --warmup 1"
+  J="$R bench join --out $OUT/results --label $(label thesis_inverse) --output aggregate --repeats 3 --warmup 1"
   $J --build 2^$((TK - 2)) --probe 2^$TK --indexed build
   $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe
   $J --build 2^$TK --probe 2^$((TK - 2)) --indexed build,probe --index cgrx --bucket-size 32
   echo "== thesis: the RX and cgRX joins against the sort-merge (merge path and per-key search),"
   echo "   sorted-array and hash joins; one call per multiplicity, so a call cut short keeps the rest"
   for m in 1 4; do
-    $R bench join --out $OUT/results --label thesis-join --build 2^$TK --probe 2^$TL \
+    $R bench join --out $OUT/results --label "$(label thesis_join)" --build 2^$TK --probe 2^$TL \
       --multiplicity $m --hit-rate 1 --index rx,cgrx,sort_merge,sort_search,sorted_array,hash \
       --bucket-size 32,256 --output aggregate --repeats 3 --warmup 1
-    $R bench join --out $OUT/results --label thesis-join --build 2^$((TK - 2)) \
+    $R bench join --out $OUT/results --label "$(label thesis_join)" --build 2^$((TK - 2)) \
       --probe 2^$((TL - 2)) --multiplicity $m --hit-rate 1 \
       --index rx,cgrx,sort_merge,sort_search,sorted_array,hash --bucket-size 32,256 \
       --output pairs --repeats 3 --warmup 1

@@ -31,30 +31,30 @@ B="$R bench ssb --out $OUT/results"
 ALL="--engine rt,star_join,crystal_cuda"
 if part crystal; then
   echo "== SF 1 and 10: star_join (Vulkan) and crystal_cuda (CUDA) only; SF 1 checked"
-  timeout 150 $B --label ssb-crystal --sf 1,10 --check-max-sf 1 --repeats 5 --warmup 2 \
+  timeout 150 $B --label "$(label ssb_crystal)" --sf 1,10 --check-max-sf 1 --repeats 5 --warmup 2 \
     --engine star_join,crystal_cuda
 fi
 if part sf1; then
   echo "== SF 1: all 13 queries, every result compared with SQLite"
-  timeout 150 $B --label ssb-sf1 --sf 1 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
+  timeout 150 $B --label "$(label ssb_sf1)" --sf 1 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
 fi
 if part sf10; then
   echo "== SF 10: all 13 queries (not checked: SQLite is too slow there)"
-  timeout 150 $B --label ssb-sf10 --sf 10 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
+  timeout 150 $B --label "$(label ssb_sf10)" --sf 10 --check-max-sf 1 --repeats 5 --warmup 2 $ALL
 fi
 if part sf20; then
   echo "== SF 20: both star-join baselines, then the RT engine a query flight at a time (unchecked)"
-  timeout 80 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
+  timeout 80 $B --label "$(label ssb_sf20)" --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 \
     --engine star_join,crystal_cuda
   for flight in 1.1,1.2,1.3 2.1,2.2,2.3 3.1,3.2,3.3,3.4 4.1,4.2,4.3; do
-    timeout 70 $B --label ssb-sf20 --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
+    timeout 70 $B --label "$(label ssb_sf20)" --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
       --query $flight
   done
 fi
 if part ab; then
   echo "== SF 10, Q1.1 Q2.1 Q3.1 Q4.1 on the RT engine: old rays and atomics, old atomics, now"
   Q="--sf 10 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt --query 1.1,2.1,3.1,4.1"
-  timeout 60 $B --label ssb-ab-old $Q --max-lanes 1024 --target-rays 65536 --per-row-atomics
-  timeout 60 $B --label ssb-ab-per-row $Q --per-row-atomics
-  timeout 60 $B --label ssb-ab-now $Q
+  timeout 60 $B --label "$(label ssb_ab_old)" $Q --max-lanes 1024 --target-rays 65536 --per-row-atomics
+  timeout 60 $B --label "$(label ssb_ab_per_row)" $Q --per-row-atomics
+  timeout 60 $B --label "$(label ssb_ab_now)" $Q
 fi
