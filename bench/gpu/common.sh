@@ -8,7 +8,7 @@ source .gl/enter.sh
 source "$(dirname "${BASH_SOURCE[0]}")/label.sh"
 OUT=${OUT:-/tmp/raydb-out}
 mkdir -p "$OUT/results"
-R=build/src/raydb
+R=${R:-build/src/raydb}
 what=" ${*:-all} "
 part() { [[ $what == *" all "* || $what == *" $1 "* ]]; }
 nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.mem --format=csv | tee "$OUT/gpu.txt"
