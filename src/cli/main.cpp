@@ -4,10 +4,14 @@
 #include <cstdio>
 
 #include "cli/cli.hpp"
+#include "raydb/version.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"raydb: database operators on GPU ray-tracing hardware (Vulkan)"};
-  app.set_version_flag("--version", std::string("raydb ") + RAYDB_VERSION);
+  app.set_version_flag("--version",
+                       fmt::format("raydb {} (CUDA backend {}, OptiX backend {})", raydb::version,
+                                   raydb::built_with_cuda ? "built" : "not built",
+                                   raydb::built_with_optix ? "built" : "not built"));
   app.require_subcommand(1);
   raydb::cli::register_info(app);
   raydb::cli::register_gen(app);

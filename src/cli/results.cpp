@@ -13,6 +13,7 @@
 
 #include "cli/cli.hpp"
 #include "raydb/rx_optix.hpp"  // optix_support()
+#include "raydb/version.hpp"
 
 namespace raydb::cli {
 
