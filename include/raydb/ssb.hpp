@@ -36,22 +36,6 @@ Result<std::string> canonical_query_name(std::string_view name);
 // BY keys so that ties in revenue have one order (the standard order is a prefix of it).
 Result<std::string> query_sql(std::string_view name);
 
-// SQLite (through its C library) holding the tables in an in-memory database. Not thread-safe.
-class SqliteReference {
- public:
-  static Result<SqliteReference> load(const SsbTables& tables);
-  SqliteReference(SqliteReference&&) noexcept;
-  SqliteReference& operator=(SqliteReference&&) noexcept;
-  ~SqliteReference();
-  Result<ResultTable> run(std::string_view query);
-
-  struct Db;  // the open database (ssb_sqlite.cpp)
-
- private:
-  explicit SqliteReference(std::unique_ptr<Db> db);
-  std::unique_ptr<Db> db_;
-};
-
 struct SsbEngineOptions {
   TraversalMode traversal = TraversalMode::automatic;
   // Each filter interval is cut into rays of at most ceil(total Z length / target_rays) codes,

@@ -9,7 +9,6 @@
 #include "common/records.glsl"
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer Counters { uint rays; uint fallbacks; };
 
 // Mirrors raydb::detail::CgrxProbeParams (static_asserts on the C++ side keep them equal).
@@ -33,14 +32,7 @@ pc;
 bool cgrx_flag(uint f) { return (pc.flags & f) != 0u; }
 
 void cgrx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
-  uint width = cgrx_flag(CGRX_FLAG_RANGES) ? 2u : 1u;
-  if (cgrx_flag(CGRX_FLAG_KEY64)) {
-    lo = U64Array(pc.queries).v[q * width];
-    hi = U64Array(pc.queries).v[q * width + width - 1u];
-  } else {
-    lo = uint64_t(U32Array(pc.queries).v[q * width]);
-    hi = uint64_t(U32Array(pc.queries).v[q * width + width - 1u]);
-  }
+  load_key_query(pc.queries, q, cgrx_flag(CGRX_FLAG_RANGES), cgrx_flag(CGRX_FLAG_KEY64), lo, hi);
 }
 
 KeyRecord cgrx_record(uint i) { return load_record(pc.records, i, cgrx_flag(CGRX_FLAG_KEY64)); }

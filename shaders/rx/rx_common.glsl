@@ -11,7 +11,6 @@
 #include "common/rx_mapping.h"
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer U32Array { uint v[]; };
-layout(buffer_reference, scalar, buffer_reference_align = 8) readonly buffer U64Array { uint64_t v[]; };
 
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Counter { uint n; };
 layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer MatchArray { uvec2 m[]; };
@@ -49,14 +48,7 @@ pc;
 bool rx_flag(uint f) { return (pc.flags & f) != 0u; }
 
 void rx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
-  uint width = rx_flag(RX_FLAG_RANGES) ? 2u : 1u;
-  if (rx_flag(RX_FLAG_KEY64)) {
-    lo = U64Array(pc.queries).v[q * width];
-    hi = U64Array(pc.queries).v[q * width + width - 1u];
-  } else {
-    lo = uint64_t(U32Array(pc.queries).v[q * width]);
-    hi = uint64_t(U32Array(pc.queries).v[q * width + width - 1u]);
-  }
+  load_key_query(pc.queries, q, rx_flag(RX_FLAG_RANGES), rx_flag(RX_FLAG_KEY64), lo, hi);
 }
 
 // The lookup that launch slot q traces (its query is read, and its result and matches written,

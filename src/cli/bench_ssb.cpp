@@ -11,6 +11,7 @@
 #include "backend/cuda/cuda.hpp"
 #include "cli/cli.hpp"
 #include "raydb/ssb.hpp"
+#include "raydb/ssb_sqlite.hpp"
 
 namespace raydb::cli {
 

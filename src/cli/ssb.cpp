@@ -7,6 +7,7 @@
 
 #include "cli/cli.hpp"
 #include "raydb/ssb.hpp"
+#include "raydb/ssb_sqlite.hpp"
 
 namespace raydb::cli {
 

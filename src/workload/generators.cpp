@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "common/capture.hpp"
+#include "common/key_sort.hpp"
 #include "common/parallel.hpp"
-#include "ops/rx/key_sort.hpp"
 #include "raydb/workload.hpp"
 
 namespace raydb::workload {

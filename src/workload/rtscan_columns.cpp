@@ -5,8 +5,8 @@
 #include <numeric>
 
 #include "common/capture.hpp"
+#include "common/key_sort.hpp"
 #include "common/parallel.hpp"
-#include "ops/rx/key_sort.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/workload.hpp"
 

@@ -4,11 +4,9 @@
 
 namespace raydb::detail::cuda {
 
-namespace {
 [[noreturn]] void unavailable() {
   throw Error(Errc::unsupported, "the CUDA backend is unavailable: raydb was built without CUDA");
 }
-}  // namespace
 
 bool built() {
   return false;
@@ -46,32 +44,7 @@ uint64_t bitmap_count(VkContext&, const Buffer&, uint64_t) {
 uint64_t bitmap_to_rows(VkContext&, const Buffer&, uint64_t, const Buffer&) {
   unavailable();
 }
-void sieve_vectors(VkContext&, const Buffer&, const Buffer&, uint64_t, uint32_t) {
-  unavailable();
-}
-void sieve_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, int32_t, uint32_t) {
-  unavailable();
-}
-void codes_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, int32_t) {
-  unavailable();
-}
-void codes_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint64_t, int32_t,
-                        int32_t, uint32_t, uint32_t) {
-  unavailable();
-}
-void sieve_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint64_t, int32_t,
-                        int32_t, uint32_t, uint32_t, uint32_t) {
-  unavailable();
-}
-void refine_candidates(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint32_t, uint32_t,
-                       uint32_t, uint32_t, uint32_t, uint32_t) {
-  unavailable();
-}
 void upload(VkContext&, const Buffer&, const void*, uint64_t) {
-  unavailable();
-}
-SsbCrystalResult ssb_crystal(VkContext&, const Buffer&, const Buffer&, const std::vector<uint32_t>&,
-                             const ssb::detail::SsbCrystalQuery&) {
   unavailable();
 }
 void set_timer_hold(VkContext&, double) {}

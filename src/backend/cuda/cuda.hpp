@@ -13,7 +13,6 @@
 
 #include "backend/vk/buffer.hpp"
 #include "backend/vk/commands.hpp"
-#include "ops/ssb/ssb_params.hpp"
 
 namespace raydb::detail::cuda {
 
@@ -26,6 +25,10 @@ CudaSupport probe(VkContext& ctx);
 
 // Throws Errc::unsupported with Context::cuda()'s reason unless CUDA is available.
 void require(VkContext& ctx);
+
+// Builds without CUDA only (absent.cpp): throws Errc::unsupported saying raydb was built without
+// CUDA; the operators' CUDA stubs (src/ops/<op>/cuda/*_absent.cpp) call it.
+[[noreturn]] void unavailable();
 
 // Whether an operator asked for `backend` runs its kernels in CUDA: automatic takes the
 // context's backend, and that, if automatic too, CUDA where available. Asking for cuda where it
@@ -51,7 +54,8 @@ void vulkan_after(VkContext& ctx, CommandBatch& batch);
 // Blocks the host until the context's CUDA stream has finished.
 void finish(VkContext& ctx);
 
-// Kernels over exportable buffers, each with the exact results of its Vulkan twin.
+// Kernels over exportable buffers, each with the exact results of its Vulkan twin. Operators'
+// own kernels are declared beside them (src/ops/<op>/cuda/*_cuda.hpp).
 
 // Sets every byte of the buffer to 0.
 void fill_zero(VkContext& ctx, const Buffer& buffer);
@@ -67,49 +71,8 @@ uint64_t bitmap_count(VkContext& ctx, const Buffer& bitmap, uint64_t rows);
 // Bitmap::row_ids: the set rows, ascending, into `out`; returns how many. Blocks (for the total).
 // Errc::output_too_small when `out` cannot hold them (nothing is written then).
 uint64_t bitmap_to_rows(VkContext& ctx, const Buffer& bitmap, uint64_t rows, const Buffer& out);
-// dpbis_vectors.comp: sieving vector k (1 .. bins-1) of `rows` rows from the bin codes, vectors
-// sieve_vector_stride(words) words apart (dpbis_params.hpp).
-void sieve_vectors(VkContext& ctx, const Buffer& codes, const Buffer& vectors, uint64_t rows,
-                   uint32_t bins);
-// dpbis_sieve_select.comp: rows of bins strictly between b_lo and b_hi from two vectors.
-void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, uint64_t rows,
-                  int32_t b_lo, int32_t b_hi, uint32_t bins);
-// dpbis_select.comp: the same from the codes.
-void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uint64_t rows,
-                  int32_t b_lo, int32_t b_hi);
-// dpbis_select_exact.comp / dpbis_sieve_exact.comp (Refine::in_select): as codes_select /
-// sieve_select, and the rows whose code is b_lo or b_hi are set when their value in `values` (the
-// column in row order, `rows` words) lies in [lo, hi].
-void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& values,
-                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
-                        uint32_t lo, uint32_t hi);
-void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& values,
-                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
-                        uint32_t bins, uint32_t lo, uint32_t hi);
-// dpbis_candidates.comp: sorted positions in [begin0, end0) or [begin1, end1) (the boundary
-// bins; either may be empty) whose value v has lo <= v <= hi set their rows' bits (OR into
-// `bitmap`). Sorted values and row ids are read in whole 16-byte chunks: their buffers hold
-// dpbis_sorted_bytes(end) bytes.
-void refine_candidates(VkContext& ctx, const Buffer& sorted, const Buffer& row_ids,
-                       const Buffer& bitmap, uint32_t begin0, uint32_t end0, uint32_t begin1,
-                       uint32_t end1, uint32_t lo, uint32_t hi);
-
 // Copies `bytes` host bytes into the start of an exportable buffer through CUDA. Blocks.
 void upload(VkContext& ctx, const Buffer& dst, const void* src, uint64_t bytes);
-
-// The SSB baseline in Crystal's style (ssb_crystal.cu) over star_columns() in `columns` and the
-// dimension keys and codes in `dim_data` (both exportable, as SsbCrystalQuery's offsets say):
-// builds the hash tables from `masks` (q.mask_words words) with one kernel per joined dimension,
-// then runs the fused probe kernel, and returns the q.slots sums and counts. Blocks. Times in
-// ms, CUDA events: the builds (build_ms) and the probe alone (probe_ms).
-struct SsbCrystalResult {
-  std::vector<int64_t> sums;
-  std::vector<uint32_t> counts;
-  double build_ms = 0, probe_ms = 0;
-};
-SsbCrystalResult ssb_crystal(VkContext& ctx, const Buffer& columns, const Buffer& dim_data,
-                             const std::vector<uint32_t>& masks,
-                             const ssb::detail::SsbCrystalQuery& q);
 
 // Benchmarks: from now on each Timer's first mark() is preceded on the stream by a kernel that
 // keeps the GPU busy for `microseconds` (0: none, the default). The host then enqueues the timed

@@ -1,12 +1,11 @@
-// Launchers of the CUDA kernels (the .cu files), on raw device pointers. Each returns the launch's
-// error (or the first CUB or allocation error); ops.cpp checks and names them.
+// Launchers of the generic CUDA kernels (sort, bitmaps, the timer hold; the .cu files here), on raw
+// device pointers. Each returns the launch's error (or the first CUB or allocation error); ops.cpp
+// checks and names them. Operators' own kernels are declared beside them (src/ops/<op>/cuda/).
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
-
-#include "ops/ssb/ssb_params.hpp"
 
 namespace raydb::detail::cuda::kernels {
 
@@ -26,34 +25,6 @@ cudaError_t bitmap_offsets(const uint32_t* bitmap, uint32_t words, uint32_t* off
                            cudaStream_t s);
 cudaError_t bitmap_scatter(const uint32_t* bitmap, const uint32_t* offsets, uint32_t words,
                            uint32_t* rows, cudaStream_t s);
-
-cudaError_t sieve_vectors(const uint32_t* codes, uint32_t* vectors, uint32_t rows, uint32_t words,
-                          uint32_t bins, uint32_t stride, cudaStream_t s);
-cudaError_t sieve_select(const uint32_t* vectors, uint32_t* bitmap, uint32_t rows, uint32_t words,
-                         int32_t b_lo, int32_t b_hi, uint32_t bins, uint32_t stride,
-                         cudaStream_t s);
-cudaError_t codes_select(const uint32_t* codes, uint32_t* bitmap, uint32_t rows, int32_t b_lo,
-                         int32_t b_hi, cudaStream_t s);
-// Refine::in_select: the selections that also decide the boundary bins' rows from `values` (the
-// column in row order) against [lo, hi].
-cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* values, uint32_t* bitmap,
-                               uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
-                               cudaStream_t s);
-cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* values, uint32_t* bitmap,
-                               uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
-                               uint32_t bins, uint32_t stride, uint32_t lo, uint32_t hi,
-                               cudaStream_t s);
-cudaError_t refine_candidates(const uint32_t* sorted, const uint32_t* row_ids, uint32_t* bitmap,
-                              uint32_t begin0, uint32_t end0, uint32_t begin1, uint32_t end1,
-                              uint32_t lo, uint32_t hi, cudaStream_t s);
-
-// ssb_crystal.cu: fills one dimension's slots of `tables` (already all 0xFF) from its rows.
-cudaError_t ssb_dim_build(const uint32_t* dim_data, const uint32_t* masks, uint32_t* tables,
-                          const ssb::detail::SsbCrystalDim& d, cudaStream_t s);
-// The fused probe: every lineorder row's filters, joins and group, summed into sums / counts
-// (q.slots entries each, zeroed).
-cudaError_t ssb_probe(const uint32_t* columns, const uint32_t* tables, unsigned long long* sums,
-                      uint32_t* counts, const ssb::detail::SsbCrystalQuery& q, cudaStream_t s);
 
 // One thread that spins for `ns` nanoseconds of the GPU's global timer (Timer's hold).
 cudaError_t hold_stream(uint64_t ns, cudaStream_t s);

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdint>
 #include <memory>
 
 #include "backend/cuda/cuda.hpp"
@@ -37,5 +38,13 @@ template <class T>
 T* ptr(VkContext& ctx, const Buffer& buffer) {
   return static_cast<T*>(device_ptr(ctx, buffer));
 }
+
+// 32-bit words of a bitmap of `rows` rows.
+inline uint32_t words_of(uint64_t rows) {
+  return static_cast<uint32_t>((rows + 31) / 32);
+}
+
+// Throws Errc::internal naming `what` unless the buffer holds at least `bytes` bytes.
+void need(const Buffer& b, uint64_t bytes, const char* what);
 
 }  // namespace raydb::detail::cuda

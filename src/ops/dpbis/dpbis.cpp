@@ -12,6 +12,7 @@
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
 #include "common/capture.hpp"
+#include "ops/dpbis/cuda/dpbis_cuda.hpp"
 #include "ops/dpbis/dpbis_params.hpp"
 #include "ops/scan/scan_impl.hpp"
 

@@ -6,8 +6,8 @@
 #include <numeric>
 
 #include "common/capture.hpp"
+#include "common/key_sort.hpp"
 #include "common/parallel.hpp"
-#include "ops/rx/key_sort.hpp"
 
 namespace raydb::rtscan {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "ops/rx/key_sort.hpp"
+#include "common/key_sort.hpp"
 
 namespace raydb {
 

@@ -4,7 +4,7 @@
 #include <sqlite3.h>
 
 #include "common/capture.hpp"
-#include "raydb/ssb.hpp"
+#include "raydb/ssb_sqlite.hpp"
 
 namespace raydb::ssb {
 

@@ -1,5 +1,5 @@
 // CgrxOptixIndex in a build without OptiX headers: never available; build() fails with
-// optix_support()'s reason (absent.cpp).
+// optix_support()'s reason (backend/optix/absent.cpp).
 #include "backend/optix/optix.hpp"
 #include "common/capture.hpp"
 #include "ops/cgrx/cgrx_view.hpp"

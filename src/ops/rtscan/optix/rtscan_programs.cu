@@ -4,7 +4,7 @@
 // time and embedded in the library (src/CMakeLists.txt).
 #include <optix.h>
 
-#include "backend/optix/rtscan_launch.h"
+#include "ops/rtscan/optix/rtscan_launch.h"
 
 using raydb::detail::optix::RtScanLaunchParams;
 

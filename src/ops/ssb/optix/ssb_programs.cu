@@ -4,7 +4,7 @@
 // in the library (src/CMakeLists.txt).
 #include <optix.h>
 
-#include "backend/optix/ssb_launch.h"
+#include "ops/ssb/optix/ssb_launch.h"
 
 using raydb::detail::optix::SsbLaunchParams;
 

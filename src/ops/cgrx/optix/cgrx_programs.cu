@@ -4,9 +4,9 @@
 // embedded in the library (src/CMakeLists.txt).
 #include <optix.h>
 
-#include "backend/optix/cgrx_launch.h"
 #include "backend/optix/key_record.cuh"
 #include "cgrx/cgrx_geometry.h"
+#include "ops/cgrx/optix/cgrx_launch.h"
 
 using raydb::detail::optix::CgrxLaunchParams;
 
@@ -61,17 +61,9 @@ extern "C" __global__ void __raygen__cgrx() {
   uint32_t local = optixGetLaunchIndex().x;
   if (local >= params.num_queries) return;
   uint32_t q = local + params.query_offset;
-  uint32_t width = cgrx_flag(CGRX_FLAG_RANGES) ? 2u : 1u;
   uint64_t lo, hi;
-  if (cgrx_flag(CGRX_FLAG_KEY64)) {
-    const uint64_t* v = reinterpret_cast<const uint64_t*>(params.queries);
-    lo = v[q * width];
-    hi = v[q * width + width - 1u];
-  } else {
-    const uint32_t* v = reinterpret_cast<const uint32_t*>(params.queries);
-    lo = v[q * width];
-    hi = v[q * width + width - 1u];
-  }
+  load_key_query(params.queries, q, cgrx_flag(CGRX_FLAG_RANGES), cgrx_flag(CGRX_FLAG_KEY64), lo,
+                 hi);
   reinterpret_cast<CgrxResult*>(params.results)[q] = cgrx_find(lo, hi);
 }
 

@@ -3,8 +3,8 @@
 // perfect-hash tables from them and runs the fused probe (src/backend/cuda/ssb_crystal.cu).
 #include <fmt/format.h>
 
-#include "backend/cuda/cuda.hpp"
 #include "common/capture.hpp"
+#include "ops/ssb/cuda/ssb_cuda.hpp"
 #include "ops/ssb/ssb_params.hpp"
 #include "ops/ssb/ssb_star_plan.hpp"
 #include "raydb/ssb.hpp"

@@ -17,7 +17,7 @@
 #include "backend/optix/gas.hpp"
 #include "backend/optix/optix_internal.hpp"
 #include "backend/optix/program.hpp"
-#include "backend/optix/ssb_launch.h"
+#include "ops/ssb/optix/ssb_launch.h"
 #include "ops/ssb/ssb_optix_tracer.hpp"
 
 extern const unsigned char raydb_optix_ssb_programs[];

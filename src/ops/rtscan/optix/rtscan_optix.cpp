@@ -17,9 +17,9 @@
 #include "backend/optix/gas.hpp"
 #include "backend/optix/optix_internal.hpp"
 #include "backend/optix/program.hpp"
-#include "backend/optix/rtscan_launch.h"
 #include "backend/vk/commands.hpp"
 #include "common/capture.hpp"
+#include "ops/rtscan/optix/rtscan_launch.h"
 #include "ops/rtscan/rtscan_impl.hpp"
 #include "raydb/rtscan_optix.hpp"
 

@@ -1,7 +1,7 @@
 // DP-BIS and sieving: the twins of shaders/dpbis/dpbis_{vectors,sieve_select,select,candidates,
 // select_exact,sieve_exact}.
 #include "backend/cuda/grid.cuh"
-#include "backend/cuda/kernels.hpp"
+#include "ops/dpbis/cuda/dpbis_kernels.hpp"
 
 namespace raydb::detail::cuda::kernels {
 
@@ -232,15 +232,6 @@ __global__ void candidates_kernel(const uint32_t* sorted, const uint32_t* row_id
   }
 }
 
-__global__ void hold_kernel(uint64_t ns) {
-  uint64_t start = 0, now = 0;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    __nanosleep(1000);
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
-
 }  // namespace
 
 cudaError_t sieve_vectors(const uint32_t* codes, uint32_t* vectors, uint32_t rows, uint32_t words,
@@ -299,12 +290,6 @@ cudaError_t refine_candidates(const uint32_t* sorted, const uint32_t* row_ids, u
   if (items == 0) return cudaSuccess;
   candidates_kernel<<<blocks_for(items), kBlock, 0, s>>>(sorted, row_ids, bitmap, begin0, end0,
                                                          begin1, end1, lo, hi);
-  return cudaGetLastError();
-}
-
-cudaError_t hold_stream(uint64_t ns, cudaStream_t s) {
-  if (ns == 0) return cudaSuccess;
-  hold_kernel<<<1, 1, 0, s>>>(ns);
   return cudaGetLastError();
 }
 

@@ -1,8 +1,8 @@
 // Keys to OptiX build input on the GPU, from the same records and the same mapping
 // (common/rx_mapping.h) as the Vulkan build kernel, so both APIs build over identical coordinates.
 #include "backend/cuda/grid.cuh"
-#include "backend/optix/kernels.hpp"
 #include "common/rx_mapping.h"
+#include "ops/rx/optix/rx_primitives.hpp"
 
 namespace raydb::detail::optix {
 

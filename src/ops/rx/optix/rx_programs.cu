@@ -5,8 +5,8 @@
 #include <optix.h>
 
 #include "backend/optix/key_record.cuh"
-#include "backend/optix/rx_launch.h"
 #include "common/rx_mapping.h"
+#include "ops/rx/optix/rx_launch.h"
 
 using raydb::detail::optix::RxLaunchParams;
 
@@ -50,16 +50,7 @@ struct RxPayload {
 };
 
 __device__ __forceinline__ void rx_load_query(uint32_t q, uint64_t& lo, uint64_t& hi) {
-  uint32_t width = rx_flag(RX_FLAG_RANGES) ? 2u : 1u;
-  if (rx_flag(RX_FLAG_KEY64)) {
-    const uint64_t* v = reinterpret_cast<const uint64_t*>(params.queries);
-    lo = v[q * width];
-    hi = v[q * width + width - 1u];
-  } else {
-    const uint32_t* v = reinterpret_cast<const uint32_t*>(params.queries);
-    lo = v[q * width];
-    hi = v[q * width + width - 1u];
-  }
+  load_key_query(params.queries, q, rx_flag(RX_FLAG_RANGES), rx_flag(RX_FLAG_KEY64), lo, hi);
 }
 
 // The payload of the any-hit rays: a pointer to the raygen's RxPayload in two registers (the

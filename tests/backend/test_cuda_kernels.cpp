@@ -10,6 +10,7 @@
 
 #include "backend/vk/radix_sort.hpp"
 #include "cuda_support.hpp"
+#include "ops/dpbis/cuda/dpbis_cuda.hpp"
 #include "ops/scan/scan_impl.hpp"
 
 using namespace raydb;

@@ -4,7 +4,7 @@
 // probes and aggregates them without leaving registers. The layouts are those of the Vulkan
 // star-join kernel (ssb_star_join.comp); the results are the same.
 #include "backend/cuda/grid.cuh"
-#include "backend/cuda/kernels.hpp"
+#include "ops/ssb/cuda/ssb_kernels.hpp"
 
 namespace raydb::detail::cuda::kernels {
 

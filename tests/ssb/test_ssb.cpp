@@ -10,6 +10,7 @@
 #include "cuda_support.hpp"
 #include "ops/ssb/ssb_encoding.hpp"
 #include "raydb/ssb.hpp"
+#include "raydb/ssb_sqlite.hpp"
 #include "support.hpp"
 
 namespace fs = std::filesystem;

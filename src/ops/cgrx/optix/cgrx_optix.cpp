@@ -17,7 +17,6 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/cuda/runtime.hpp"
-#include "backend/optix/cgrx_launch.h"
 #include "backend/optix/device_memory.hpp"
 #include "backend/optix/gas.hpp"
 #include "backend/optix/optix_internal.hpp"
@@ -27,6 +26,7 @@
 #include "ops/cgrx/cgrx_layout.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
 #include "ops/cgrx/cgrx_view.hpp"
+#include "ops/cgrx/optix/cgrx_launch.h"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "raydb/cgrx_optix.hpp"
