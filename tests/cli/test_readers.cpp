@@ -58,7 +58,9 @@ TEST_CASE("cli readers: predicate files with CR-only, CRLF and LF line ends read
     std::string text =
         std::string("lt 5") + eol + "bt 1 9" + eol + "ge 7" + eol + "eq 3" + eol + "exit" + eol;
     auto q = rtscan::parse_queries(text, 2, "q.txt");
-    REQUIRE_MESSAGE(q.ok(), q.ok() ? "" : q.error().what());
+    const std::string why = q.ok() ? std::string() : std::string(q.error().what());
+    INFO(why);
+    REQUIRE(q.ok());
     REQUIRE(q->size() == 2);
     CHECK((*q)[0][0].op == CompareOp::lt);
     CHECK((*q)[0][1].value2 == 9);
