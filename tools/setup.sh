@@ -26,7 +26,8 @@ fi
 
 PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-volk-dev glslc
   glslang-tools spirv-tools vulkan-validationlayers vulkan-tools doctest-dev libcli11-dev
-  nlohmann-json3-dev libfmt-dev libsqlite3-dev python3 python3-pytest python3-matplotlib)
+  nlohmann-json3-dev libfmt-dev libsqlite3-dev python3 python3-pytest python3-matplotlib
+  clang libclang-rt-14-dev)  # clang and libFuzzer: tests/fuzz
 
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -26,7 +26,7 @@ namespace {
 struct BenchDpBisOptions {
   CommonOptions common;
   std::string size = "auto";
-  std::vector<std::string> rows;
+  std::vector<uint64_t> rows;
   std::vector<uint32_t> columns = {1, 3};
   std::vector<double> selectivities = {0.01, 0.1, 0.5};
   std::vector<std::string> combines = {"all"};
@@ -186,14 +186,16 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
 }
 
 void run(BenchDpBisOptions& o) {
+  // A row takes at least 4 bytes a column on the host (the values; the codes and bitmaps more).
+  for (uint64_t r : o.rows)
+    for (uint32_t c : o.columns) check_host_memory("--rows", r, 4ull * c, "rows");
   // The context's backend too, so that the bitmap algebra (bitmap_ops, AND / OR of full scans)
   // runs where DP-BIS does.
   auto ctx = open_context(o.common, parse_backend(o.backend).value()).value();
   const DeviceInfo& dev = ctx.device();
   bool cpu = dev.type == "CPU";
   std::string size = o.size == "auto" ? (cpu ? "small" : "paper") : o.size;
-  std::vector<uint64_t> row_counts;
-  for (auto& r : o.rows) row_counts.push_back(parse_count(r));
+  std::vector<uint64_t> row_counts = o.rows;
   if (row_counts.empty()) {
     if (size == "paper")
       row_counts = {50'000'000, 100'000'000};
@@ -438,10 +440,9 @@ void register_bench_dpbis(CLI::App& bench) {
   add_common_options(*cmd, o->common);
   cmd->add_option("--size", o->size,
                   "auto | paper (5e7 and 1e8 rows) | small (2^20) | tiny (2^14)");
-  cmd->add_option("--rows", o->rows, "row counts (overrides --size), list")->delimiter(',');
-  cmd->add_option("--columns", o->columns, "predicate columns per query, list")->delimiter(',');
-  cmd->add_option("--selectivity", o->selectivities, "fraction of rows selected, list")
-      ->delimiter(',');
+  add_counts(*cmd, "--rows", o->rows, "row counts (overrides --size), list", 1);
+  add_counts(*cmd, "--columns", o->columns, "predicate columns per query, list", 1, 1024);
+  add_reals(*cmd, "--selectivity", o->selectivities, "fraction of rows selected, list", 0, 1);
   cmd->add_option("--combine", o->combines, "all (AND) and/or any (OR)")->delimiter(',');
   cmd->add_option("--index", o->indexes,
                   "dpbis (codes), sieve (bit vectors), full_scan, cpu_bindex (sieve vectors on "
@@ -456,13 +457,15 @@ void register_bench_dpbis(CLI::App& bench) {
                   "and/or in_select (the selection pass decides boundary rows from row-ordered "
                   "values; Vulkan only), for dpbis and sieve; list")
       ->delimiter(',');
-  cmd->add_option("--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index");
+  add_count(*cmd, "--sieve-bins", o->sieve_bins, "bins (and bit vectors + 1) of the sieve index",
+            1);
   cmd->add_option("--backend", o->backend,
                   "auto | vulkan | cuda: who runs DP-BIS's sort, vectors and selections (auto: "
                   "CUDA where available)");
-  cmd->add_option("--cuda-hold-us", o->cuda_hold_us,
-                  "CUDA only: hold the stream this long before each timed region starts, so the "
-                  "host's kernel launches are not timed (0: off)");
+  add_real(*cmd, "--cuda-hold-us", o->cuda_hold_us,
+           "CUDA only: hold the stream this long before each timed region starts, so the "
+           "host's kernel launches are not timed (0: off)",
+           0, 1e6);
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

@@ -19,7 +19,7 @@ namespace {
 
 struct BenchJoinOptions {
   CommonOptions common;
-  std::string build = "2^20", probe = "2^20";
+  uint64_t build = 1u << 20, probe = 1u << 20;
   std::vector<int> key_bits = {32};
   std::vector<uint32_t> multiplicities = {1};
   std::vector<double> hit_rates = {1.0};
@@ -159,7 +159,7 @@ template <class K>
 void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, double hit, int bits,
                uint64_t seed, std::vector<nlohmann::json>& rows, std::vector<std::string>& table) {
   std::vector<K> build, probe;
-  uint64_t nb = parse_count(o.build), np = parse_count(o.probe);
+  const uint64_t nb = o.build, np = o.probe;
   progress(fmt::format("{}-bit keys: build {} (multiplicity {}), probe {} (hit rate {})", bits,
                        pow2_name(nb), mult, pow2_name(np), hit));
   make_sides<K>(nb, np, mult, hit, seed, build, probe);
@@ -258,6 +258,13 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
 }
 
 void run(BenchJoinOptions& o) {
+  // Each side's keys, values and the CPU reference's copies take at least 16 bytes a row; refused
+  // up front rather than as a std::bad_alloc naming nothing.
+  check_host_memory("--build", o.build, 16, "build rows");
+  check_host_memory("--probe", o.probe, 16, "probe rows");
+  for (int bits : o.key_bits)
+    if (bits != 32 && bits != 64)
+      throw Error(Errc::invalid_argument, fmt::format("--key-bits {}: 32 or 64", bits));
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
   o.api_choice = parse_apis(ctx, o.apis);
@@ -299,13 +306,11 @@ void register_bench_join(CLI::App& bench) {
   auto* cmd = bench.add_subcommand(
       "join", "ray-traced index nested-loop equi-join (RX or cgRX on one side): pairs, aggregate");
   add_common_options(*cmd, o->common);
-  cmd->add_option("--build", o->build, "build-side rows, e.g. 2^20");
-  cmd->add_option("--probe", o->probe, "probe-side rows, e.g. 2^22");
-  cmd->add_option("--key-bits", o->key_bits, "32 and/or 64")->delimiter(',');
-  cmd->add_option("--multiplicity", o->multiplicities, "build rows per distinct key, list")
-      ->delimiter(',');
-  cmd->add_option("--hit-rate", o->hit_rates, "share of probe keys with a partner, list")
-      ->delimiter(',');
+  add_count(*cmd, "--build", o->build, "build-side rows, e.g. 2^20", 1);
+  add_count(*cmd, "--probe", o->probe, "probe-side rows, e.g. 2^22", 1);
+  add_counts(*cmd, "--key-bits", o->key_bits, "32 and/or 64", 32, 64);
+  add_counts(*cmd, "--multiplicity", o->multiplicities, "build rows per distinct key, list", 1);
+  add_reals(*cmd, "--hit-rate", o->hit_rates, "share of probe keys with a partner, list", 0, 1);
   cmd->add_option("--output", o->outputs, "pairs and/or aggregate")->delimiter(',');
   cmd->add_option("--index", o->indexes,
                   "rx, cgrx (the cgRX index, --bucket-size), sort_merge (both sides sorted on the "
@@ -315,9 +320,8 @@ void register_bench_join(CLI::App& bench) {
                   "and aggregate; sorted (SortedIndex, one lookup per probe key: aggregate "
                   "only); list")
       ->delimiter(',');
-  cmd->add_option("--bucket-size", o->bucket_sizes,
-                  "cgrx: keys per bucket, powers of two >= 2 (the thesis: 32, 256); list")
-      ->delimiter(',');
+  add_counts(*cmd, "--bucket-size", o->bucket_sizes,
+             "cgrx: keys per bucket, powers of two >= 2 (the thesis: 32, 256); list", 2);
   cmd->add_option(
          "--indexed", o->indexed,
          "side indexed by RX or cgRX: build, probe (inverse mapping), automatic (the smaller); "

@@ -38,7 +38,7 @@ namespace {
 struct BenchRtScanOptions {
   CommonOptions common;
   std::string size = "auto";
-  std::vector<std::string> rows;
+  std::vector<uint64_t> rows;
   uint32_t columns = 3;
   std::vector<std::string> dists = {"permutation"};
   std::string workload = "synthetic";  // synthetic | tpch
@@ -97,12 +97,13 @@ double host_ms(F&& f) {
 }
 
 void run(BenchRtScanOptions& o) {
+  // Each row takes at least 4 bytes a column on the host (the values; the references more).
+  for (uint64_t r : o.rows) check_host_memory("--rows", r, 4ull * o.columns, "rows");
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
   bool cpu = dev.type == "CPU";
   std::string size = o.size == "auto" ? (cpu ? "tiny" : "paper") : o.size;
-  std::vector<uint64_t> row_counts;
-  for (auto& r : o.rows) row_counts.push_back(parse_count(r));
+  std::vector<uint64_t> row_counts = o.rows;
   if (row_counts.empty()) {
     if (size == "paper")
       row_counts = {100'000'000};
@@ -515,25 +516,25 @@ void register_bench_rtscan(CLI::App& bench) {
       "rtscan", "RTScan: conjunctive lt predicates over n x c columns, against the baselines");
   add_common_options(*cmd, o->common);
   cmd->add_option("--size", o->size, "auto | paper (1e8 rows) | small (2^20) | tiny (2^13)");
-  cmd->add_option("--rows", o->rows, "row counts (overrides --size), list")->delimiter(',');
-  cmd->add_option("--columns", o->columns, "columns, each with one predicate");
+  add_counts(*cmd, "--rows", o->rows, "row counts (overrides --size), list", 1);
+  add_count(*cmd, "--columns", o->columns, "columns, each with one predicate", 1, 1024);
   cmd->add_option("--workload", o->workload,
                   "synthetic (--dist, --selectivity, --columns) | tpch (TPC-H Q3, Q6, Q17 "
                   "predicates on 3 columns of LINEITEM rows at --sf)");
-  cmd->add_option("--sf", o->scale_factors, "TPC-H scale factors for --workload tpch, list")
-      ->delimiter(',');
+  add_reals(*cmd, "--sf", o->scale_factors, "TPC-H scale factors for --workload tpch, list", 1e-4,
+            1000);
   cmd->add_option("--dist", o->dists, "uniform | zipf | normal | small-range | permutation, list")
       ->delimiter(',');
-  cmd->add_option("--zipf", o->zipf, "Zipf exponent for --dist zipf");
-  cmd->add_option("--selectivity", o->selectivities,
-                  "share of each column its predicate selects, list (default 0, 0.1, ..., 1)")
-      ->delimiter(',');
+  add_real(*cmd, "--zipf", o->zipf, "Zipf exponent for --dist zipf", 0, 100);
+  add_reals(*cmd, "--selectivity", o->selectivities,
+            "share of each column its predicate selects, list (default 0, 0.1, ..., 1)", 0, 1);
   cmd->add_option("--mode", o->modes, "rtscan | rtc3 | rtc1 | rtindex, list")->delimiter(',');
-  cmd->add_option("--bins", o->bins, "sieving bins K (rtscan), list")->delimiter(',');
-  cmd->add_option("--interval", o->intervals, "ray lattice pitch I in key units (0: default), list")
-      ->delimiter(',');
-  cmd->add_option("--spacing", o->spacings, "gap S between segments (0: I), list")->delimiter(',');
-  cmd->add_option("--segment", o->segments, "segment length L (0: default), list")->delimiter(',');
+  add_counts(*cmd, "--bins", o->bins, "sieving bins K (rtscan), list", 1);
+  // Key units: the keys are uint32, so no pitch, gap or length is longer than 2^32.
+  add_reals(*cmd, "--interval", o->intervals, "ray lattice pitch I in key units (0: default), list",
+            0, 4294967296.0);
+  add_reals(*cmd, "--spacing", o->spacings, "gap S between segments (0: I), list", 0, 4294967296.0);
+  add_reals(*cmd, "--segment", o->segments, "segment length L (0: default), list", 0, 4294967296.0);
   cmd->add_option("--groups", o->groups, "column group sizes: 3, 2+2, 3+1, 1, ...");
   cmd->add_option("--baseline", o->baselines, "full_scan, cpu_bindex, sieve, dpbis or none; list")
       ->delimiter(',');

@@ -30,11 +30,11 @@ namespace {
 struct BenchRxOptions {
   CommonOptions common;
   std::string size = "auto";
-  std::string keys, lookups;
+  uint64_t keys = 0, lookups = 0;  // 0: from --size
   std::vector<int> key_bits = {32};
   std::vector<double> hit_rates = {1.0};
   std::vector<std::string> orders = {"unsorted"};
-  std::vector<std::string> range_widths = {"0"};
+  std::vector<uint64_t> range_widths = {0};
   std::vector<std::string> primitives = {"triangles"};
   std::vector<std::string> traversals;  // empty: --traversal
   std::vector<std::string> layouts = {"key"};
@@ -491,13 +491,12 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                std::vector<Candidate*> twins, std::vector<nlohmann::json>& rows,
                std::vector<std::string>& table) {
   uint64_t config = 0;
-  for (const auto& rw_text : o.range_widths)
+  for (uint64_t rw : o.range_widths)
     for (double h : o.hit_rates)
       for (const auto& order : o.orders) {
         ++config;
         if (order != "sorted" && order != "unsorted" && order != "gpu_sorted")
           throw Error(Errc::invalid_argument, "--order takes unsorted, sorted, gpu_sorted");
-        uint64_t rw = parse_count(rw_text);
         bool gpu_sort = order == "gpu_sorted";
         workload::ProbeOptions po;
         po.count = w.nlookups;
@@ -635,7 +634,26 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
       }
 }
 
+// What can be refused before any device work: sizes past host memory, widths past the key space.
+void check_options(const BenchRxOptions& o) {
+  // A key and a lookup each take at least 16 bytes on the host (the keys, the probes, the CPU
+  // reference's answers), so this refuses only what cannot run.
+  if (o.keys) check_host_memory("--keys", o.keys, 16, "keys");
+  if (o.lookups) check_host_memory("--lookups", o.lookups, 16, "lookups");
+  for (int bits : o.key_bits)
+    if (bits != 32 && bits != 64)
+      throw Error(Errc::invalid_argument, fmt::format("--key-bits {}: 32 or 64", bits));
+  for (int bits : o.key_bits)
+    for (uint64_t rw : o.range_widths)
+      if (bits == 32 && rw > (uint64_t{1} << 32))
+        throw Error(Errc::invalid_argument,
+                    fmt::format("--range-width {} is wider than the 32-bit key space (2^32 keys); "
+                                "use --key-bits 64 or a width of at most 2^32",
+                                count_name(rw)));
+}
+
 void run(BenchRxOptions& o) {
+  check_options(o);
   auto ctx = open_context(o.common).value();
   const DeviceInfo& dev = ctx.device();
   bool cpu = dev.type == "CPU";
@@ -650,9 +668,8 @@ void run(BenchRxOptions& o) {
   else
     throw Error(Errc::invalid_argument,
                 fmt::format("unknown --size '{}' (auto, paper, small, tiny)", o.size));
-  if (!o.keys.empty()) nkeys = parse_count(o.keys);
-  if (!o.lookups.empty()) nlookups = parse_count(o.lookups);
-  if (o.run.repeats < 1) throw Error(Errc::invalid_argument, "--repeats must be at least 1");
+  if (o.keys) nkeys = o.keys;
+  if (o.lookups) nlookups = o.lookups;
   if (o.diagnostic != "none") {
     if (o.diagnostic != "no_trace" && o.diagnostic != "trace_only")
       throw Error(Errc::invalid_argument, "--diagnostic takes none, no_trace or trace_only");
@@ -811,17 +828,16 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--size", o->size,
                   "auto | paper (2^26 keys, 2^27 lookups) | small (2^20, 2^16) | tiny (2^14, "
                   "2^12); auto = paper on a GPU, small on a CPU device");
-  cmd->add_option("--keys", o->keys, "number of keys (overrides --size), e.g. 2^26");
-  cmd->add_option("--lookups", o->lookups, "lookups per batch (overrides --size), e.g. 2^27");
-  cmd->add_option("--key-bits", o->key_bits, "32 and/or 64")->delimiter(',');
-  cmd->add_option("--hit-rate", o->hit_rates, "fraction of lookups that hit, list")->delimiter(',');
+  add_count(*cmd, "--keys", o->keys, "number of keys (overrides --size), e.g. 2^26", 1);
+  add_count(*cmd, "--lookups", o->lookups, "lookups per batch (overrides --size), e.g. 2^27", 1);
+  add_counts(*cmd, "--key-bits", o->key_bits, "32 and/or 64", 32, 64);
+  add_reals(*cmd, "--hit-rate", o->hit_rates, "fraction of lookups that hit, list", 0, 1);
   cmd->add_option("--order", o->orders,
                   "unsorted, sorted (by the generator), gpu_sorted (unsorted, sorted by RX on the "
                   "GPU: RxBuildOptions::sort_probes, its time reported apart); list")
       ->delimiter(',');
-  cmd->add_option("--range-width", o->range_widths,
-                  "0 = point lookups; else keys per range [k, k+w-1], list")
-      ->delimiter(',');
+  add_counts(*cmd, "--range-width", o->range_widths,
+             "0 = point lookups; else keys per range [k, k+w-1], list");
   cmd->add_option("--primitive", o->primitives, "triangles and/or aabbs")->delimiter(',');
   cmd->add_option("--traversals", o->traversals,
                   "list of traversal modes to compare (default: --traversal)")
@@ -846,9 +862,8 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
                   "AS over the GAS, as Vulkan's TLAS), o0..o3 (module "
                   "optimization level; base = DEFAULT); list")
       ->delimiter(',');
-  cmd->add_option("--bucket-size", o->bucket_sizes,
-                  "cgrx: keys per bucket, powers of two >= 2 (thesis: 32, 256); list")
-      ->delimiter(',');
+  add_counts(*cmd, "--bucket-size", o->bucket_sizes,
+             "cgrx: keys per bucket, powers of two >= 2 (thesis: 32, 256); list", 2);
   cmd->add_option("--cgrx-rays", o->cgrx_rays,
                   "cgrx: window (a first ray as long as nearly every gap between representatives, "
                   "the rest of the line only on a miss) and/or full (one ray to the end of the "
@@ -863,22 +878,22 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--layout", o->layouts, "key (primitives in key order) and/or row (input order)")
       ->delimiter(',');
   cmd->add_option("--key-dist", o->key_dist, "uniform | dense | zipf");
-  cmd->add_option("--key-zipf", o->key_zipf, "Zipf coefficient of --key-dist zipf");
-  cmd->add_option("--multiplicity", o->multiplicity, "copies of each distinct key");
+  add_real(*cmd, "--key-zipf", o->key_zipf, "Zipf coefficient of --key-dist zipf", 0, 100);
+  add_count(*cmd, "--multiplicity", o->multiplicity, "copies of each distinct key", 1);
   cmd->add_option("--probe-dist", o->probe_dist, "uniform | zipf (which keys the hits pick)");
-  cmd->add_option("--probe-zipf", o->probe_zipf, "Zipf coefficient of --probe-dist zipf");
+  add_real(*cmd, "--probe-zipf", o->probe_zipf, "Zipf coefficient of --probe-dist zipf", 0, 100);
   cmd->add_option(
       "--prefer", o->prefer,
       "BVH build preference: none | fast_trace | fast_build (default: the index's own, RX none, "
       "cgRX fast_trace)");
   cmd->add_flag("--no-compact", o->no_compact, "skip BVH compaction");
-  cmd->add_option("--partitions", o->partitions,
-                  "build the BVH in this many key-range parts, one at a time (lower peak build "
-                  "memory); list, e.g. 1,4,16")
-      ->delimiter(',');
+  add_counts(*cmd, "--partitions", o->partitions,
+             "build the BVH in this many key-range parts, one at a time (lower peak build "
+             "memory); list, e.g. 1,4,16",
+             1);
   cmd->add_flag("--compress-duplicates", o->compress_duplicates,
                 "one primitive per distinct key (hit_and_scan only; any_hit runs are skipped)");
-  cmd->add_option("--build-repeats", o->build_repeats, "timed rebuilds (median reported)");
+  add_count(*cmd, "--build-repeats", o->build_repeats, "timed rebuilds (median reported)", 1);
   cmd->add_option("--diagnostic", o->diagnostic,
                   "none | no_trace | trace_only: time a part of each point lookup (rx: "
                   "hit_and_scan over opaque triangles, pipeline traversal; cgrx: no_trace finds "

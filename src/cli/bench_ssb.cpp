@@ -250,12 +250,12 @@ void register_bench_ssb(CLI::App& bench) {
   auto* cmd = bench.add_subcommand(
       "ssb", "Star Schema Benchmark queries as ray-tracing jobs (RTCUDB): query and BVH build");
   add_common_options(*cmd, o->common);
-  cmd->add_option("--sf", o->sfs, "scale factors, list (fractions allowed)")->delimiter(',');
+  add_reals(*cmd, "--sf", o->sfs, "scale factors, list (fractions allowed)", 1e-4, 1000);
   cmd->add_option("--query", o->queries, "1.1 .. 4.3, or all; list")->delimiter(',');
-  cmd->add_option("--check-max-sf", o->check_max_sf,
-                  "compare with SQLite up to this scale factor (SQLite is slow beyond)");
-  cmd->add_option("--max-lanes", o->max_lanes, "SsbEngineOptions::max_lanes");
-  cmd->add_option("--target-rays", o->target_rays, "SsbEngineOptions::target_rays");
+  add_real(*cmd, "--check-max-sf", o->check_max_sf,
+           "compare with SQLite up to this scale factor (SQLite is slow beyond)", 0, 1000);
+  add_count(*cmd, "--max-lanes", o->max_lanes, "SsbEngineOptions::max_lanes", 1);
+  add_count(*cmd, "--target-rays", o->target_rays, "SsbEngineOptions::target_rays", 1);
   cmd->add_flag("--per-row-atomics", o->per_row_atomics,
                 "the paper's atomics per row instead of per run of one group along a ray");
   cmd->add_option("--prefer", o->prefer,
@@ -269,9 +269,10 @@ void register_bench_ssb(CLI::App& bench) {
                   "the RT engine's rays: vulkan and/or optix (the OptiX twin on the same "
                   "encoding; results compared whole with Vulkan's)")
       ->delimiter(',');
-  cmd->add_option("--cuda-hold-us", o->cuda_hold_us,
-                  "crystal_cuda: hold the CUDA stream this long before each query's first event "
-                  "(0: none)");
+  add_real(*cmd, "--cuda-hold-us", o->cuda_hold_us,
+           "crystal_cuda: hold the CUDA stream this long before each query's first event "
+           "(0: none)",
+           0, 1e6);
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/numbers.hpp"  // every count, size and fraction of the command line
 #include "raydb/context.hpp"
 #include "raydb/rx_index.hpp"  // BuildPreference
 
@@ -31,6 +32,7 @@ void register_bench_rtscan(CLI::App& bench);
 void register_gen(CLI::App& app);
 void register_gen_ssb(CLI::App& gen);
 void register_ssb(CLI::App& app);
+void register_read(CLI::App& app);  // raydb read rtscan
 
 // Shared by the bench suites.
 double median(std::vector<double> v);
@@ -50,8 +52,6 @@ struct StreamTimes {
 };
 StreamTimes stream_times(const Context& ctx, uint64_t bytes);
 
-// Parses "67108864", "2^26", "64M", "1e6" into a count.
-uint64_t parse_count(const std::string& text);
 // --prefer: none | fast_trace | fast_build; anything else is Errc::invalid_argument.
 BuildPreference parse_preference(const std::string& s);
 

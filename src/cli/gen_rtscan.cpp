@@ -15,7 +15,7 @@ namespace raydb::cli {
 namespace {
 
 struct GenRtscanOptions {
-  std::string rows = "2^20";
+  uint64_t rows = 1u << 20;
   uint32_t columns = 3;
   std::string distribution = "permutation";
   double zipf = 1.1;
@@ -25,11 +25,11 @@ struct GenRtscanOptions {
 
 void run(const GenRtscanOptions& o) {
   workload::ScanColumnOptions co;
-  co.rows = parse_count(o.rows);
+  co.rows = o.rows;
+  check_host_memory("--rows", o.rows, 4ull * o.columns, "rows");
   co.distribution = workload::parse_scan_distribution(o.distribution).value();
   co.zipf = o.zipf;
   co.seed = o.seed;
-  if (o.columns == 0) throw Error(Errc::invalid_argument, "--columns must be at least 1");
   bench_progress("gen", fmt::format("{} rows x {} columns of {}", co.rows, o.columns,
                                     workload::to_string(co.distribution)));
   auto table = workload::make_scan_table(co, o.columns).value();
@@ -74,7 +74,45 @@ void run_tpch(double sf, uint64_t seed, const std::string& out) {
   }
 }
 
+struct ReadRtscanOptions {
+  std::string column_file, query_file;
+  uint64_t rows = 0;
+  uint32_t columns = 3;
+};
+
+// Reads the files as `bench` and the artifact would, and says what they hold: a check of files
+// made elsewhere (the artifact's, or edited by hand) before a long run.
+void run_read(const ReadRtscanOptions& o) {
+  if (o.column_file.empty() && o.query_file.empty())
+    throw Error(Errc::invalid_argument, "give --column-file and/or --query-file");
+  if (!o.column_file.empty()) {
+    if (o.rows == 0) throw Error(Errc::invalid_argument, "--column-file needs --rows");
+    check_host_memory("--rows", o.rows, 4ull * o.columns, "rows");
+    auto cols = rtscan::read_column_file(o.column_file, o.rows, o.columns).value();
+    fmt::print("{}: {} rows x {} columns\n", o.column_file, o.rows, cols.size());
+  }
+  if (!o.query_file.empty()) {
+    auto queries = rtscan::read_query_file(o.query_file, o.columns).value();
+    fmt::print("{}: {} queries of {} predicates\n", o.query_file, queries.size(), o.columns);
+  }
+}
+
 }  // namespace
+
+void register_read(CLI::App& app) {
+  auto* read =
+      app.add_subcommand("read", "read data files and say what they hold (or what is wrong)");
+  read->require_subcommand(1);
+  auto o = std::make_shared<ReadRtscanOptions>();
+  auto* cmd = read->add_subcommand(
+      "rtscan", "an RTScan artifact column file and/or predicate file (the layout of gen rtscan)");
+  cmd->add_option("--column-file", o->column_file,
+                  "little-endian uint32 values, column after column");
+  cmd->add_option("--query-file", o->query_file, "predicate file (`lt 5` ..., `exit`)");
+  add_count(*cmd, "--rows", o->rows, "rows per column of --column-file", 1);
+  add_count(*cmd, "--columns", o->columns, "columns (predicates per query)", 1, 1024);
+  cmd->callback([o] { run_read(*o); });
+}
 
 void register_gen(CLI::App& app) {
   auto* gen = app.add_subcommand("gen", "write benchmark data sets to files");
@@ -82,12 +120,12 @@ void register_gen(CLI::App& app) {
   auto o = std::make_shared<GenRtscanOptions>();
   auto* cmd = gen->add_subcommand(
       "rtscan", "RTScan's columns and selectivity-sweep queries in the RTScan artifact's layout");
-  cmd->add_option("--rows", o->rows, "rows per column, e.g. 1e8");
-  cmd->add_option("--columns", o->columns, "columns");
+  add_count(*cmd, "--rows", o->rows, "rows per column, e.g. 1e8", 1);
+  add_count(*cmd, "--columns", o->columns, "columns", 1, 1024);
   cmd->add_option("--dist", o->distribution,
                   "uniform | zipf | normal | small-range | permutation (the paper's main sweep)");
-  cmd->add_option("--zipf", o->zipf, "Zipf coefficient (the paper: 1.1, 1.3, 1.5)");
-  cmd->add_option("--seed", o->seed, "seed (column c uses seed + c)");
+  add_real(*cmd, "--zipf", o->zipf, "Zipf coefficient (the paper: 1.1, 1.3, 1.5)", 0, 100);
+  add_count(*cmd, "--seed", o->seed, "seed (column c uses seed + c)");
   cmd->add_option("--out", o->out, "folder for columns.bin and queries.txt");
   cmd->callback([o] { run(*o); });
 
@@ -96,8 +134,8 @@ void register_gen(CLI::App& app) {
   auto tout = std::make_shared<std::string>("tpch-scans");
   auto* tpch = gen->add_subcommand(
       "tpch-scans", "TPC-H Q3, Q6, Q17 predicate columns (spec distributions) and their queries");
-  tpch->add_option("--sf", *sf, "scale factor (fractions allowed)");
-  tpch->add_option("--seed", *tseed, "seed");
+  add_real(*tpch, "--sf", *sf, "scale factor (fractions allowed)", 1e-4, 1000);
+  add_count(*tpch, "--seed", *tseed, "seed");
   tpch->add_option("--out", *tout, "folder for <query>-<table>.bin and .txt");
   tpch->callback([sf, tseed, tout] { run_tpch(*sf, *tseed, *tout); });
   register_gen_ssb(*gen);

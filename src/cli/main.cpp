@@ -2,9 +2,45 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <new>
 
 #include "cli/cli.hpp"
 #include "raydb/version.hpp"
+#include "common/printable.hpp"
+
+namespace {
+
+// CLI11 answers a mistyped command word with "A subcommand is required" (naming nothing); this
+// names the word and the commands it could have been. Options come after the command words.
+void check_command_words(CLI::App& app, int argc, char** argv) {
+  CLI::App* at = &app;
+  std::string path = "raydb";
+  for (int i = 1; i < argc; ++i) {
+    std::string word = argv[i];
+    auto subs = at->get_subcommands([](CLI::App*) { return true; });
+    if (subs.empty()) return;
+    std::string names;
+    for (CLI::App* s : subs) names += (names.empty() ? "" : ", ") + s->get_name();
+    if (!word.empty() && word[0] == '-') {
+      // Before its command an option is either CLI11's own (--help, --version) or a mistake.
+      if (word == "-h" || word == "--help" || word == "--version") return;
+      throw raydb::Error(raydb::Errc::invalid_argument,
+                         fmt::format("option '{}' before a command; after '{}' comes one of: {}",
+                                     raydb::detail::printable(word), path, names));
+    }
+    CLI::App* next = nullptr;
+    for (CLI::App* s : subs)
+      if (s->get_name() == word) next = s;
+    if (!next)
+      throw raydb::Error(raydb::Errc::invalid_argument,
+                         fmt::format("unknown command '{}' after '{}' (expected one of: {})",
+                                     raydb::detail::printable(word), path, names));
+    at = next;
+    path += " " + word;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"raydb: database operators on GPU ray-tracing hardware (Vulkan)"};
@@ -16,6 +52,7 @@ int main(int argc, char** argv) {
   raydb::cli::register_info(app);
   raydb::cli::register_gen(app);
   raydb::cli::register_ssb(app);
+  raydb::cli::register_read(app);
   auto* bench =
       app.add_subcommand("bench", "run a benchmark suite; results go to bench/results/<device>/");
   bench->require_subcommand(1);
@@ -25,11 +62,18 @@ int main(int argc, char** argv) {
   raydb::cli::register_bench_ssb(*bench);
   raydb::cli::register_bench_rtscan(*bench);
   try {
+    check_command_words(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   } catch (const raydb::Error& e) {
     std::fprintf(stderr, "raydb: error (%s): %s\n", raydb::to_string(e.code()), e.what());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // The sizes the options ask for are checked against host memory up front; this is the rest.
+    std::fprintf(stderr,
+                 "raydb: error (out_of_memory): host memory ran out (std::bad_alloc); try smaller "
+                 "sizes (--keys, --lookups, --rows, --build, --probe, --sf)\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "raydb: error: %s\n", e.what());

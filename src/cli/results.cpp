@@ -59,40 +59,6 @@ void bench_progress(const char* suite, const std::string& line) {
   std::fflush(stderr);
 }
 
-uint64_t parse_count(const std::string& text) {
-  auto bad = [&] {
-    return Error(Errc::invalid_argument,
-                 fmt::format("'{}' is not a count (e.g. 1048576, 2^20, 1M)", text));
-  };
-  if (text.empty()) throw bad();
-  if (auto caret = text.find('^'); caret != std::string::npos) {
-    uint64_t base = std::stoull(text.substr(0, caret)), exp = std::stoull(text.substr(caret + 1));
-    double v = std::pow(static_cast<double>(base), static_cast<double>(exp));
-    if (v > 1.8e19) throw bad();
-    uint64_t r = 1;
-    for (uint64_t i = 0; i < exp; ++i) r *= base;
-    return r;
-  }
-  size_t pos = 0;
-  double v = 0;
-  try {
-    v = std::stod(text, &pos);
-  } catch (...) {
-    throw bad();
-  }
-  std::string suffix = text.substr(pos);
-  if (suffix == "K" || suffix == "k")
-    v *= 1 << 10;
-  else if (suffix == "M" || suffix == "m")
-    v *= 1 << 20;
-  else if (suffix == "G" || suffix == "g")
-    v *= 1 << 30;
-  else if (!suffix.empty())
-    throw bad();
-  if (v < 0 || v > 1.8e19 || v != std::floor(v)) throw bad();
-  return static_cast<uint64_t>(v);
-}
-
 std::string device_slug(const DeviceInfo& d) {
   std::string s;
   for (char c : d.name) {
@@ -132,13 +98,13 @@ std::string append_results(const std::string& dir, const Context& ctx, const std
 }
 
 void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o) {
-  cmd.add_option("--repeats", o.repeats, "timed repeats per configuration (median reported)");
-  cmd.add_option("--warmup", o.warmup, "untimed runs before the repeats");
+  add_count(cmd, "--repeats", o.repeats, "timed repeats per configuration (median reported)", 1);
+  add_count(cmd, "--warmup", o.warmup, "untimed runs before the repeats");
   cmd.add_flag("--no-check", o.no_check, "do not compare results with the CPU reference");
   cmd.add_flag("--no-save", o.no_save, "do not append results under --out");
   cmd.add_option("--out", o.out, "results folder (a subfolder per device)");
   cmd.add_option("--label", o.label, "free text stored with each result");
-  cmd.add_option("--seed", o.seed, "random seed (default: fresh)");
+  add_count(cmd, "--seed", o.seed, "random seed (default: fresh)");
 }
 
 ApiChoice parse_apis(const Context& ctx, const std::vector<std::string>& apis) {

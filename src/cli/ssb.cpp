@@ -29,14 +29,14 @@ void run_ssb(const SsbOptions& o) {
     names = ssb::query_names();
   else
     names.push_back(ssb::canonical_query_name(o.query).value());
-  Context ctx = open_context(o.common).value();
+  // A given folder is read before the device opens, so a bad file fails at once.
   ssb::SsbTables tables;
+  if (!o.data.empty()) tables = ssb::load_ssb_tbl(o.data).value();
+  Context ctx = open_context(o.common).value();
   if (o.data.empty()) {
     ssb::SsbRowCounts n = ssb::ssb_row_counts(o.sf).value();
     ssb::SsbEngine::check_fits(ctx, n.orders * 7).value();  // before spending time generating
     tables = ssb::generate_ssb(o.sf, o.seed).value();
-  } else {
-    tables = ssb::load_ssb_tbl(o.data).value();
   }
   ssb::SsbEngineOptions eo;
   ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
@@ -76,8 +76,8 @@ void register_gen_ssb(CLI::App& gen) {
   auto out = std::make_shared<std::string>("ssb-data");
   auto* cmd = gen.add_subcommand(
       "ssb", "Star Schema Benchmark tables (lineorder, customer, supplier, part, date) as .tbl");
-  cmd->add_option("--sf", *sf, "scale factor (fractions allowed, such as 0.01)");
-  cmd->add_option("--seed", *seed, "seed");
+  add_real(*cmd, "--sf", *sf, "scale factor (fractions allowed, such as 0.01)", 1e-4, 1000);
+  add_count(*cmd, "--seed", *seed, "seed");
   cmd->add_option("--out", *out, "folder for the .tbl files");
   cmd->callback([sf, seed, out] {
     ssb::SsbTables t = ssb::generate_ssb(*sf, *seed, *out).value();
@@ -92,8 +92,8 @@ void register_ssb(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "ssb", "run the Star Schema Benchmark queries as ray-tracing jobs (RTCUDB) and print them");
   add_common_options(*cmd, o->common);
-  cmd->add_option("--sf", o->sf, "scale factor of generated data (fractions allowed)");
-  cmd->add_option("--seed", o->seed, "seed of generated data");
+  add_real(*cmd, "--sf", o->sf, "scale factor of generated data (fractions allowed)", 1e-4, 1000);
+  add_count(*cmd, "--seed", o->seed, "seed of generated data");
   cmd->add_option("--query", o->query, "1.1 .. 4.3 (or Q1.1), or all");
   cmd->add_option("--data", o->data, "read the .tbl files of this folder instead of generating");
   cmd->add_flag("--check", o->check, "also run the query on SQLite and compare the whole result");

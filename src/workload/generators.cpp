@@ -204,7 +204,8 @@ Result<RangeColumn> make_range_probes(const KeyUniverse& u, const ProbeOptions& 
     c.width = u.width();
     uint64_t max_key = u.width() == KeyWidth::bits64 ? ~uint64_t{0} : 0xFFFFFFFFull;
     for (uint64_t lo : draw_probe_keys(u, o)) {
-      uint64_t hi = lo > max_key - (o.range_width - 1) ? max_key : lo + (o.range_width - 1);
+      // Saturates at the largest key; a width past the key space once wrapped (lo > hi).
+      uint64_t hi = o.range_width - 1 > max_key - lo ? max_key : lo + (o.range_width - 1);
       if (u.width() == KeyWidth::bits64)
         c.r64.push_back({lo, hi});
       else

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "common/capture.hpp"
+#include "common/printable.hpp"
 #include "raydb/rtscan_files.hpp"
 
 namespace raydb::rtscan {
@@ -66,12 +67,21 @@ Status write_column_file(const std::string& path,
 Result<std::vector<std::vector<uint32_t>>> read_column_file(const std::string& path, uint64_t rows,
                                                             uint32_t columns) {
   return detail::capture([&]() -> std::vector<std::vector<uint32_t>> {
-    if (columns != 0 && rows > ~uint64_t{0} / 4 / columns)
+    // With no column, an empty file would match any row count, and the rows were once allocated
+    // (4 GB for 2^30) before anything was read.
+    if (columns == 0)
+      throw Error(Errc::invalid_argument,
+                  fmt::format("column file '{}': at least one column must be asked for",
+                              detail::printable(path)));
+    if (rows > ~uint64_t{0} / 4 / columns)
       throw Error(Errc::invalid_argument,
                   fmt::format("column file '{}': {} rows x {} columns overflow a file size", path,
                               rows, columns));
     const uint64_t want = rows * columns * 4;
     std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw Error(Errc::io,
+                  fmt::format("column file '{}' is a folder, not a file", detail::printable(path)));
     const uint64_t have = std::filesystem::file_size(path, ec);
     if (ec)
       throw Error(Errc::io, fmt::format("cannot read column file '{}': {}", path, ec.message()));
@@ -81,8 +91,9 @@ Result<std::vector<std::vector<uint32_t>>> read_column_file(const std::string& p
                               "= {} bytes were expected",
                               path, have, rows, columns, want));
     File f = open_or_throw(path, "rb");
-    std::vector<std::vector<uint32_t>> out(columns, std::vector<uint32_t>(rows));
+    std::vector<std::vector<uint32_t>> out(columns);
     for (auto& c : out) {
+      c.resize(rows);  // only once the file is known to hold them
       if (std::fread(c.data(), 4, c.size(), f.get()) != c.size())
         throw Error(Errc::io,
                     fmt::format("column file '{}' ended early (changed while read?)", path));

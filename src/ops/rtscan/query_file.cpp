@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "common/capture.hpp"
+#include "common/printable.hpp"
 #include "raydb/rtscan_files.hpp"
 
 namespace raydb::rtscan {
@@ -52,14 +54,15 @@ uint32_t parse_value(std::string_view v, const std::string& name, size_t line) {
   // The artifact reads comma lists as a sweep of one column; a Query has one constant per column.
   if (v.find(',') != std::string_view::npos)
     bad_line(name, line,
-             fmt::format("value list '{}' is not supported: one value per predicate", v));
+             fmt::format("value list '{}' is not supported: one value per predicate",
+                         detail::printable(v)));
   uint64_t value = 0;
   // from_chars alone would accept a numeric prefix ("12abc"); the whole word must be digits.
   auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), value);
   if (v.empty() || v[0] < '0' || v[0] > '9' || end != v.data() + v.size())
-    bad_line(name, line, fmt::format("value '{}' is not a decimal uint32", v));
+    bad_line(name, line, fmt::format("value '{}' is not a decimal uint32", detail::printable(v)));
   if (ec == std::errc::result_out_of_range || value > 0xFFFFFFFFull)
-    bad_line(name, line, fmt::format("value {} is larger than 2^32 - 1", v));
+    bad_line(name, line, fmt::format("value {} is larger than 2^32 - 1", detail::printable(v)));
   return static_cast<uint32_t>(value);
 }
 
@@ -75,12 +78,15 @@ Predicate parse_line(const std::vector<std::string_view>& words, uint32_t column
     }
   if (!known)
     bad_line(name, line,
-             fmt::format("unknown operator '{}' (lt, le, gt, ge, eq, bt, exit)", words[0]));
+             fmt::format("unknown operator '{}' (lt, le, gt, ge, eq, bt, exit)",
+                         detail::printable(words[0])));
   const size_t values = p.op == CompareOp::between ? 2 : 1;
   if (words.size() < 1 + values)
     bad_line(name, line, values == 2 ? "bt needs two values" : "missing value after the operator");
   if (words.size() > 1 + values)
-    bad_line(name, line, fmt::format("trailing text '{}' after the value", words[1 + values]));
+    bad_line(
+        name, line,
+        fmt::format("trailing text '{}' after the value", detail::printable(words[1 + values])));
   p.value = parse_value(words[1], name, line);
   if (values == 2) {
     p.value2 = parse_value(words[2], name, line);
@@ -129,19 +135,21 @@ Result<std::vector<Query>> parse_queries(std::string_view text, uint32_t columns
     Query current;
     size_t line = 0, last = 0, exit_line = 0;
     for (size_t b = 0; b < text.size();) {
-      size_t e = text.find('\n', b);
+      // A line ends at LF, CRLF (Windows) or a lone CR (classic Mac OS); a lone CR was once read
+      // as a space inside one long line.
+      size_t e = text.find_first_of("\r\n", b);
       if (e == std::string_view::npos) e = text.size();
       std::string_view l = text.substr(b, e - b);
-      b = e + 1;
+      b = e + (e + 1 < text.size() && text[e] == '\r' && text[e + 1] == '\n' ? 2 : 1);
       ++line;
-      if (!l.empty() && l.back() == '\r') l.remove_suffix(1);  // files written on Windows
       auto words = split_words(l);
       if (words.empty()) continue;
       if (exit_line) bad_line(name, line, fmt::format("text after the exit on line {}", exit_line));
       last = line;
       if (words[0] == "exit") {
         if (words.size() > 1)
-          bad_line(name, line, fmt::format("trailing text '{}' after exit", words[1]));
+          bad_line(name, line,
+                   fmt::format("trailing text '{}' after exit", detail::printable(words[1])));
         exit_line = line;
         if (!current.empty()) break;  // reported below as an incomplete query
         continue;
@@ -168,6 +176,11 @@ Status write_query_file(const std::string& path, std::span<const Query> queries,
 }
 
 Result<std::vector<Query>> read_query_file(const std::string& path, uint32_t columns) {
+  // An ifstream opens a folder and reads it as empty: zero queries, no error.
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    return Error(Errc::io, fmt::format("predicate file '{}' is a folder, not a file",
+                                       detail::printable(path)));
   std::ifstream f(path, std::ios::binary);
   if (!f) return Error(Errc::io, fmt::format("cannot open predicate file '{}'", path));
   std::ostringstream s;

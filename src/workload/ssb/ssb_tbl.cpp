@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "common/capture.hpp"
+#include "common/printable.hpp"
 #include "raydb/ssb_data.hpp"
 
 namespace raydb::ssb {
@@ -42,6 +43,9 @@ class TblReader {
  public:
   TblReader(const std::filesystem::path& path, size_t fields)
       : path_(path.string()), fields_(fields) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+      throw Error(Errc::io, fmt::format("{} is a folder, not a .tbl file", path_));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(Errc::io, fmt::format("cannot open {}", path_));
     std::ostringstream ss;
@@ -86,7 +90,7 @@ class TblReader {
     if (ec != std::errc() || p != s.data() + s.size() || s.empty())
       throw Error(Errc::invalid_argument,
                   fmt::format("{} line {} field {} ({}): '{}' is not a 32-bit unsigned number",
-                              path_, line_, field + 1, name, s));
+                              path_, line_, field + 1, name, detail::printable(s)));
     return v;
   }
   const std::string& path() const { return path_; }
@@ -115,8 +119,15 @@ void load_party(const std::filesystem::path& path, size_t fields, PartyColumns& 
 Result<SsbTables> load_ssb_tbl(const std::string& dir_name) {
   return detail::capture([&] {
     std::filesystem::path dir(dir_name);
-    if (!std::filesystem::is_directory(dir))
-      throw Error(Errc::io, fmt::format("SSB data folder {} does not exist", dir_name));
+    std::error_code ec;
+    if (std::filesystem::exists(dir, ec) && !std::filesystem::is_directory(dir, ec))
+      throw Error(Errc::io,
+                  fmt::format("SSB data folder {} is a file; give the folder that holds "
+                              "lineorder.tbl, customer.tbl, supplier.tbl, part.tbl and date.tbl",
+                              detail::printable(dir_name)));
+    if (!std::filesystem::is_directory(dir, ec))
+      throw Error(Errc::io,
+                  fmt::format("SSB data folder {} does not exist", detail::printable(dir_name)));
     SsbTables t;
     load_party(dir / "customer.tbl", 8, t.customer);
     load_party(dir / "supplier.tbl", 7, t.supplier);
