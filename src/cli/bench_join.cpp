@@ -190,7 +190,9 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
     }
     if (kind != "sorted")
       throw Error(Errc::invalid_argument,
-                  "--index takes rx, cgrx, sort_merge, sort_search, sorted_array, hash, sorted");
+                  fmt::format("unknown --index '{}' (rx, cgrx, sort_merge, sort_search, "
+                              "sorted_array, hash, sorted)",
+                              kind));
     progress(fmt::format("joining: aggregate through the {} index", kind));
     auto [index_ms, lookup_ms, agg] = baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
     std::string checked = o.run.no_check                                          ? "skipped"

@@ -65,9 +65,15 @@ int main(int argc, char** argv) {
     check_command_words(app, argc, argv);
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    // CLI11 would echo an unexpected argument's bytes raw.
+    std::fprintf(stderr, "raydb: error: %s\nRun with --help for more information.\n",
+                 raydb::detail::printable_message(e.what()).c_str());
+    return e.get_exit_code();
   } catch (const raydb::Error& e) {
-    std::fprintf(stderr, "raydb: error (%s): %s\n", raydb::to_string(e.code()), e.what());
+    // Messages quote what the user or a file gave; escaped here once for every message.
+    std::fprintf(stderr, "raydb: error (%s): %s\n", raydb::to_string(e.code()),
+                 raydb::detail::printable_message(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc&) {
     // The sizes the options ask for are checked against host memory up front; this is the rest.
@@ -76,7 +82,7 @@ int main(int argc, char** argv) {
                  "sizes (--keys, --lookups, --rows, --build, --probe, --sf)\n");
     return 1;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "raydb: error: %s\n", e.what());
+    std::fprintf(stderr, "raydb: error: %s\n", raydb::detail::printable_message(e.what()).c_str());
     return 1;
   }
   return 0;

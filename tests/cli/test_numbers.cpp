@@ -161,6 +161,12 @@ TEST_CASE("cli errors escape bytes that are not printable") {
   CHECK(m.find('\xff') == std::string::npos);
   CHECK(m.find("\\x01\\xff\\x1b[31m") != std::string::npos);
   CHECK(raydb::detail::printable(std::string(200, 'a')).size() < 100);
+  // Whole messages: lines and well-formed UTF-8 kept, control and stray bytes escaped.
+  using raydb::detail::printable_message;
+  CHECK(printable_message("a\nb\tc") == "a\nb\tc");
+  CHECK(printable_message("\xc3\xa9 \xe2\x89\xa5") == "\xc3\xa9 \xe2\x89\xa5");
+  CHECK(printable_message(std::string("x\x1b[2J\xff\xc3\x01\x7f", 9)) ==
+        "x\\x1b[2J\\xff\\xc3\\x01\\x7f");
 }
 
 TEST_CASE("cli host memory: a count past this machine's memory is refused, naming it") {

@@ -17,7 +17,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::memcpy(&rows, data, 8);
   if (data[0] & 1) rows &= 0xFF;  // half the inputs ask for few rows, so reads succeed too
   const uint32_t columns = data[8] % 8;
-  static const std::string path = "/tmp/raydb_fuzz_column_" + std::to_string(::getpid()) + ".bin";
+  static const std::string path = [] {
+    std::atexit([] {
+      std::remove(("/tmp/raydb_fuzz_column_" + std::to_string(::getpid()) + ".bin").c_str());
+    });
+    return "/tmp/raydb_fuzz_column_" + std::to_string(::getpid()) + ".bin";
+  }();
   std::FILE* f = std::fopen(path.c_str(), "wb");
   if (!f) std::abort();
   std::fwrite(data + 9, 1, size - 9, f);

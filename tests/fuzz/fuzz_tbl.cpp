@@ -14,8 +14,14 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   namespace fs = std::filesystem;
-  static const fs::path dir =
-      fs::temp_directory_path() / ("raydb_fuzz_tbl_" + std::to_string(::getpid()));
+  static const fs::path dir = [] {
+    std::atexit([] {
+      std::error_code ec;
+      fs::remove_all(fs::temp_directory_path() / ("raydb_fuzz_tbl_" + std::to_string(::getpid())),
+                     ec);
+    });
+    return fs::temp_directory_path() / ("raydb_fuzz_tbl_" + std::to_string(::getpid()));
+  }();
   static const char* const kFiles[] = {"lineorder.tbl", "customer.tbl", "supplier.tbl", "part.tbl",
                                        "date.tbl"};
   fs::remove_all(dir);
