@@ -17,7 +17,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-README = ROOT / "README.md"
+README = ROOT / "RESULTS.md"  # the generated tables live in RESULTS.md
 BEGIN, END = "<!-- results:rx:begin -->", "<!-- results:rx:end -->"
 THESIS_BEGIN, THESIS_END = "<!-- results:thesis:begin -->", "<!-- results:thesis:end -->"
 

@@ -37,6 +37,7 @@ export RAYDB_VALIDATION=1
 run_examples() {  # <folder with the built examples> <how they were built>
   "$1/lookup" || fail "lookup ($2)"
   "$1/ssb" "$tmp/ssb" 2.1 || fail "ssb ($2)"
+  "$1/vulkan_app" || fail "vulkan_app ($2)"
 }
 
 # 1. CMake: find_package(raydb CONFIG REQUIRED), raydb::raydb.
@@ -55,9 +56,11 @@ static=()
 flags=$(pkg-config "${static[@]}" --cflags --libs raydb) || fail "pkg-config raydb"
 say "pkg-config ${static[*]} raydb: $flags"
 mkdir -p "$tmp/pc"
-for ex in lookup ssb; do
+vulkan_flags=$(pkg-config --cflags --libs vulkan) || fail "pkg-config vulkan"
+for ex in lookup ssb vulkan_app/main; do
   # shellcheck disable=SC2086  # the flags are words
-  ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/$ex" "$src/examples/$ex.cpp" $flags ||
+  ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/${ex%/main}" "$src/examples/$ex.cpp" $flags \
+    $([ "$ex" = vulkan_app/main ] && echo "$vulkan_flags") ||
     fail "building examples/$ex.cpp with pkg-config"
 done
 say "examples built with pkg-config"
