@@ -49,6 +49,22 @@ cmake --build "$tmp/cmake" >"$tmp/build.log" ||
 say "examples built with find_package(raydb)"
 run_examples "$tmp/cmake" "find_package"
 
+# The components say what version.hpp says was built: find_package(... COMPONENTS x) succeeds
+# exactly when raydb::built_with_x is true.
+for comp in cuda optix; do
+  built=$(sed -n "s/.*built_with_$comp = \([a-z0-9]*\);/\1/p" "$prefix/include/raydb/version.hpp")
+  mkdir -p "$tmp/comp-$comp"
+  printf 'cmake_minimum_required(VERSION 3.25)\nproject(c CXX)\nfind_package(raydb CONFIG REQUIRED COMPONENTS %s)\n' \
+    "$comp" >"$tmp/comp-$comp/CMakeLists.txt"
+  if cmake -S "$tmp/comp-$comp" -B "$tmp/comp-$comp/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
+    found=1
+  else
+    found=0
+  fi
+  [ "$found" = "$built" ] || fail "find_package(raydb COMPONENTS $comp) found=$found, version.hpp built_with_$comp=$built"
+done
+say "components cuda and optix agree with version.hpp"
+
 # 2. pkg-config; a static libraydb needs --static for its private libraries.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 static=()
