@@ -54,6 +54,7 @@ apt_update() {
 # place, which may be a local or corporate mirror. deb.debian.org only where none is configured.
 debian_mirror() {
   local uri
+  # shellcheck disable=SC2016  # $(REPO_URI) is apt's format syntax, not the shell's
   uri=$(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
     awk '$2 == "bookworm" { print $1; exit }')
   if [ -z "$uri" ]; then

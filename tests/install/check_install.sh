@@ -74,9 +74,10 @@ say "pkg-config ${static[*]} raydb: $flags"
 mkdir -p "$tmp/pc"
 vulkan_flags=$(pkg-config --cflags --libs vulkan) || fail "pkg-config vulkan"
 for ex in lookup ssb vulkan_app/main; do
+  extra=""
+  [ "$ex" = vulkan_app/main ] && extra=$vulkan_flags  # it links the system's Vulkan loader too
   # shellcheck disable=SC2086  # the flags are words
-  ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/${ex%/main}" "$src/examples/$ex.cpp" $flags \
-    $([ "$ex" = vulkan_app/main ] && echo "$vulkan_flags") ||
+  ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/${ex%/main}" "$src/examples/$ex.cpp" $flags $extra ||
     fail "building examples/$ex.cpp with pkg-config"
 done
 say "examples built with pkg-config"
