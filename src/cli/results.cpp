@@ -97,6 +97,15 @@ std::string append_results(const std::string& dir, const Context& ctx, const std
   return file.string();
 }
 
+std::string default_results_dir() {
+  namespace fs = std::filesystem;
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  if (xdg && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "raydb" / "results").string();
+  const char* home = std::getenv("HOME");
+  if (home && *home) return (fs::path(home) / ".local" / "share" / "raydb" / "results").string();
+  return "raydb-results";
+}
+
 void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o) {
   add_count(cmd, "--repeats", o.repeats, "timed repeats per configuration (median reported)", 1);
   add_count(cmd, "--warmup", o.warmup, "untimed runs before the repeats");
