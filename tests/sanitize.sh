@@ -56,9 +56,15 @@ if [ "$what" = tsan ] || [ "$what" = all ]; then
   start=$SECONDS
   configure build-tsan "-fsanitize=thread -fno-omit-frame-pointer" -DRAYDB_BUILD_CLI=OFF
   cmake --build build-tsan --target raydb_tests
-  # tests/sanitizers/tsan.supp: reports inside lavapipe (uninstrumented, synchronising through
-  # its own primitives) only; see that file.
-  export TSAN_OPTIONS="suppressions=$supp/tsan.supp halt_on_error=1 second_deadlock_stack=1"
-  build-tsan/tests/raydb_tests -tc='threads:*'
+  # No suppressions: with the layer off, lavapipe (not instrumented) gave no report in the runs
+  # so far. Should one appear with every frame inside Mesa, suppress exactly that, with a reason.
+  # detect_deadlocks=0: LLVM's JIT inside lavapipe holds more than the 64 locks at once that
+  # TSan's lock-order detector can track, which aborts TSan itself ("CHECK failed:
+  # sanitizer_deadlock_detector.h:67"). Races are still detected.
+  # RAYDB_TEST_NO_VALIDATION=1: the validation layer is not instrumented either and hands work to
+  # its own threads (reported as races inside libVkLayer_khronos_validation); its thread checks
+  # run in the plain suite, which runs this test with the layer on.
+  export TSAN_OPTIONS="halt_on_error=1 detect_deadlocks=0"
+  RAYDB_TEST_NO_VALIDATION=1 build-tsan/tests/raydb_tests -tc='threads:*'
   echo "sanitize: tsan threads test done in $((SECONDS - start)) s"
 fi
