@@ -123,6 +123,11 @@ TEST_CASE("faults: RAYDB_MEMORY_BUDGET must be a number of bytes") {
       CHECK(std::string(e.what()).find("RAYDB_MEMORY_BUDGET") != std::string::npos);
     }
   }
+  // Context::create reads it: a malformed budget is refused there, not ignored.
+  setenv("RAYDB_MEMORY_BUDGET", "-1", 1);
+  auto refused = Context::create(o);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code() == Errc::invalid_argument);
   setenv("RAYDB_MEMORY_BUDGET", "4096", 1);
   CHECK(detail::memory_budget_of(o) == 4096);
   o.memory_budget_bytes = 10;  // the option wins over the variable
