@@ -12,7 +12,7 @@ run() {
     --repeats 1 --warmup 0 --build-repeats 1 --out "$out" >/dev/null 2>&1
 }
 killed=0
-for delay in 0.2 0.5 0.8 1.1 1.4 1.7 2.0 2.5 3.0 4.0; do
+for delay in 0.1 0.2 0.3 0.4 0.5 0.6 0.7 0.8 1.0 1.2 1.5 2.0; do
   run &
   pid=$!
   sleep "$delay"
