@@ -26,10 +26,12 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 fi
 
+# RAYDB_WERROR=OFF: the plain build already fails on warnings; GCC's sanitizer instrumentation
+# adds false -Wmaybe-uninitialized / -Wstringop-overflow warnings at -O2 that are no bug of ours.
 configure() {  # folder, sanitizer flags, extra cmake arguments...
   local dir=$1 flags=$2
   shift 2
-  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAYDB_WERROR=ON \
+  cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DRAYDB_WERROR=OFF \
     -DRAYDB_CUDA=OFF -DRAYDB_PORTABLE_BINARY=OFF "${launcher[@]}" \
     "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" \
     "-DCMAKE_EXE_LINKER_FLAGS=$flags" "-DCMAKE_SHARED_LINKER_FLAGS=$flags" "$@" >/dev/null
