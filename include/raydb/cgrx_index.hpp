@@ -7,8 +7,8 @@
 //
 // Units: times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
 // Ownership: a CgrxIndex owns its device buffers and acceleration structures and keeps its
-// Context alive; key and value spans are only read during the call. Thread-safety: none (one
-// thread at a time per index, and per Context; see Context).
+// Context alive; key and value spans are only read during the call. Thread-safety: as RxIndex:
+// any thread, also on one index at once; calls on one Context are serialised (see Context).
 #pragma once
 
 #include <cstdint>

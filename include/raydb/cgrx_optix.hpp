@@ -12,7 +12,8 @@
 //
 // Ownership: a CgrxOptixIndex owns its GAS, pipeline and buffers (its own copies of the records
 // and per-primitive buckets); the CgrxIndex must outlive build() and rebuild() and must not be
-// rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none (see Context).
+// rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none: one thread at a
+// time, and no other call on its Context meanwhile (the OptiX twins take no Context lock).
 // The cgRX join runs through it with JoinOptions::api = optix (include/raydb/join.hpp).
 #pragma once
 

@@ -7,7 +7,9 @@
 //
 // Units: times in milliseconds of GPU time (timestamps), counts in pairs.
 // Ownership: an RxJoin owns its index (and so its device memory); probe keys are copied per call.
-// Thread-safety: none (see Context).
+// Thread-safety: any thread, also on one join at once; calls on one Context are serialised (see
+// Context), the api = optix twins inside the same lock; stats() reports the latest call of any
+// thread.
 #pragma once
 
 #include <cstdint>

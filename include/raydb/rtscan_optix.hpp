@@ -13,7 +13,8 @@
 // Units: times in GPU milliseconds (Vulkan timestamps for Vulkan work, CUDA events for OptiX);
 // sizes in bytes. Ownership: an RtScanOptix owns its GASes, pipeline and key copies and borrows
 // the table: the RtScanTable must outlive it. Its selects go through the table, so the table's
-// last_query() shows the latest of either. Thread-safety: none (see Context).
+// last_query() shows the latest of either. Thread-safety: none: one thread at a time, and no
+// other call on its Context meanwhile (the OptiX twins take no Context lock).
 #pragma once
 
 #include <memory>

@@ -4,7 +4,9 @@
 // re-checked against the exact key, so results are exact at any magnitude.
 //
 // Ownership: an RxIndex owns its device buffers and acceleration structures and keeps its
-// Context alive. Thread-safety: none (see Context).
+// Context alive. Thread-safety: any thread may call any member, also on one index at once;
+// calls on one Context are serialised (see Context), so results are those of one call after
+// another. build_stats() and last_probe() report the latest call of any thread.
 #pragma once
 
 #include <cstdint>

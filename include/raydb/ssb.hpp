@@ -79,7 +79,9 @@ struct SsbQueryStats {
 
 // The RT engine over one set of tables, on one context. Each query builds its own BVH (the
 // paper's per-query materialized view) when run; the last query's BVH stays resident until the
-// next run() (so rerun() can time the query alone). Not thread-safe.
+// next run() (so rerun() can time the query alone). Thread-safety: any thread, also on one
+// engine at once; calls on one Context are serialised (see Context); rerun() and last_stats() see
+// the latest run() of any thread.
 class SsbEngine {
  public:
   // `tables` must outlive the engine. Joins the tables into the flat table (every foreign key must
@@ -111,7 +113,7 @@ class SsbEngine {
 // The baseline in Crystal's style, as a Vulkan compute kernel: one fused pass over lineorder per
 // query with perfect-hash joins on the dimension tables (arrays indexed by key - min key), the
 // filters and the group index folded into them, and 64-bit atomic sums. No BVH. `tables` must
-// outlive it; the lineorder columns stay on the device. Not thread-safe.
+// outlive it; the lineorder columns stay on the device. Thread-safety: as SsbEngine.
 class SsbStarJoin {
  public:
   static Result<SsbStarJoin> create(const Context& ctx, const SsbTables& tables);
@@ -135,7 +137,7 @@ class SsbStarJoin {
 // filters, probes and sums into the group slots with 64-bit atomics. The lineorder columns and the
 // dimension keys and codes stay in Vulkan buffers shared with CUDA. create() fails with
 // Errc::unsupported ("CUDA not available: ...") where the context has no CUDA device or raydb was
-// built without CUDA. `tables` must outlive it. Not thread-safe.
+// built without CUDA. `tables` must outlive it. Thread-safety: as SsbEngine.
 class SsbCrystalCuda {
  public:
   static Result<SsbCrystalCuda> create(const Context& ctx, const SsbTables& tables);

@@ -16,6 +16,7 @@ struct CommonOptions {
   std::string device;
   std::string traversal = "auto";
   bool validation = false;
+  uint64_t memory_budget = 0;  // ContextOptions::memory_budget_bytes; 0: none
 };
 
 void add_common_options(CLI::App& app, CommonOptions& o);

@@ -11,10 +11,10 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/vk/accel.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
-#include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/rx/rx_params.hpp"
@@ -671,7 +671,7 @@ RxIndexView rx_view(const RxIndex& index) {
 
 }  // namespace detail
 
-using detail::capture;
+using detail::guarded;
 using detail::QueryBatch;
 
 namespace {
@@ -708,7 +708,7 @@ RxIndex::~RxIndex() = default;
 
 Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
                                const RxBuildOptions& options) {
-  return capture([&]() -> RxIndex {
+  return guarded(ctx.vk(), [&]() -> RxIndex {
     auto impl = std::make_unique<RxIndexImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;
@@ -737,22 +737,23 @@ Result<std::vector<RxLookup>> RxIndex::lookup_ranges(RangeSpan ranges) {
 }
 
 Result<RxCollectResult> RxIndex::collect_rows(KeySpan points, std::span<RxRowMatch> out) {
-  return capture([&] {
+  return guarded(*impl_->ctx, [&] {
     return impl_->probe(QueryBatch::points(points), nullptr, true, out.data(), out.size());
   });
 }
 
 Result<RxCollectResult> RxIndex::collect_rows(RangeSpan ranges, std::span<RxRowMatch> out) {
-  return capture(
-      [&] { return impl_->probe(QueryBatch::of(ranges), nullptr, true, out.data(), out.size()); });
+  return guarded(*impl_->ctx, [&] {
+    return impl_->probe(QueryBatch::of(ranges), nullptr, true, out.data(), out.size());
+  });
 }
 
 Status RxIndex::update(KeySpan keys, std::span<const uint32_t> values) {
-  return capture([&] { impl_->update(keys, values); });
+  return guarded(*impl_->ctx, [&] { impl_->update(keys, values); });
 }
 
 Status RxIndex::rebuild(KeySpan keys, std::span<const uint32_t> values) {
-  return capture([&] { impl_->build(keys, values); });
+  return guarded(*impl_->ctx, [&] { impl_->build(keys, values); });
 }
 
 uint64_t RxIndex::size() const {

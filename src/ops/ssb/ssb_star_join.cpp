@@ -5,9 +5,9 @@
 
 #include <cstring>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
-#include "common/capture.hpp"
 #include "ops/ssb/ssb_encoding.hpp"
 #include "ops/ssb/ssb_params.hpp"
 #include "ops/ssb/ssb_star_plan.hpp"
@@ -101,7 +101,7 @@ SsbStarJoin& SsbStarJoin::operator=(SsbStarJoin&&) noexcept = default;
 SsbStarJoin::~SsbStarJoin() = default;
 
 Result<SsbStarJoin> SsbStarJoin::create(const Context& ctx, const SsbTables& tables) {
-  return capture([&] {
+  return guarded(ctx.vk(), [&] {
     auto impl = std::make_unique<Impl>();
     impl->ctx = ctx.shared();
     if (!impl->ctx->info.buffer_int64_atomics)
@@ -125,7 +125,7 @@ Result<SsbStarJoin> SsbStarJoin::create(const Context& ctx, const SsbTables& tab
 }
 
 Result<ResultTable> SsbStarJoin::run(std::string_view query) {
-  return capture([&] { return impl_->run(query); });
+  return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
 double SsbStarJoin::last_kernel_ms() const {
   return impl_->kernel_ms;

@@ -3,7 +3,7 @@
 // perfect-hash tables from them and runs the fused probe (src/backend/cuda/ssb_crystal.cu).
 #include <fmt/format.h>
 
-#include "common/capture.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "ops/ssb/cuda/ssb_cuda.hpp"
 #include "ops/ssb/ssb_params.hpp"
 #include "ops/ssb/ssb_star_plan.hpp"
@@ -104,7 +104,7 @@ SsbCrystalCuda& SsbCrystalCuda::operator=(SsbCrystalCuda&&) noexcept = default;
 SsbCrystalCuda::~SsbCrystalCuda() = default;
 
 Result<SsbCrystalCuda> SsbCrystalCuda::create(const Context& ctx, const SsbTables& tables) {
-  return capture([&] {
+  return guarded(ctx.vk(), [&] {
     const CudaSupport& s = ctx.cuda();
     if (!s.available) throw Error(Errc::unsupported, "CUDA not available: " + s.reason);
     auto impl = std::make_unique<Impl>();
@@ -121,7 +121,7 @@ Result<SsbCrystalCuda> SsbCrystalCuda::create(const Context& ctx, const SsbTable
 }
 
 Result<ResultTable> SsbCrystalCuda::run(std::string_view query) {
-  return capture([&] { return impl_->run(query); });
+  return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
 double SsbCrystalCuda::last_kernel_ms() const {
   return impl_->kernel_ms;
