@@ -782,7 +782,7 @@ const RxBuildOptions& RxIndex::options() const {
 const RxBuildStats& RxIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& RxIndex::last_probe() const {
+const RxProbeStats& RxIndex::last_stats() const {
   return impl_->probe_stats;
 }
 
