@@ -26,7 +26,7 @@ fi
 
 PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-volk-dev glslc
   glslang-tools spirv-tools vulkan-validationlayers vulkan-tools doctest-dev libcli11-dev
-  nlohmann-json3-dev libfmt-dev libsqlite3-dev python3)
+  nlohmann-json3-dev libfmt-dev libsqlite3-dev python3 libpg-query-dev glslang-dev zlib1g-dev)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

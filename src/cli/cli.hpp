@@ -31,6 +31,7 @@ void register_bench_rtscan(CLI::App& bench);
 void register_gen(CLI::App& app);
 void register_gen_ssb(CLI::App& gen);
 void register_ssb(CLI::App& app);
+void register_sql(CLI::App& app);
 
 // Shared by the bench suites.
 double median(std::vector<double> v);

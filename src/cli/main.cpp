@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   raydb::cli::register_info(app);
   raydb::cli::register_gen(app);
   raydb::cli::register_ssb(app);
+  raydb::cli::register_sql(app);
   auto* bench =
       app.add_subcommand("bench", "run a benchmark suite; results go to bench/results/<device>/");
   bench->require_subcommand(1);
