@@ -33,6 +33,7 @@ struct SqlTable {
   // The output columns the query's ORDER BY sorts on, in key order (empty: no ORDER BY, or the
   // keys are not all output columns). Set by SqlEngine::query.
   std::vector<int> order_keys;
+  std::vector<bool> order_desc;  // per order key: descending
   // Like sqlite3/psql: a header, a rule, the rows, "(N rows)".
   std::string format_table() const;
   std::string format_csv() const;
@@ -93,8 +94,10 @@ class SqlEngine {
 };
 
 // Compares an engine result with SQLite's: same columns count, same rows as multisets, numbers
-// compared as numbers (decimals to the engine's printed digits, AVG to 1e-9 relative), and the
-// ORDER BY key columns (got.order_keys) in the same sequence. Empty when equal, else what differs.
+// compared as numbers (decimals to the engine's printed digits, AVG to 1e-9 relative), and `got`
+// sorted by its ORDER BY keys (got.order_keys / order_desc; SQLite's REAL arithmetic on decimals
+// may break near-ties differently, so its sequence is not compared). Empty when equal, else what
+// differs.
 std::string compare_with_sqlite(const SqlTable& got, const SqlTable& want);
 
 }  // namespace raydb::sql

@@ -66,7 +66,10 @@ struct SqlEngine::Impl {
         "  Y: group code over ({}), {} groups (dictionary of the tuples, value "
         "order)\n",
         yattrs.empty() ? "none" : yattrs, p.group_tuples.size());
-    s += fmt::format("  Z: mixed-radix filter code, {} codes\n", p.z_codes);
+    s += fmt::format(
+        "  Z: mixed-radix filter code, {} codes ({} lanes: row number modulo {} as "
+        "the last digit)\n",
+        p.z_codes, p.lanes, p.lanes);
     for (const ZAttr& z : p.z)
       s += fmt::format("    {}: domain {}, stride {}, {} selected in {} runs\n", z.name, z.domain,
                        z.stride, z.selected, z.runs);

@@ -155,7 +155,10 @@ SqlTable finish(const BoundQuery& q, const Catalog& cat, const RtPlan& p, const 
     for (size_t i = 0; i < row.size(); ++i) out.push_back(render(row[i], types[i]));
     t.rows.push_back(std::move(out));
   }
-  for (const OrderKey& k : q.order) t.order_keys.push_back(k.output);
+  for (const OrderKey& k : q.order) {
+    t.order_keys.push_back(k.output);
+    t.order_desc.push_back(k.desc);
+  }
   return t;
 }
 

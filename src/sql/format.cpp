@@ -98,14 +98,12 @@ std::string SqlTable::format_json() const {
 namespace {
 
 // Cells equal as text, or as numbers: the engine prints decimals exactly at their scale and AVG
-// as a double; SQLite sums REALs, so allow 1e-9 relative (and half a unit of the printed digits).
+// as a double; SQLite sums decimals as REAL, so 1e-9 relative (and absolute, for sums that cancel).
 bool cell_equal(const std::string& got, const std::string& want) {
   if (got == want) return true;
   if (!is_number(got) || !is_number(want)) return false;
   double g = std::stod(got), w = std::stod(want);
-  size_t dot = got.find('.');
-  double unit = dot == std::string::npos ? 0 : std::pow(10.0, -double(got.size() - dot - 1)) / 2;
-  return std::fabs(g - w) <= std::max(1e-9 * std::max(std::fabs(g), std::fabs(w)), unit);
+  return std::fabs(g - w) <= std::max(1e-9 * std::max(std::fabs(g), std::fabs(w)), 1e-9);
 }
 
 bool row_less(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -113,7 +111,7 @@ bool row_less(const std::vector<std::string>& a, const std::vector<std::string>&
     bool na = is_number(a[i]), nb = is_number(b[i]);
     if (na && nb) {
       double x = std::stod(a[i]), y = std::stod(b[i]);
-      if (cell_equal(a[i], b[i]) || cell_equal(b[i], a[i])) continue;
+      if (cell_equal(a[i], b[i])) continue;
       return x < y;
     }
     if (a[i] != b[i]) return a[i] < b[i];
@@ -128,12 +126,22 @@ std::string compare_with_sqlite(const SqlTable& got, const SqlTable& want) {
     return fmt::format("{} columns, SQLite {}", got.columns.size(), want.columns.size());
   if (got.rows.size() != want.rows.size())
     return fmt::format("{} rows, SQLite {}", got.rows.size(), want.rows.size());
-  // The ORDER BY keys in the same sequence.
-  for (size_t r = 0; r < got.rows.size(); ++r)
-    for (int k : got.order_keys)
-      if (!cell_equal(got.rows[r][size_t(k)], want.rows[r][size_t(k)]))
-        return fmt::format("row {}: order key column {} is {}, SQLite {}", r + 1, k + 1,
-                           got.rows[r][size_t(k)], want.rows[r][size_t(k)]);
+  // The engine's rows in ORDER BY order.
+  for (size_t r = 1; r < got.rows.size(); ++r)
+    for (size_t i = 0; i < got.order_keys.size(); ++i) {
+      auto k = static_cast<size_t>(got.order_keys[i]);
+      const std::string &a = got.rows[r - 1][k], &b = got.rows[r][k];
+      if (cell_equal(a, b)) continue;
+      bool desc = i < got.order_desc.size() && got.order_desc[i];
+      bool less = a == "NULL"                    ? true
+                  : b == "NULL"                  ? false
+                  : is_number(a) && is_number(b) ? std::stod(a) < std::stod(b)
+                                                 : a < b;
+      if (less == desc)
+        return fmt::format("rows {} and {} are out of ORDER BY order on column {}", r, r + 1,
+                           k + 1);
+      break;
+    }
   auto a = got.rows, b = want.rows;
   std::sort(a.begin(), a.end(), row_less);
   std::sort(b.begin(), b.end(), row_less);

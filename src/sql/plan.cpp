@@ -228,6 +228,23 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
     rec(rec, 0, 0);
   }
 
+  // Lanes: rows sharing a filter code are spread over `lanes` Z codes (the row number modulo
+  // lanes as the least significant digit), so the BVH separates them and an interval is cut
+  // into parallel rays; otherwise every row of a code lies at one point, on one ray.
+  uint64_t lanes = 1;
+  while (lanes < 65536 && p.z_codes * lanes * 2 <= kMaxZCodes &&
+         lanes * 2 * p.z_codes <= std::max<uint64_t>(p.rows, 1))
+    lanes *= 2;
+  if (lanes > 1) {
+    for (uint64_t r = 0; r < p.rows; ++r) z[r] = static_cast<uint32_t>(z[r] * lanes + r % lanes);
+    for (auto& [lo, hi] : p.intervals) {
+      lo = static_cast<uint32_t>(lo * lanes);
+      hi = static_cast<uint32_t>(hi * lanes + lanes - 1);
+    }
+    p.z_codes *= lanes;
+  }
+  p.lanes = static_cast<uint32_t>(lanes);
+
   // Y: the group tuples present in the fact table, in value order.
   std::vector<std::vector<uint32_t>> gcodes;
   std::vector<uint64_t> radix;

@@ -53,7 +53,8 @@ struct RtPlan {
   bool empty = false;  // a filter selects nothing: no ray is cast
   std::vector<ZAttr> z;
   std::vector<SideFilter> side;
-  uint64_t z_codes = 1;
+  uint64_t z_codes = 1;  // including the lanes
+  uint32_t lanes = 1;    // the least significant Z digit: row number modulo lanes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges
   std::vector<float> vertices;                           // 9 per fact row, in row order
   float ray_x = 0, ray_y = 0;

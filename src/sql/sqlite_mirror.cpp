@@ -49,9 +49,11 @@ SqliteMirror::SqliteMirror(const Catalog& cat) : db_(std::make_unique<Db>()) {
             sqlite3_bind_int64(s, k, c.ints[r]);
             break;
           case ColType::decimal: {
-            double v = double(c.ints[r]);
-            for (int j = 0; j < c.scale; ++j) v /= 10;
-            sqlite3_bind_double(s, k, v);
+            // One division (exact operands below 2^53): the double nearest the decimal, as
+            // SQLite's parse of the same literal gives.
+            double p = 1;
+            for (int j = 0; j < c.scale; ++j) p *= 10;
+            sqlite3_bind_double(s, k, double(c.ints[r]) / p);
             break;
           }
           case ColType::date:

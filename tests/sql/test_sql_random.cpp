@@ -1,6 +1,7 @@
 // Differential testing: random queries of the class on SSB and on a retail star schema, every
 // result compared row by row with SQLite on the same rows. A fixed seed and a fresh one (printed;
 // RAYDB_TEST_SEED replays it); RAYDB_SQL_RANDOM_QUERIES sets the queries per schema and seed.
+#include <chrono>
 #include <cstdlib>
 
 #include "raydb/sql.hpp"
@@ -24,6 +25,8 @@ void run_random(SqlEngine& e, const st::RandSchema& schema, uint64_t seed, int c
                 const char* what) {
   std::mt19937_64 rng(seed);
   int failures = 0, nonempty = 0;
+  double compile = 0, trace = 0, build = 0, sqlite_ms = 0;
+  auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < count && failures < 5; ++i) {
     std::string sql = st::random_query(schema, rng);
     auto got = e.query(sql);
@@ -33,14 +36,27 @@ void run_random(SqlEngine& e, const st::RandSchema& schema, uint64_t seed, int c
                       << sql);
       continue;
     }
+    compile += e.last_stats().compile_ms;
+    trace += e.last_stats().trace_ms;
+    build += e.last_stats().bvh_build_ms;
+    auto ts = std::chrono::steady_clock::now();
     SqlTable want = e.sqlite(sql).value();
+    sqlite_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
     std::string diff = compare_with_sqlite(got.value(), want);
     if (!diff.empty()) {
       ++failures;
       FAIL_CHECK(what << " seed " << seed << " query " << i << ": " << diff << "\n  " << sql);
+      if (std::getenv("RAYDB_SQL_DUMP"))
+        MESSAGE("engine:\n" << got.value().format_csv() << "SQLite:\n" << want.format_csv());
     }
     nonempty += !got.value().rows.empty();
   }
+  double wall =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  MESSAGE(what << " seed " << seed << ": " << count << " queries in " << wall << " ms (glslang "
+               << compile << ", BVH " << build << ", trace " << trace << ", SQLite " << sqlite_ms
+               << ")");
   // Most queries must return rows, or the comparison proves little.
   CHECK_MESSAGE(nonempty > count / 2,
                 what << ": only " << nonempty << " of " << count << " queries returned rows");
@@ -70,6 +86,9 @@ TEST_CASE("sql random: retail star schema queries equal SQLite (fixed and fresh 
   st::RandSchema s = st::write_retail(dir.path, 3, 4000);
   SqlOptions o;
   o.cache_dir = (dir.path / "cache").string();
+  if (const char* m = std::getenv("RAYDB_SQL_TRAVERSAL"))
+    o.traversal =
+        std::string(m) == "ray_query" ? TraversalMode::ray_query : TraversalMode::pipeline;
   SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
   REQUIRE(e.load_schema_text(st::retail_ddl()));
   auto loaded = e.load_data_dir(dir.path.string());
