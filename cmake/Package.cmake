@@ -73,9 +73,9 @@ add_library(raydb::raydb ALIAS raydb_package)
 # The public headers, the generated version header, the library, the CLI.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/raydb ${PROJECT_BINARY_DIR}/include/raydb
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp"
-        # The SQLite reference is the tests' and the CLI's (raydb_sqlite_reference), not the
-        # installed library's: its header stays out of the package with it.
-        PATTERN "ssb_sqlite.hpp" EXCLUDE)
+        # The SQLite reference and the SQL engine are libraries of their own (raydb_sqlite_reference,
+        # raydb_sql), not yet in the package: their headers stay out of it too.
+        PATTERN "ssb_sqlite.hpp" EXCLUDE PATTERN "sql.hpp" EXCLUDE)
 install(TARGETS raydb_package EXPORT raydbTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev)

@@ -96,7 +96,7 @@ class CgrxIndex {
   const CgrxBuildOptions& options() const;
   const CgrxBuildStats& build_stats() const;
   // Of the most recent lookup call. rays counts every ray cast (1 to 3 per lookup).
-  const RxProbeStats& last_probe() const;
+  const RxProbeStats& last_stats() const;
   // Lookups of the most recent call whose rays named a bucket the exact keys then rejected (they
   // were answered by an exact binary search instead). 0 unless the driver's traversal is wrong;
   // the tests require 0 so that they test the geometry, not the fallback.

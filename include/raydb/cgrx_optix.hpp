@@ -58,7 +58,7 @@ class CgrxOptixIndex {
   const CgrxBuildStats& build_stats() const;
   // upload_ms, probe_ms (the launches), download_ms (CUDA events); rays as the Vulkan index
   // counts them (every ray cast).
-  const RxProbeStats& last_probe() const;
+  const RxProbeStats& last_stats() const;
   // As CgrxIndex::last_fallbacks(): lookups whose rays named a bucket the exact keys rejected.
   uint64_t last_fallbacks() const;
 

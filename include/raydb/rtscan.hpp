@@ -117,7 +117,7 @@ class RtScanTable {
   TraversalMode traversal() const;  // never automatic
   const RtScanOptions& options() const;
   const RtScanBuildStats& build_stats() const;
-  const RtScanQueryStats& last_query() const;
+  const RtScanQueryStats& last_stats() const;
   // Turns the counting of intersection-shader calls on or off for the following queries (refined
   // rows are counted only if the table was built with count_intersections, which keeps a host
   // copy of the keys).

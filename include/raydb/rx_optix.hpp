@@ -81,7 +81,7 @@ class RxOptixIndex {
   // counted again.
   const RxBuildStats& build_stats() const;
   // upload_ms, probe_ms (the launches), download_ms; rays as the Vulkan index counts them.
-  const RxProbeStats& last_probe() const;
+  const RxProbeStats& last_stats() const;
 
   RxOptixIndex(RxOptixIndex&&) noexcept;
   RxOptixIndex& operator=(RxOptixIndex&&) noexcept;

@@ -110,6 +110,14 @@ class SsbEngine {
   std::unique_ptr<Impl> impl_;
 };
 
+// The last query's GPU times in milliseconds of the two baselines below: the fused kernel, and
+// (SsbCrystalCuda only; 0 for SsbStarJoin, whose tables are built on the host) the hash-table
+// build kernels.
+struct SsbKernelStats {
+  double kernel_ms = 0;
+  double build_ms = 0;
+};
+
 // The baseline in Crystal's style, as a Vulkan compute kernel: one fused pass over lineorder per
 // query with perfect-hash joins on the dimension tables (arrays indexed by key - min key), the
 // filters and the group index folded into them, and 64-bit atomic sums. No BVH. `tables` must
@@ -121,8 +129,8 @@ class SsbStarJoin {
   SsbStarJoin& operator=(SsbStarJoin&&) noexcept;
   ~SsbStarJoin();
   Result<ResultTable> run(std::string_view query);
-  double last_kernel_ms() const;  // GPU time of the last query's fused kernel
-  uint64_t column_bytes() const;  // the lineorder columns held on the device
+  const SsbKernelStats& last_stats() const;  // Vulkan timestamps
+  uint64_t column_bytes() const;             // the lineorder columns held on the device
 
   struct Impl;
 
@@ -145,9 +153,8 @@ class SsbCrystalCuda {
   SsbCrystalCuda& operator=(SsbCrystalCuda&&) noexcept;
   ~SsbCrystalCuda();
   Result<ResultTable> run(std::string_view query);
-  double last_kernel_ms() const;  // GPU time (CUDA events) of the last query's fused kernel
-  double last_build_ms() const;   // GPU time of the last query's hash-table builds
-  uint64_t column_bytes() const;  // the lineorder columns held on the device
+  const SsbKernelStats& last_stats() const;  // CUDA events
+  uint64_t column_bytes() const;             // the lineorder columns held on the device
 
   struct Impl;
 

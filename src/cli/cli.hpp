@@ -34,6 +34,7 @@ void register_gen(CLI::App& app);
 void register_gen_ssb(CLI::App& gen);
 void register_ssb(CLI::App& app);
 void register_read(CLI::App& app);  // raydb read rtscan
+void register_sql(CLI::App& app);
 
 // Shared by the bench suites.
 double median(std::vector<double> v);

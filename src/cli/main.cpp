@@ -61,6 +61,9 @@ int main(int argc, char** argv) {
   raydb::cli::register_gen(app);
   raydb::cli::register_ssb(app);
   raydb::cli::register_read(app);
+#ifdef RAYDB_HAS_SQL
+  raydb::cli::register_sql(app);
+#endif
   auto* bench = app.add_subcommand("bench", "run a benchmark suite; results go to --out/<device>/");
   bench->require_subcommand(1);
   raydb::cli::register_bench_rx(*bench);

@@ -361,7 +361,7 @@ const CgrxBuildOptions& CgrxIndex::options() const {
 const CgrxBuildStats& CgrxIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& CgrxIndex::last_probe() const {
+const RxProbeStats& CgrxIndex::last_stats() const {
   return impl_->probe_stats;
 }
 uint64_t CgrxIndex::last_fallbacks() const {

@@ -481,7 +481,7 @@ Backend DpBisTable::backend() const {
 const DpBisBuildStats& DpBisTable::build_stats() const {
   return impl_->build_stats;
 }
-const DpBisQueryStats& DpBisTable::last_query() const {
+const DpBisQueryStats& DpBisTable::last_stats() const {
   return impl_->query_stats;
 }
 void DpBisTable::set_diagnostic(DpBisDiagnostic diagnostic) {

@@ -151,7 +151,7 @@ KeyWidth HashIndex::key_width() const {
 const HashBuildStats& HashIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& HashIndex::last_probe() const {
+const RxProbeStats& HashIndex::last_stats() const {
   return impl_->probe_stats;
 }
 

@@ -45,7 +45,7 @@ Result<std::vector<RxLookup>> CgrxJoin::lookup(KeySpan probe_keys) {
     stats_ = {};
     std::vector<RxLookup> per_key(probe_keys.size);
     (optix_ ? optix_->lookup(probe_keys, per_key) : index_.lookup(probe_keys, per_key)).value();
-    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     return per_key;
   });
 }
@@ -70,7 +70,7 @@ Result<std::vector<JoinPair>> CgrxJoin::pairs(KeySpan probe_keys) {
       cgrx_lookup_runs(*optix_, probe_keys, runs).value();
     else
       cgrx_lookup_runs(index_, probe_keys, runs).value();
-    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     uint64_t total = 0;
     std::vector<uint32_t> starts(n), lengths(n);
     for (uint64_t i = 0; i < n; ++i) {

@@ -37,7 +37,7 @@ Result<std::vector<RxLookup>> RxJoin::lookup(KeySpan probe_keys) {
       optix_->lookup(probe_keys, out).value();
     else
       index_.lookup(probe_keys, out).value();
-    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     return out;
   });
 }
@@ -66,7 +66,7 @@ Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
                               counted.matches));
     stats_ = {};
     stats_.count_ms = count_ms;
-    stats_.collect_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.collect_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     stats_.matches = counted.matches;
     std::vector<JoinPair> out(found.size());
     for (size_t i = 0; i < found.size(); ++i) out[i] = {found[i].row, found[i].query};
@@ -129,7 +129,7 @@ std::vector<JoinPair> one_shot_pairs(const Context& ctx, KeySpan build_keys, Key
     auto join = Kind::build(ctx, build_keys, {}, options);
     auto out = join.pairs(probe_keys).value();
     if (stats) {
-      *stats = join.last();
+      *stats = join.last_stats();
       stats->index_ms = join.index_ms();
     }
     return out;
@@ -140,7 +140,7 @@ std::vector<JoinPair> one_shot_pairs(const Context& ctx, KeySpan build_keys, Key
   auto swapped = join.pairs(build_keys).value();
   for (JoinPair& p : swapped) p = {p.probe_row, p.build_row};
   if (stats) {
-    *stats = join.last();
+    *stats = join.last_stats();
     stats->index_ms = join.index_ms();
     stats->indexed = JoinSide::probe;
   }
@@ -159,7 +159,7 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
     auto join = Kind::build(ctx, build_keys, build_values, options);
     auto a = join.aggregate(probe_keys).value();
     if (stats) {
-      *stats = join.last();
+      *stats = join.last_stats();
       stats->index_ms = join.index_ms();
     }
     return a;
@@ -175,7 +175,7 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
   if (stats) {
     *stats = {};
     stats->index_ms = index.index_ms();
-    stats->count_ms = index.last().count_ms;
+    stats->count_ms = index.last_stats().count_ms;
     stats->matches = a.matches;
     stats->indexed = JoinSide::probe;
   }

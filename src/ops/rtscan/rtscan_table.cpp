@@ -609,7 +609,7 @@ const RtScanOptions& RtScanTable::options() const {
 const RtScanBuildStats& RtScanTable::build_stats() const {
   return impl_->build_stats;
 }
-const RtScanQueryStats& RtScanTable::last_query() const {
+const RtScanQueryStats& RtScanTable::last_stats() const {
   return impl_->query_stats;
 }
 void RtScanTable::set_count_intersections(bool on) {

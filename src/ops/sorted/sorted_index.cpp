@@ -279,7 +279,7 @@ KeyWidth SortedIndex::key_width() const {
 const SortedBuildStats& SortedIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& SortedIndex::last_probe() const {
+const RxProbeStats& SortedIndex::last_stats() const {
   return impl_->probe_stats;
 }
 

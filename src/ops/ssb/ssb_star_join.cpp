@@ -23,7 +23,7 @@ struct SsbStarJoin::Impl {
   std::shared_ptr<VkContext> ctx;
   detail::FlatTable flat;
   Buffer columns;
-  double kernel_ms = 0;
+  SsbKernelStats stats;
 
   ResultTable run(std::string_view query) {
     VkContext& c = *ctx;
@@ -84,7 +84,7 @@ struct SsbStarJoin::Impl {
     memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
     batch.submit_and_wait();
-    kernel_ms = timer.ms(t0, t1);
+    stats.kernel_ms = timer.ms(t0, t1);
     readback.invalidate();
     std::vector<int64_t> sum(gspace);
     std::vector<uint32_t> count(gspace);
@@ -127,8 +127,8 @@ Result<SsbStarJoin> SsbStarJoin::create(const Context& ctx, const SsbTables& tab
 Result<ResultTable> SsbStarJoin::run(std::string_view query) {
   return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
-double SsbStarJoin::last_kernel_ms() const {
-  return impl_->kernel_ms;
+const SsbKernelStats& SsbStarJoin::last_stats() const {
+  return impl_->stats;
 }
 uint64_t SsbStarJoin::column_bytes() const {
   return impl_->columns.size();

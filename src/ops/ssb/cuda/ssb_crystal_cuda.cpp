@@ -22,7 +22,7 @@ struct SsbCrystalCuda::Impl {
   Buffer dim_data;  // per dimension its keys, then the codes of its attributes (row order)
   std::array<uint32_t, 4> key_offset{};
   std::array<uint32_t, detail::kAttrs> code_offset{};
-  double kernel_ms = 0, build_ms = 0;
+  SsbKernelStats stats;
 
   static uint32_t words(uint64_t n) {
     if (n >= (uint64_t{1} << 32))
@@ -92,8 +92,8 @@ struct SsbCrystalCuda::Impl {
     q.table_words = words(table_words);
     q.mask_words = words(masks.size());
     cuda::SsbCrystalResult r = cuda::ssb_crystal(*ctx, columns, dim_data, masks, q);
-    kernel_ms = r.probe_ms;
-    build_ms = r.build_ms;
+    stats.kernel_ms = r.probe_ms;
+    stats.build_ms = r.build_ms;
     return detail::finish_star(plan, flat, r.sums, r.counts);
   }
 };
@@ -123,11 +123,8 @@ Result<SsbCrystalCuda> SsbCrystalCuda::create(const Context& ctx, const SsbTable
 Result<ResultTable> SsbCrystalCuda::run(std::string_view query) {
   return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
-double SsbCrystalCuda::last_kernel_ms() const {
-  return impl_->kernel_ms;
-}
-double SsbCrystalCuda::last_build_ms() const {
-  return impl_->build_ms;
+const SsbKernelStats& SsbCrystalCuda::last_stats() const {
+  return impl_->stats;
 }
 uint64_t SsbCrystalCuda::column_bytes() const {
   return impl_->columns.size();
