@@ -104,7 +104,7 @@ install(FILES ${_pkg_dir}/raydbConfig.cmake ${_pkg_dir}/raydbConfigVersion.cmake
 
 # pkg-config. The prefix is found from the .pc file's own place, so the package can be installed
 # under any --prefix (and by the .deb under /usr) without reconfiguring.
-file(RELATIVE_PATH _pc_to_prefix /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+file(RELATIVE_PATH _pc_to_prefix /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)  # any absolute prefix
 set(RAYDB_PC_PREFIX "\${pcfiledir}/${_pc_to_prefix}")
 string(REGEX REPLACE "/$" "" RAYDB_PC_PREFIX "${RAYDB_PC_PREFIX}")
 set(RAYDB_PC_LIBS_PRIVATE "-pthread")

@@ -5,8 +5,8 @@
 #include <new>
 
 #include "cli/cli.hpp"
-#include "raydb/version.hpp"
 #include "common/printable.hpp"
+#include "raydb/version.hpp"
 
 namespace {
 
