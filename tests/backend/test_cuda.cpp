@@ -15,7 +15,7 @@ TEST_CASE("cuda: availability is an answer with a reason and never a crash") {
   test::ValidationGuard guard;
   const CudaSupport& s = test::context().cuda();
   MESSAGE("CUDA " << (s.available ? "available: " + s.name : "unavailable: " + s.reason)
-                  << " (backend compiled in: " << (cuda::built() ? "yes" : "no") << ")");
+                  << " (backend compiled in: " << std::string(cuda::built() ? "yes" : "no") << ")");
   CHECK(&s == &test::context().cuda());  // probed once
   auto automatic = test::context().resolve(Backend::automatic);
   REQUIRE(automatic.ok());

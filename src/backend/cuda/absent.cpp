@@ -25,6 +25,9 @@ void vulkan_after(VkContext&, CommandBatch&) {
   unavailable();
 }
 void finish(VkContext&) {}
+Buffer shared_buffer(VkContext&, VkDeviceSize, VkBufferUsageFlags, const std::string&) {
+  unavailable();
+}
 void map(VkContext&, const Buffer&) {
   unavailable();
 }

@@ -1,8 +1,9 @@
 // The CUDA fast path as the rest of raydb sees it: no CUDA types here, so operators and tests
 // compile the same with or without the CUDA backend (absent.cpp answers 'unavailable' then).
 //
-// Buffers shared with CUDA are Buffer::exportable ones; CUDA maps each on first use. Work is
-// enqueued on the context's one CUDA stream; Vulkan and CUDA work are ordered through the
+// Buffers shared with CUDA are made by shared_buffer (CUDA's memory, imported into Vulkan) or,
+// where that is unsupported, Buffer::exportable (Vulkan's memory, which CUDA maps on first use).
+// Work is enqueued on the context's one CUDA stream; Vulkan and CUDA work are ordered through the
 // context's shared timeline semaphore (cuda_after / vulkan_after), never by the host waiting,
 // except where a function says it blocks. Thread-safety: as for the Context.
 #pragma once
@@ -38,6 +39,13 @@ bool use_cuda(VkContext& ctx, Backend backend);
 // A device buffer for data the chosen backend's kernels read or write: exportable for CUDA, and
 // then already mapped into CUDA (map()), so no kernel launch pays for the import.
 Buffer kernel_buffer(VkContext& ctx, bool cuda, VkDeviceSize size, const std::string& name);
+
+// A device buffer shared with CUDA, allocated by CUDA (cuMemCreate) and imported into Vulkan,
+// so that CUDA's kernels read it at full speed (shared_memory.cpp says why this direction). Its
+// Buffer::cuda_mapping() holds the CUDA pointer from the start. Errc::unsupported where the
+// driver or the Vulkan device cannot share memory this way.
+Buffer shared_buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
+                     const std::string& name);
 
 // Imports an exportable buffer into CUDA now, unless it is already (kernels otherwise do it on
 // first use). The import (vkGetMemoryFdKHR, cudaImportExternalMemory, a mapping) is host work of

@@ -125,11 +125,10 @@ Runtime& runtime(VkContext& ctx) {
 
 namespace {
 
-struct Mapping {
-  int device = -1;
+// Vulkan memory imported into CUDA; Buffer::reset releases it before freeing the memory.
+struct Mapping : DeviceView {
   cudaExternalMemory_t memory = nullptr;
-  void* ptr = nullptr;
-  ~Mapping() {
+  ~Mapping() override {
     cudaSetDevice(device);
     if (ptr) cudaFree(ptr);  // the CUDA docs' way to release a mapped buffer
     if (memory) cudaDestroyExternalMemory(memory);
@@ -139,7 +138,7 @@ struct Mapping {
 }  // namespace
 
 void* device_ptr(VkContext& ctx, const Buffer& buffer) {
-  if (auto& m = buffer.cuda_mapping()) return static_cast<Mapping*>(m.get())->ptr;
+  if (auto& m = buffer.cuda_mapping()) return static_cast<DeviceView*>(m.get())->ptr;
   Runtime& rt = runtime(ctx);
   if (!buffer.is_exportable())
     throw Error(Errc::internal, "a buffer given to CUDA was not made with Buffer::exportable");
@@ -158,7 +157,7 @@ void* device_ptr(VkContext& ctx, const Buffer& buffer) {
   bd.size = buffer.allocation_size();
   check(cudaExternalMemoryGetMappedBuffer(&m->ptr, m->memory, &bd),
         "cudaExternalMemoryGetMappedBuffer");
-  buffer.cuda_mapping() = m;
+  buffer.cuda_mapping() = std::shared_ptr<DeviceView>(m);  // stored as the base device_ptr reads
   return m->ptr;
 }
 

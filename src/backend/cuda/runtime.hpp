@@ -27,12 +27,28 @@ struct Runtime {
   ~Runtime();
 };
 
+// What Buffer::cuda_mapping() holds: the buffer's CUDA device pointer, and whatever keeps it
+// valid (an import of Vulkan memory, or CUDA's own allocation that Vulkan imported).
+struct DeviceView {
+  int device = -1;
+  void* ptr = nullptr;
+  bool allocated_by_cuda = false;  // shared_buffer's memory: CUDA reads it at full speed
+  virtual ~DeviceView() = default;
+};
+
 // The context's runtime; throws like require() where there is none.
 Runtime& runtime(VkContext& ctx);
 
 // The CUDA device pointer of an exportable buffer, imported on first use and kept in
 // Buffer::cuda_mapping() until the buffer is reset.
 void* device_ptr(VkContext& ctx, const Buffer& buffer);
+
+// Whether the buffer's memory is CUDA's own (shared_buffer), so that CUDA code needs no copy of
+// it to read at full speed.
+inline bool allocated_by_cuda(const Buffer& buffer) {
+  auto& m = buffer.cuda_mapping();
+  return m && static_cast<const DeviceView*>(m.get())->allocated_by_cuda;
+}
 
 template <class T>
 T* ptr(VkContext& ctx, const Buffer& buffer) {

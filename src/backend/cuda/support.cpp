@@ -63,6 +63,14 @@ bool use_cuda(VkContext& ctx, Backend backend) {
 
 Buffer kernel_buffer(VkContext& ctx, bool cuda, VkDeviceSize size, const std::string& name) {
   if (!cuda) return Buffer(ctx, size, kStorageUsage, MemoryUse::device, name);
+  if (ctx.cuda_allocates_shared) {
+    try {
+      return shared_buffer(ctx, size, kStorageUsage, name);
+    } catch (const Error& e) {
+      if (e.code() != Errc::unsupported) throw;
+      ctx.cuda_allocates_shared = false;  // e.g. a driver without the import: ask once
+    }
+  }
   Buffer b = Buffer::exportable(ctx, size, kStorageUsage, name);
   map(ctx, b);
   return b;

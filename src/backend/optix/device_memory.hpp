@@ -65,11 +65,13 @@ class DeviceMemory {
   MemoryTally* tally_ = nullptr;
 };
 
-// Whether the OptiX programs read cudaMalloc'd copies of the Vulkan data they need (the default)
-// or the Vulkan memory CUDA imported (RAYDB_CUDA_OWN_MEMORY=0, to measure that again). CUDA's
-// reads of imported Vulkan memory were slow on the H100: RTScan's refine at selectivity 0.9 took
-// 14.1 ms over imported keys and 0.71 ms over copies (docs/optix.md).
-inline bool use_own_memory() {
+// Whether the OptiX programs read a cudaMalloc'd copy of the shared buffer `b` (the default where
+// Vulkan allocated it) or `b` itself (where CUDA allocated it, or RAYDB_CUDA_OWN_MEMORY=0, to
+// measure the imported Vulkan memory again). CUDA's reads of imported Vulkan memory were slow on
+// the H100: RTScan's refine at selectivity 0.9 took 14.1 ms over imported keys and 0.71 ms over
+// copies (docs/optix.md); CUDA's own allocations need no copy (backend/cuda/shared_memory.cpp).
+inline bool use_own_memory(const Buffer& b) {
+  if (cuda::allocated_by_cuda(b)) return false;
   const char* v = std::getenv("RAYDB_CUDA_OWN_MEMORY");
   return !(v && std::string_view(v) == "0");
 }

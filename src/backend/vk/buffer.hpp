@@ -30,6 +30,13 @@ class Buffer {
   // would all need the export info. Errc::unsupported where the device cannot export it.
   static Buffer exportable(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                            const std::string& name);
+  // A buffer over memory another API allocated and exported as an opaque POSIX fd of
+  // `allocation_size` bytes (backend/cuda: memory CUDA made, which its kernels read faster than
+  // memory Vulkan exports). Takes the fd on success and closes it on failure. `owner` keeps the
+  // exporter's allocation (and its device pointer) alive; it is kept as cuda_mapping().
+  static Buffer import_fd(VkContext& ctx, int fd, VkDeviceSize size, VkDeviceSize allocation_size,
+                          VkBufferUsageFlags usage, const std::string& name,
+                          std::shared_ptr<void> owner);
   Buffer(Buffer&& o) noexcept { *this = std::move(o); }
   Buffer& operator=(Buffer&& o) noexcept;
   Buffer(const Buffer&) = delete;
@@ -46,6 +53,7 @@ class Buffer {
   VkDeviceSize size() const { return size_; }
   VkDeviceAddress address() const { return address_; }
   void* mapped() const { return mapped_; }
+  // Exportable or imported: memory CUDA can reach (backend/cuda maps it or owns it).
   bool is_exportable() const { return memory_ != VK_NULL_HANDLE; }
   VkDeviceSize allocation_size() const { return allocated_; }
   // The memory type's property flags (HOST_CACHED, DEVICE_LOCAL, ...).
@@ -61,6 +69,10 @@ class Buffer {
   }
 
  private:
+  static Buffer external(VkContext& ctx, VkDeviceSize size, VkDeviceSize allocation_size,
+                         VkBufferUsageFlags usage, const std::string& name, void* chain,
+                         VkBaseOutStructure* chain_tail, bool dedicated);
+
   VkContext* ctx_ = nullptr;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VmaAllocation allocation_ = VK_NULL_HANDLE;
@@ -68,7 +80,7 @@ class Buffer {
   VkDeviceSize allocated_ = 0;
   VkDeviceAddress address_ = 0;
   void* mapped_ = nullptr;
-  VkDeviceMemory memory_ = VK_NULL_HANDLE;  // exportable buffers only (no VMA allocation)
+  VkDeviceMemory memory_ = VK_NULL_HANDLE;  // exportable and imported buffers (no VMA allocation)
   mutable std::shared_ptr<void> cuda_mapping_;
 };
 

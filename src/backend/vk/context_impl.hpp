@@ -61,6 +61,9 @@ struct VkContext {
   std::optional<CudaSupport> cuda_support;
   Backend backend = Backend::automatic;  // ContextOptions::backend or RAYDB_BACKEND
   std::shared_ptr<cuda::Runtime> cuda;
+  // Buffers shared with CUDA are CUDA's allocations imported here (cuda::shared_buffer) until
+  // that fails as unsupported once; then Vulkan's, exported to CUDA.
+  bool cuda_allocates_shared = true;
   // backend/optix: OptiX support and device context, probed on first use; released before `cuda`.
   std::shared_ptr<void> optix;
 

@@ -37,16 +37,25 @@ void check_output_size(const QueryBatch& q, size_t out_size);
 
 // The public lookup calls every index shares: the caller's output checked (or made), then the
 // index's probe(QueryBatch, RxLookup*), with errors returned as values.
+// The context an index's impl runs on: its own `ctx`, or its view's (the OptiX twins').
+template <class Impl>
+VkContext& context_of(Impl& impl) {
+  if constexpr (requires { impl.ctx; })
+    return *impl.ctx;
+  else
+    return *impl.view.ctx;
+}
+
 template <class Impl>
 Status lookup_into(Impl& impl, const QueryBatch& q, std::span<RxLookup> out) {
-  return guarded(*impl.ctx, [&] {
+  return guarded(context_of(impl), [&] {
     check_output_size(q, out.size());
     impl.probe(q, out.data());
   });
 }
 template <class Impl>
 Result<std::vector<RxLookup>> lookup_vector(Impl& impl, const QueryBatch& q) {
-  return guarded(*impl.ctx, [&] {
+  return guarded(context_of(impl), [&] {
     std::vector<RxLookup> out(q.count);
     impl.probe(q, out.data());
     return out;

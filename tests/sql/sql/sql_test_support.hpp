@@ -30,7 +30,10 @@ struct SqlTempDir {
   }
 };
 
+// RAYDB_SOURCE_DIR overrides the build's source tree, for a test binary carried to another machine
+// (the GPU machine runs it from a copy of the tree at another path).
 inline std::string source_path(const std::string& rel) {
+  if (const char* d = std::getenv("RAYDB_SOURCE_DIR"); d && *d) return std::string(d) + "/" + rel;
   return std::string(RAYDB_SOURCE_DIR) + "/" + rel;
 }
 

@@ -79,7 +79,7 @@ void RtScanOptixImpl::copy_keys() {
   uint32_t t1 = timer.mark(cb.cmd());
   cb.submit_and_wait();
   build_stats.copy_ms = timer.ms(t0, t1);
-  if (!optix::use_own_memory()) return;
+  if (keys.empty() || !optix::use_own_memory(keys.front())) return;
   for (const Buffer& k : keys)
     own_keys.push_back(
         optix::own_copy(memory, cuda::device_ptr(c, k), k.size(), "rtscan keys (OptiX)"));

@@ -87,7 +87,7 @@ struct RxOptixImpl {
 };
 
 void RxOptixImpl::copy_records() {
-  if (view.keys == 0 || !optix::use_own_memory()) return;
+  if (view.keys == 0 || !optix::use_own_memory(*view.records)) return;
   require_shared_records();
   own_records = optix::own_copy(memory, cuda::device_ptr(*view.ctx, *view.records),
                                 view.keys * kKeyRecordBytes, "RX records (OptiX)");
