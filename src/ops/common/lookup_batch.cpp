@@ -214,7 +214,7 @@ void LookupBatch::prepare(const QueryBatch& q) {
          "results readback");
   ensure(ctx_, staging_, query_bytes_, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload,
          "query staging");
-  std::memcpy(staging_.mapped(), q.data, query_bytes_);
+  host_copies({{staging_.mapped(), q.data, query_bytes_}});
   staging_.flush();
 }
 
@@ -277,7 +277,7 @@ RxProbeStats LookupBatch::run(
 
 void LookupBatch::read_results(RxLookup* out) const {
   results_host_.invalidate();
-  if (out) std::memcpy(out, results_host_.mapped(), count_ * kResultBytes);
+  if (out) host_copies({{out, results_host_.mapped(), count_ * kResultBytes}});
 }
 
 }  // namespace raydb::detail
