@@ -233,19 +233,26 @@ void run(BenchRtScanOptions& o) {
       }
       for (size_t q = 0; q < queries.size(); ++q) {
         progress(fmt::format("{}: {}", b, ds.names[q]));
-        std::vector<double> ms;
+        std::vector<double> ms, host;
         TransferTimes transfer;
         for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-          double t = 0;
+          double t = 0, wall = 0;
           if (bindex) {
-            t = host_ms([&] { got = bindex->select(queries[q]).value(); });
+            t = wall = host_ms([&] { got = bindex->select(queries[q]).value(); });
           } else {
-            Bitmap bm =
-                dp ? dp->select(queries[q]).value() : full_scan(*scan_table, queries[q]).value();
-            t = dp ? dp->last_stats().gpu_ms : bm.last_gpu_ms();
-            read_result(bm, transfer, r >= o.run.warmup);
+            std::optional<Bitmap> bm;
+            wall = host_ms([&] {
+              bm.emplace(dp ? dp->select(queries[q]).value()
+                            : full_scan(*scan_table, queries[q]).value());
+            });
+            t = dp ? dp->last_stats().gpu_ms : bm->last_gpu_ms();
+            read_result(*bm, transfer, r >= o.run.warmup);
+            wall += reader.last_read().wall_ms;
           }
-          if (r >= o.run.warmup) ms.push_back(t);
+          if (r >= o.run.warmup) {
+            ms.push_back(t);
+            host.push_back(wall);
+          }
         }
         uint64_t result_rows = 0;
         for (uint32_t w : got) result_rows += static_cast<uint64_t>(__builtin_popcount(w));
@@ -254,6 +261,9 @@ void run(BenchRtScanOptions& o) {
         j.update({{"timing", bindex ? "host wall clock" : "GPU"},
                   {"query_time_ms", median(ms)},
                   {"query_time_ms_all", ms},
+                  // Host to host: the query call and the bitmap read into host memory.
+                  {"host_time_ms", median(host)},
+                  {"host_time_ms_all", host},
                   {"build_time_ms", build_ms},
                   {"index_bytes", index_bytes},
                   {"bins", b == "sieve" || b == "cpu_bindex" ? o.bins[0] : 0u},
@@ -264,9 +274,9 @@ void run(BenchRtScanOptions& o) {
         else
           j.update(transfer_json(transfer));
         add_row(j, fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} {:>9} {:>9} "
-                               "{:>11} {:>11} {:>11}  {}",
+                               "{:>11} {:>11} {:>11} {:>10.3f}  {}",
                                "-", b, ds.dist, n, ds.names[q], "-", median(ms), "-", "-", "-", "-",
-                               result_rows, checked));
+                               result_rows, median(host), checked));
       }
     }
 
@@ -332,12 +342,14 @@ void run(BenchRtScanOptions& o) {
                     counted = last();
                     rt.set_count_intersections(false);
                   }
-                  std::vector<double> ms, sieve, refine, merge, rewrite;
+                  std::vector<double> ms, sieve, refine, merge, rewrite, host;
                   TransferTimes transfer;
                   for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-                    Bitmap bm = select();
-                    read_result(bm, transfer, r >= o.run.warmup);
+                    std::optional<Bitmap> bm;
+                    double wall = host_ms([&] { bm.emplace(select()); });
+                    read_result(*bm, transfer, r >= o.run.warmup);
                     if (r < o.run.warmup) continue;
+                    host.push_back(wall + reader.last_read().wall_ms);
                     const RtScanQueryStats& s = last();
                     ms.push_back(s.gpu_ms());
                     sieve.push_back(s.sieve_ms);
@@ -386,6 +398,9 @@ void run(BenchRtScanOptions& o) {
                             {"refine_ms", median(refine)},
                             {"merge_ms", median(merge)},
                             {"rewrite_host_ms", median(rewrite)},
+                            // Host to host: the query call and the bitmap read into host memory.
+                            {"host_time_ms", median(host)},
+                            {"host_time_ms_all", host},
                             {"rays", s.rays},
                             {"refine_boxes", s.refine_boxes},
                             {"intersections",
@@ -420,11 +435,11 @@ void run(BenchRtScanOptions& o) {
                   j.update({{"result_rows", result_rows}, {"checked_result", checked}});
                   j.update(transfer_json(transfer));
                   add_row(j, fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10.3f} "
-                                         "{:>9.3f} {:>9.3f} {:>11} {:>11} {:>11}  {}{}",
+                                         "{:>9.3f} {:>9.3f} {:>11} {:>11} {:>11} {:>10.3f}  {}{}",
                                          api, to_string(mode), ds.dist, n, ds.names[q], bins,
                                          median(ms), median(sieve), median(refine), s.rays,
                                          o.counts ? std::to_string(counted.intersections) : "-",
-                                         result_rows, checked,
+                                         result_rows, median(host), checked,
                                          api_check == "-" ? "" : ", " + api_check));
                 }
               }
@@ -497,14 +512,15 @@ void run(BenchRtScanOptions& o) {
       fmt::format("raydb bench rtscan on {} ({} {}), median of {} after {} warm-up\n"
                   "query ms: GPU time of sieve + refine + merge (Vulkan timestamps); the host's "
                   "rewrite and the\nresult transfer (transfer_ms: device copy + host copy out) "
-                  "are separate fields. cpu_bindex: host wall "
+                  "are separate fields. host ms: the query call and the result read into host "
+                  "memory, wall clock.\ncpu_bindex: host wall "
                   "clock. IS calls: intersection-shader calls.\napi optix: the refine through "
                   "OptiX (CUDA events); rewrite, sieve and merge as in Vulkan.",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11}  "
-                  "{}",
+      fmt::format("{:<6} {:<10} {:<12} {:>11} {:>5} {:>5} {:>10} {:>9} {:>9} {:>11} {:>11} {:>11} "
+                  "{:>10}  {}",
                   "api", "index", "dist", "rows", "sel", "K", "query ms", "sieve ms", "refine ms",
-                  "rays", "IS calls", "result", "check"),
+                  "rays", "IS calls", "result", "host ms", "check"),
       table, rows);
 }
 

@@ -185,13 +185,15 @@ void run(BenchRxOptions& o) {
   finish_bench(
       ctx, "rx", o.run,
       fmt::format(
-          "raydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps",
+          "raydb bench rx on {} ({} {}), median of {} after {} warm-up; times are GPU timestamps "
+          "but host ms (the whole batch's call, wall clock) and piped ms (the pipelined call's)",
           dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
       fmt::format(
           "{:<6} {:<6} {:<9} {:<9} {:<15} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10} {:>10} "
-          "{:>9} {:>9}  {}",
+          "{:>9} {:>9} {:>10} {:>10}  {}",
           "api", "index", "traversal", "primitive", "method", "bit", "keys", "looks", "kind", "hit",
-          "order", "width", "build ms", "probe ms", "Mlook/s", "index MB", "check"),
+          "order", "width", "build ms", "probe ms", "Mlook/s", "index MB", "host ms", "piped ms",
+          "check"),
       table, rows);
   if (!failed_variants.empty())
     throw Error(first_failure, fmt::format("{} OptiX variant build(s) failed, first: {}",
@@ -281,6 +283,9 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_flag("--compress-duplicates", o->compress_duplicates,
                 "one primitive per distinct key (hit_and_scan only; any_hit runs are skipped)");
   add_count(*cmd, "--build-repeats", o->build_repeats, "timed rebuilds (median reported)", 1);
+  cmd->add_option("--lookup-chunk", o->lookup_chunk,
+                  "lookups per chunk of the pipelined calls timed after the whole batches (0: "
+                  "the library's default)");
   cmd->add_option("--diagnostic", o->diagnostic,
                   "none | no_trace | trace_only: time a part of each point lookup (rx: "
                   "hit_and_scan over opaque triangles, pipeline traversal; cgrx: no_trace finds "

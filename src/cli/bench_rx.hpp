@@ -2,6 +2,7 @@
 // index configuration under test) and the steps run() takes: build each index, then probe_all.
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
@@ -50,10 +51,18 @@ struct BenchRxOptions {
   std::vector<uint32_t> partitions = {1};  // RxBuildOptions::partitions, swept
   bool compress_duplicates = false;
   int build_repeats = 3;
+  uint64_t lookup_chunk = 0;  // --lookup-chunk: lookups per pipelined chunk; 0: the library's
   BenchRunOptions run = {.repeats = 5, .warmup = 3};
 };
 
 void progress(const std::string& s);
+// Wall-clock milliseconds of one call: what a user with inputs and outputs in host memory waits.
+template <class F>
+double wall_ms(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
 Primitive parse_primitive(const std::string& s);
 RxLookupMethod parse_method(const std::string& s);
 

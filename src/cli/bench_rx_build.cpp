@@ -125,16 +125,21 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   progress(fmt::format("building rx: {} {} layout={} method={} opaque={} partitions={}{}", tname,
                        pname, layout, method, opaque, partitions,
                        bo.compress_duplicates ? " compressed" : ""));
-  auto built = RxIndex::build(ctx, wl.keys.span(), wl.values, bo);
+  std::optional<Result<RxIndex>> maybe;
+  // Host to host: keys and values from host memory to a traceable index, wall clock; the first
+  // build also makes the probe pipeline.
+  const double first_host_ms =
+      wall_ms([&] { maybe.emplace(RxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
+  Result<RxIndex>& built = *maybe;
   if (!built && built.error().code() == Errc::unsupported) {
     progress(fmt::format("skipped: {}", built.error().what()));
     return std::nullopt;
   }
   auto index = std::make_shared<RxIndex>(std::move(built).value());
   index->set_diagnostic(diagnostic_of(o));
-  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
-    index->rebuild(wl.keys.span(), wl.values).value();
+    host_ms.push_back(wall_ms([&] { index->rebuild(wl.keys.span(), wl.values).value(); }));
     const auto& s = index->build_stats();
     build_ms.push_back(s.build_ms());
     convert_ms.push_back(s.convert_ms);
@@ -145,10 +150,10 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   }
   const RxBuildStats& bs = index->build_stats();
   progress(
-      fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB compacted ({:.1f} MB before), peak "
-                  "{:.1f} MB",
-                  median(build_ms), bs.bvh_bytes / 1e6, bs.bvh_uncompacted_bytes / 1e6,
-                  bs.build_peak_bytes / 1e6));
+      fmt::format("built in {:.2f} ms (GPU), {:.2f} ms host to host ({:.2f} ms the first), BVH "
+                  "{:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
+                  median(build_ms), median(host_ms), first_host_ms, bs.bvh_bytes / 1e6,
+                  bs.bvh_uncompacted_bytes / 1e6, bs.build_peak_bytes / 1e6));
   Candidate c;
   c.fields = {{"index", "rx"},
               {"traversal", to_string(index->traversal())},
@@ -167,6 +172,9 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"build_compact_ms", median(compact_ms)},
               {"layout_sort_ms", median(sort_ms)},
               {"build_upload_ms", median(upload_ms)},
+              {"build_host_ms", median(host_ms)},
+              {"build_host_ms_all", host_ms},
+              {"build_first_host_ms", first_host_ms},
               {"build_bytes", bs.bvh_bytes},
               {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
               {"build_peak_bytes", bs.build_peak_bytes},
@@ -247,9 +255,14 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   bo.window_first_ray = rays == "window";
   progress(fmt::format("building cgrx: {} bucket={} rays={}", tname, bucket, rays));
   std::shared_ptr<CgrxIndex> index;
-  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
+  double first_host_ms = 0;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
-    auto built = CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo);
+    std::optional<Result<CgrxIndex>> maybe;
+    const double ms =
+        wall_ms([&] { maybe.emplace(CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
+    (r == 0 ? first_host_ms : host_ms.emplace_back()) = ms;
+    Result<CgrxIndex>& built = *maybe;
     if (!built && built.error().code() == Errc::unsupported) {
       progress(fmt::format("skipped: {}", built.error().what()));
       return std::nullopt;
@@ -288,6 +301,9 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"build_compact_ms", median(compact_ms)},
               {"layout_sort_ms", median(sort_ms)},
               {"build_upload_ms", median(upload_ms)},
+              {"build_host_ms", median(host_ms)},
+              {"build_host_ms_all", host_ms},
+              {"build_first_host_ms", first_host_ms},
               {"build_bytes", bs.bvh_bytes},
               {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
               {"build_peak_bytes", bs.build_peak_bytes},
@@ -324,11 +340,19 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
                        SortedLayout layout) {
   progress(fmt::format("building sorted (binary search baseline, layout {})", to_string(layout)));
   std::shared_ptr<SortedIndex> index;
-  std::vector<double> sort_ms, upload_ms;
+  std::vector<double> sort_ms, upload_ms, host_ms;
+  double first_host_ms = 0;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
-    index = std::make_shared<SortedIndex>(
-        SortedIndex::build(ctx, wl.keys.span(), wl.values, {layout}).value());
-    if (r == 0) continue;
+    std::optional<SortedIndex> built;
+    const double ms = wall_ms([&] {
+      built.emplace(SortedIndex::build(ctx, wl.keys.span(), wl.values, {layout}).value());
+    });
+    index = std::make_shared<SortedIndex>(std::move(*built));
+    if (r == 0) {
+      first_host_ms = ms;
+      continue;
+    }
+    host_ms.push_back(ms);
     sort_ms.push_back(index->build_stats().sort_ms);
     upload_ms.push_back(index->build_stats().upload_ms);
   }
@@ -344,6 +368,9 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
               {"build_time_ms_all", sort_ms},
               {"layout_sort_ms", median(sort_ms)},
               {"build_upload_ms", median(upload_ms)},
+              {"build_host_ms", median(host_ms)},
+              {"build_host_ms_all", host_ms},
+              {"build_first_host_ms", first_host_ms},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
   c.columns = columns("sorted", "compute", "-",
@@ -358,10 +385,18 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
 Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload::KeyWorkload& wl) {
   progress("building hash (open addressing baseline)");
   std::shared_ptr<HashIndex> index;
-  std::vector<double> build_ms, upload_ms;
+  std::vector<double> build_ms, upload_ms, host_ms;
+  double first_host_ms = 0;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
-    index = std::make_shared<HashIndex>(HashIndex::build(ctx, wl.keys.span(), wl.values).value());
-    if (r == 0) continue;
+    std::optional<HashIndex> built;
+    const double ms =
+        wall_ms([&] { built.emplace(HashIndex::build(ctx, wl.keys.span(), wl.values).value()); });
+    index = std::make_shared<HashIndex>(std::move(*built));
+    if (r == 0) {
+      first_host_ms = ms;
+      continue;
+    }
+    host_ms.push_back(ms);
     build_ms.push_back(index->build_stats().sort_ms + index->build_stats().insert_ms);
     upload_ms.push_back(index->build_stats().upload_ms);
   }
@@ -376,6 +411,9 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
               {"layout_sort_ms", bs.sort_ms},
               {"build_upload_ms", median(upload_ms)},
               {"hash_slots", bs.table_slots},
+              {"build_host_ms", median(host_ms)},
+              {"build_host_ms_all", host_ms},
+              {"build_first_host_ms", first_host_ms},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
   c.columns = columns("hash", "compute", "-", "linear_probing");

@@ -11,6 +11,7 @@
 #include <variant>
 
 #include "cli/bench_rx.hpp"
+#include "ops/common/lookup_batch.hpp"
 
 namespace raydb::cli::bench_rx {
 
@@ -66,6 +67,13 @@ RxProbeStats last_stats(Candidate& c) {
   });
 }
 
+// Sets the library's pipelined chunk (ops/common/lookup_batch.hpp) for one scope.
+struct ChunkScope {
+  uint64_t saved = detail::lookup_chunk();
+  explicit ChunkScope(uint64_t c) { detail::set_lookup_chunk(c); }
+  ~ChunkScope() { detail::set_lookup_chunk(saved); }
+};
+
 }  // namespace
 
 // Times every probe configuration on one index, or on the twins of one index in several APIs
@@ -115,19 +123,39 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           progress(fmt::format("probing ({}): {} {} lookups, hit rate {}, {}{}", c.api,
                                pow2_name(w.nlookups), pr.kind, h, order,
                                rw ? fmt::format(", width {}", rw) : ""));
-          std::vector<RxLookup> out(w.nlookups);
-          std::vector<double> up, down, sort;
+          std::vector<RxLookup> out(w.nlookups), piped;
+          std::vector<double> up, down, sort, host, piped_host, piped_gpu;
+          double first_host = 0, piped_first_host = 0;
+          // GPU times come from whole batches (queries uploaded, kernel, results downloaded, each
+          // timed on the GPU, as every earlier result); host times are each call's wall clock.
+          // Then the same calls pipelined from host memory, as users get them by default.
           auto time_it = [&](auto&& call) {
-            for (int i = 0; i < o.run.warmup; ++i) call().value();
-            for (int r = 0; r < o.run.repeats; ++r) {
-              call().value();
-              RxProbeStats s = last_stats(c);
-              pr.all_ms.push_back(s.probe_ms);
-              up.push_back(s.upload_ms);
-              sort.push_back(s.sort_ms);
-              down.push_back(s.download_ms);
+            {
+              ChunkScope whole(0);
+              for (int i = 0; i < o.run.warmup; ++i) {
+                double ms = wall_ms([&] { call(out).value(); });
+                if (i == 0) first_host = ms;
+              }
+              for (int r = 0; r < o.run.repeats; ++r) {
+                host.push_back(wall_ms([&] { call(out).value(); }));
+                RxProbeStats s = last_stats(c);
+                pr.all_ms.push_back(s.probe_ms);
+                up.push_back(s.upload_ms);
+                sort.push_back(s.sort_ms);
+                down.push_back(s.download_ms);
+              }
+              pr.rays = last_stats(c).rays;
             }
-            pr.rays = last_stats(c).rays;
+            if (c.api != "vulkan") return;
+            ChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk : detail::kDefaultLookupChunk);
+            piped.assign(w.nlookups, RxLookup{});
+            for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+              double ms = wall_ms([&] { call(piped).value(); });
+              if (r == 0) piped_first_host = ms;
+              if (r < o.run.warmup) continue;
+              piped_host.push_back(ms);
+              piped_gpu.push_back(last_stats(c).probe_ms);
+            }
           };
           if (gpu_sort) set_sort_probes(c, true);
           if (rw == 0) {
@@ -135,13 +163,13 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               points = workload::make_point_probes(w.keys.universe, po).value();
               if (w.ref) want = w.ref->lookup(points->span());
             }
-            time_it([&] { return lookup_points(c, *points, out); });
+            time_it([&](std::vector<RxLookup>& dst) { return lookup_points(c, *points, dst); });
           } else {
             if (!ranges) {
               ranges = workload::make_range_probes(w.keys.universe, po).value();
               if (w.ref) want = w.ref->lookup_ranges(ranges->span());
             }
-            time_it([&] { return lookup_ranges(c, *ranges, out); });
+            time_it([&](std::vector<RxLookup>& dst) { return lookup_ranges(c, *ranges, dst); });
           }
           if (gpu_sort) set_sort_probes(c, false);
           for (auto& r : out) pr.hits += r.count;
@@ -150,6 +178,16 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
             pr.checked = bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
             if (bad) progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
+          }
+          // The pipelined calls' results equal the whole batch's, whole (also with --no-check).
+          if (!piped.empty()) {
+            size_t differ = 0;
+            for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == piped[i]);
+            if (differ) {
+              progress(
+                  fmt::format("ERROR: {} pipelined results differ from the whole batch's", differ));
+              pr.checked = fmt::format("MISMATCH ({} of {} pipelined)", differ, out.size());
+            }
           }
           // The cross-API check: every twin's results equal the first's, whole (also with
           // --no-check, where there is no CPU reference).
@@ -199,6 +237,18 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"lookups_per_s", pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e-3) : 0.0},
                     {"upload_ms", pr.upload_ms},
                     {"download_ms", pr.download_ms},
+                    // Host to host: each call's wall clock with inputs and outputs in host memory
+                    // (whole batch, then pipelined), the first call after the build apart.
+                    {"host_time_ms", median(host)},
+                    {"host_time_ms_all", host},
+                    {"host_first_ms", first_host},
+                    {"pipelined_host_ms", piped_host.empty() ? 0.0 : median(piped_host)},
+                    {"pipelined_host_ms_all", piped_host},
+                    {"pipelined_first_ms", piped_first_host},
+                    {"pipelined_gpu_ms", piped_gpu.empty() ? 0.0 : median(piped_gpu)},
+                    {"lookup_chunk", piped.empty()    ? 0
+                                     : o.lookup_chunk ? o.lookup_chunk
+                                                      : detail::kDefaultLookupChunk},
                     {"rays", pr.rays},
                     {"hits", pr.hits},
                     {"seed", w.seed},
@@ -209,10 +259,10 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           rows.push_back(j);
           table.push_back(fmt::format(
               "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
-              "{:>9.1f}  {}",
+              "{:>9.1f} {:>10.3f} {:>10.3f}  {}",
               c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
               c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
-              c.index_bytes / 1e6,
+              c.index_bytes / 1e6, median(host), piped_host.empty() ? 0.0 : median(piped_host),
               gpu_sort ? fmt::format("{} (+ {:.3f} ms GPU sort)", pr.checked, median(sort))
               : api_check != "-" ? fmt::format("{}, {}", pr.checked, api_check)
                                  : pr.checked));

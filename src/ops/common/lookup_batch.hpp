@@ -1,10 +1,16 @@
 // The device side of one batch of lookups, shared by the index operators: queries staged and
 // uploaded, one 16-byte result per query (first row, count, sum) poisoned before the kernel runs
 // and read back after. Buffers are kept between batches and grown on demand.
+//
+// Lookups from host memory run pipelined (run_pipelined): chunks of queries go through a ring of
+// slots in pinned host memory that the kernel reads and writes directly, so the PCIe transfers
+// overlap the kernel, and the host's copies of one chunk overlap the GPU's work on the others.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -62,9 +68,19 @@ Result<std::vector<RxLookup>> lookup_vector(Impl& impl, const QueryBatch& q) {
   });
 }
 
+// The most lookups per chunk of a pipelined batch (process-wide; a tuning and test knob). 0 runs
+// every batch whole and unpipelined: queries uploaded into device memory, the kernel, results
+// downloaded, each timed on the GPU (what the benchmarks report as upload, probe, download).
+uint64_t lookup_chunk();
+void set_lookup_chunk(uint64_t lookups);
+inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
+
 class LookupBatch {
  public:
   explicit LookupBatch(VkContext& ctx) : ctx_(ctx) {}
+  LookupBatch(const LookupBatch&) = delete;
+  LookupBatch& operator=(const LookupBatch&) = delete;
+  ~LookupBatch();
 
   // Stages the queries and sizes the device buffers for them.
   void prepare(const QueryBatch& q);
@@ -86,6 +102,19 @@ class LookupBatch {
   RxProbeStats run(const QueryBatch& q, uint64_t slice,
                    const std::function<void(VkCommandBuffer, uint64_t, uint64_t)>& launch,
                    RxLookup* out);
+  // One chunk's kernel: `count` queries at device address `queries`, results to `results`
+  // (query i of the chunk at index i of both).
+  using ChunkLaunch = std::function<void(VkCommandBuffer, VkDeviceAddress queries,
+                                         VkDeviceAddress results, uint64_t count)>;
+  // The pipelined round (lookup_chunk() > 0): chunks of at most lookup_chunk() queries, each in a
+  // slot of pinned, host-cached memory (kSlots of them, kept between calls with their command
+  // buffers, fences and timers). While the GPU runs a chunk, the host copies the next chunk's
+  // queries in and an earlier chunk's results out, on several threads. `stage` is the kernel's
+  // pipeline stage. probe_ms is the sum of the chunks' kernel times, PCIe transfers included
+  // (upload_ms and download_ms stay 0: the kernel reads and writes host memory itself).
+  RxProbeStats run_pipelined(const QueryBatch& q, VkPipelineStageFlags stage,
+                             const ChunkLaunch& launch, RxLookup* out);
+
   // run() for a kernel of one invocation per lookup whose push constants `p` have the lookup
   // batch's fields (queries, results, query_offset, num_queries); this fills them per slice.
   template <class Params>
@@ -93,8 +122,8 @@ class LookupBatch {
     return run(
         q, kernel.max_items(),
         [&](VkCommandBuffer cmd, uint64_t first, uint64_t count) {
-          p.queries = queries();
-          p.results = results();
+          p.queries = cur_queries_;
+          p.results = cur_results_;
           p.query_offset = static_cast<uint32_t>(first);
           p.num_queries = static_cast<uint32_t>(count);
           kernel.dispatch(cmd, &p, count);
@@ -103,9 +132,26 @@ class LookupBatch {
   }
 
  private:
+  static constexpr unsigned kSlots = 3;
+  struct Slot {
+    Buffer in, out;  // pinned host memory: one chunk's queries and results
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence fence = VK_NULL_HANDLE;
+    std::unique_ptr<GpuTimer> timer;
+    uint64_t first = 0, count = 0;  // the chunk it holds
+    bool busy = false;              // submitted, results not yet copied out
+  };
+  void ensure_slots(uint64_t chunk, uint64_t query_bytes);
+  // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its
+  // kernel time to `probe_ms`.
+  void finish(Slot& s, RxLookup* out, double& probe_ms);
+
   VkContext& ctx_;
   uint64_t count_ = 0, query_bytes_ = 0;
   Buffer queries_dev_, results_dev_, results_host_, staging_;
+  // What run() hands the kernel: the whole batch's device buffers, or the current chunk's slot.
+  VkDeviceAddress cur_queries_ = 0, cur_results_ = 0;
+  std::array<Slot, kSlots> slots_;
 };
 
 }  // namespace raydb::detail

@@ -247,6 +247,9 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   if (!binding)
     binding = std::make_unique<TlasBinding>(
         c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+  // The probe pipeline is made here, not by the first lookup: a first call on a new index would
+  // otherwise wait for the driver's shader compile (up to a second on the H100).
+  ensure_probe_kernels();
 
   // Drop what a previous build held before measuring this one's peak.
   blas.clear();

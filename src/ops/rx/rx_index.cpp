@@ -60,6 +60,44 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   if (q.count == 0) return collected;
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c);
+  bool sorting = options.sort_probes && q.count > 1;
+  VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
+                                         ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
+                                         : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  RxProbeParams p{};
+  p.records = records.address();
+  p.instance_first = instance_first ? instance_first.address() : 0;
+  p.primitive_records = primitive_records ? primitive_records.address() : 0;
+  p.chunk_size = static_cast<uint32_t>(uniform_piece);
+  p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits()) |
+            diagnostic_flags(q.ranges);
+  p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
+  p.num_primitives = static_cast<uint32_t>(n);
+  const uint64_t slice =
+      mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
+  // Records the trace of `count` lookups from `queries` into `results`, in launches of `slice`.
+  auto record_trace = [&](VkCommandBuffer cmd, uint64_t count) {
+    for (uint64_t first = 0; first < count; first += slice) {
+      p.query_offset = static_cast<uint32_t>(first);
+      p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
+      if (mode == TraversalMode::pipeline)
+        rt->trace(cmd, &p, p.num_queries, binding->set());
+      else
+        query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
+    }
+  };
+  if (!collect && !sorting && lookup_chunk() > 0) {
+    RxProbeStats s = batch->run_pipelined(
+        q, trace_stage,
+        [&](VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results, uint64_t count) {
+          p.queries = queries;
+          p.results = results;
+          record_trace(cmd, count);
+        },
+        out);
+    probe_stats.probe_ms = s.probe_ms;
+    return collected;
+  }
   batch->prepare(q);
   if (collect) {
     if (!counter_dev)
@@ -69,13 +107,10 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
       matches_dev = Buffer(c, mbytes, kStorageUsage, MemoryUse::device, "rx matches");
   }
 
-  RxProbeParams p{};
-  p.records = records.address();
   p.queries = batch->queries();
   p.results = batch->results();
   p.matches = collect ? matches_dev.address() : 0;
   p.match_count = collect ? counter_dev.address() : 0;
-  bool sorting = options.sort_probes && q.count > 1;
   uint64_t key_bytes = width == KeyWidth::bits64 ? 8 : 4;
   // With CUDA, CUB sorts the probe keys in memory shared with the Vulkan passes around it, as for
   // the index builds (KeyRecordBuilder); the Vulkan radix sort otherwise.
@@ -89,21 +124,11 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
       sort_keys_dev = cuda::kernel_buffer(c, cuda_sort, q.count * key_bytes, "rx probe sort keys");
     p.order = order_dev.address();
   }
-  p.instance_first = instance_first ? instance_first.address() : 0;
-  p.primitive_records = primitive_records ? primitive_records.address() : 0;
-  p.chunk_size = static_cast<uint32_t>(uniform_piece);
-  p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits()) |
-            diagnostic_flags(q.ranges);
-  p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
-  p.num_primitives = static_cast<uint32_t>(n);
 
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
   GpuTimer timer(c, 8);
   timer.reset(cmd);
-  VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
-                                         ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
-                                         : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   if (collect) c.vk.vkCmdFillBuffer(cmd, counter_dev.handle(), 0, 4, 0);
   uint32_t t0, t1;
   batch->record_upload(cmd, timer, t0, t1, trace_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT);
@@ -141,15 +166,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
                    trace_stage, VK_ACCESS_SHADER_READ_BIT, c);
   }
   uint32_t t2 = timer.mark(cmd);
-  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-  for (uint64_t first = 0; first < q.count; first += slice) {
-    p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(slice, q.count - first));
-    if (mode == TraversalMode::pipeline)
-      rt->trace(cmd, &p, p.num_queries, binding->set());
-    else
-      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
-  }
+  record_trace(cmd, q.count);
   uint32_t t3 = timer.mark(cmd);
   batch->record_download(cmd, trace_stage);
   uint32_t t4 = timer.mark(cmd);

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see bench/gpu/README.md): host-to-host time of key lookups and builds
+# with keys, queries and results in host memory (docs/e2e.md). 2^26 keys, 2^27 lookups, unsorted
+# and sorted; each row holds, measured in the same run: the GPU times of whole batches (upload,
+# probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
+# and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
+# build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] | all      (all: about 5 minutes on the H100)
+set -uo pipefail
+source "$(dirname "$0")/common.sh" "$@"
+{ nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
+
+B="$R bench rx --out $OUT/results --label $(label e2e)"
+if part rx; then
+  echo "== RX, 32-bit keys: 2^26 keys, 2^27 point lookups, unsorted and sorted"
+  $B --index rx --method hit_and_scan --order unsorted,sorted --build-repeats 3
+fi
+if part baselines; then
+  echo "== the sorted array and the hash table through the same pipelined lookups"
+  $B --index sorted,hash --order unsorted,sorted --build-repeats 2
+fi
+if part key64; then
+  echo "== RX, 64-bit keys"
+  $B --index rx --key-bits 64 --method hit_and_scan --order unsorted --build-repeats 2
+fi

@@ -1,0 +1,159 @@
+// Pipelined lookups from host memory (ops/common/lookup_batch.hpp): chunks in pinned slots, the
+// kernel reading and writing them directly, results copied out while later chunks run. Every
+// result is compared whole with the CPU reference and with the unpipelined (whole-batch) path, at
+// the chunk boundaries (0, 1, chunk - 1, chunk, chunk + 1 and more chunks than slots), for 32-
+// and 64-bit keys, points and ranges, and for every key index that runs through the shared code.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+
+#include "ops/common/lookup_batch.hpp"
+#include "raydb/hash_index.hpp"
+#include "raydb/rx_index.hpp"
+#include "raydb/rx_reference.hpp"
+#include "raydb/sorted_index.hpp"
+#include "raydb/workload.hpp"
+#include "support.hpp"
+
+using namespace raydb;
+
+namespace {
+
+constexpr uint64_t kChunk = 64;
+
+// Sets the process-wide chunk size for one scope.
+struct ChunkScope {
+  uint64_t saved = detail::lookup_chunk();
+  explicit ChunkScope(uint64_t c) { detail::set_lookup_chunk(c); }
+  ~ChunkScope() { detail::set_lookup_chunk(saved); }
+};
+
+// The batch sizes at and around the chunk boundaries; 7 chunks + 1 reuses every slot twice.
+const uint64_t kCounts[] = {0, 1, kChunk - 1, kChunk, kChunk + 1, 7 * kChunk + 1};
+
+workload::KeyColumn random_keys(KeyWidth w, size_t n, std::mt19937_64& rng, bool unique) {
+  workload::KeyColumn c;
+  c.width = w;
+  const uint64_t max_key = w == KeyWidth::bits64 ? ~uint64_t{0} : 0xFFFFFFFFull;
+  std::vector<uint64_t> ks = test::edge_keys(w == KeyWidth::bits64);
+  while (ks.size() < n) ks.push_back(rng() % max_key);
+  if (!unique)  // duplicates: runs of equal keys cross chunk boundaries in the results
+    for (size_t i = 0; i < n / 4; ++i) ks[n - 1 - i] = ks[i];
+  std::sort(ks.begin(), ks.end());
+  if (unique) ks.erase(std::unique(ks.begin(), ks.end()), ks.end());
+  std::shuffle(ks.begin(), ks.end(), rng);
+  for (uint64_t k : ks) c.push_back(k);
+  return c;
+}
+
+workload::KeyColumn probes_for(const workload::KeyColumn& keys, uint64_t count,
+                               std::mt19937_64& rng) {
+  workload::KeyColumn p;
+  p.width = keys.width;
+  for (uint64_t i = 0; i < count; ++i)
+    p.push_back(i % 3 != 0 ? keys[rng() % keys.size()] : rng());  // hits and misses
+  return p;
+}
+
+workload::RangeColumn ranges_for(const workload::KeyColumn& keys, uint64_t count,
+                                 std::mt19937_64& rng) {
+  workload::RangeColumn r;
+  r.width = keys.width;
+  const uint64_t max_key = keys.width == KeyWidth::bits64 ? ~uint64_t{0} : 0xFFFFFFFFull;
+  for (uint64_t i = 0; i < count; ++i) {
+    uint64_t lo = keys[rng() % keys.size()];
+    uint64_t width = 1 + rng() % (uint64_t{1} << 24);
+    uint64_t hi = lo > max_key - width ? max_key : lo + width - 1;
+    if (r.width == KeyWidth::bits64)
+      r.r64.push_back({lo, hi});
+    else
+      r.r32.push_back({static_cast<uint32_t>(lo), static_cast<uint32_t>(hi)});
+  }
+  return r;
+}
+
+// Runs `lookup(queries)` pipelined, into a caller's span and into a returned vector, and
+// unpipelined; each compared whole with the reference.
+template <class Lookup, class Span>
+void check_modes(Lookup&& lookup, Span queries, const std::vector<RxLookup>& want,
+                 const std::string& what) {
+  std::vector<RxLookup> out(want.size(), RxLookup{7, 7, 7});
+  {
+    ChunkScope pipelined(kChunk);
+    REQUIRE(lookup(queries, std::span<RxLookup>(out)).ok());
+    test::check_lookups(out, want, (what + " pipelined, caller's span").c_str());
+  }
+  {
+    ChunkScope whole(0);
+    std::fill(out.begin(), out.end(), RxLookup{7, 7, 7});
+    REQUIRE(lookup(queries, std::span<RxLookup>(out)).ok());
+    test::check_lookups(out, want, (what + " whole batch").c_str());
+  }
+}
+
+}  // namespace
+
+TEST_CASE("pipelined lookups: RX points and ranges at chunk boundaries equal the CPU reference") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  const DeviceInfo& d = test::context().device();
+  for (TraversalMode m : {TraversalMode::pipeline, TraversalMode::ray_query}) {
+    if ((m == TraversalMode::pipeline && !d.ray_tracing_pipeline) ||
+        (m == TraversalMode::ray_query && !d.ray_query)) {
+      MESSAGE("skipped: device has no " << to_string(m));
+      continue;
+    }
+    for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+      auto keys = random_keys(w, 3000, rng, false);
+      std::vector<uint32_t> values(keys.size());
+      for (auto& v : values) v = static_cast<uint32_t>(rng());
+      RxBuildOptions o;
+      o.traversal = m;
+      auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
+      RxReference ref(keys.span(), values);
+      for (uint64_t count : kCounts) {
+        std::string what = std::string("rx ") + to_string(m) + " " + to_string(w) + "-bit, " +
+                           std::to_string(count) + " ";
+        auto points = probes_for(keys, count, rng);
+        check_modes([&](KeySpan q, std::span<RxLookup> out) { return index.lookup(q, out); },
+                    points.span(), ref.lookup(points.span()), what + "points");
+        auto ranges = ranges_for(keys, count, rng);
+        check_modes(
+            [&](RangeSpan q, std::span<RxLookup> out) { return index.lookup_ranges(q, out); },
+            ranges.span(), ref.lookup_ranges(ranges.span()), what + "ranges");
+        // The returned-vector call takes the same path.
+        ChunkScope pipelined(kChunk);
+        test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
+                            (what + "points, returned vector").c_str());
+      }
+    }
+  }
+}
+
+TEST_CASE("pipelined lookups: the sorted array and the hash table at chunk boundaries") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+    auto keys = random_keys(w, 2000, rng, true);
+    std::vector<uint32_t> values(keys.size());
+    for (auto& v : values) v = static_cast<uint32_t>(rng());
+    auto sorted = SortedIndex::build(test::context(), keys.span(), values).value();
+    auto hash = HashIndex::build(test::context(), keys.span(), values).value();
+    RxReference ref(keys.span(), values);
+    for (uint64_t count : kCounts) {
+      std::string what = std::string(to_string(w)) + "-bit, " + std::to_string(count) + " ";
+      auto points = probes_for(keys, count, rng);
+      auto want = ref.lookup(points.span());
+      check_modes([&](KeySpan q, std::span<RxLookup> out) { return sorted.lookup(q, out); },
+                  points.span(), want, "sorted " + what + "points");
+      check_modes([&](KeySpan q, std::span<RxLookup> out) { return hash.lookup(q, out); },
+                  points.span(), want, "hash " + what + "points");
+      auto ranges = ranges_for(keys, count, rng);
+      check_modes(
+          [&](RangeSpan q, std::span<RxLookup> out) { return sorted.lookup_ranges(q, out); },
+          ranges.span(), ref.lookup_ranges(ranges.span()), "sorted " + what + "ranges");
+    }
+  }
+}
