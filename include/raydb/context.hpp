@@ -123,7 +123,8 @@ struct ContextOptions {
 };
 
 // A host application's Vulkan objects, for Context::adopt. The device must have been created
-// with Context::requirements(mode): its extensions and features enabled.
+// with raydb's extensions and features enabled: DeviceFeatureChain (raydb/vulkan_device.hpp)
+// fills them into the VkDeviceCreateInfo and returns this structure.
 struct HostVulkan {
   VkInstance instance = nullptr;
   VkPhysicalDevice physical_device = nullptr;
@@ -133,7 +134,7 @@ struct HostVulkan {
   uint32_t api_version = 0;  // VkApplicationInfo::apiVersion of the instance; at least 1.2
   // PFN_vkGetInstanceProcAddr to load functions through; null: the system's Vulkan loader.
   void* get_instance_proc_addr = nullptr;
-  // Which of DeviceRequirements::optional_extensions the host enabled; raydb uses no other.
+  // Which of DeviceFeatureChain::optional_extensions the host enabled; raydb uses no other.
   std::vector<std::string> enabled_optional_extensions;
   // Whether the host enabled VkPhysicalDeviceVulkan12Features::timelineSemaphore.
   bool timeline_semaphore = false;
@@ -142,24 +143,12 @@ struct HostVulkan {
   bool primitive_culling = false;
 };
 
-// What a host must enable on its VkDevice for raydb to adopt it.
-struct DeviceRequirements {
-  std::vector<std::string> extensions;
-  // Feature names as in the Vulkan structures, e.g.
-  // "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress".
-  std::vector<std::string> features;
-  // What raydb uses when enabled (and told so in HostVulkan): the CUDA fast path needs them all.
-  std::vector<std::string> optional_extensions;
-  std::vector<std::string> optional_features;
-};
-
 class Context {
  public:
   static Result<Context> create(const ContextOptions& options = {});
   static Result<Context> adopt(const HostVulkan& host, const ContextOptions& options = {});
   // Every physical device of the system loader, usable or not.
   static Result<std::vector<DeviceInfo>> list_devices();
-  static DeviceRequirements requirements(TraversalMode mode);
 
   const DeviceInfo& device() const;
   TraversalMode traversal() const;  // never automatic
