@@ -71,5 +71,9 @@ if [ -z "$mesa" ] || ! dpkg --compare-versions "$mesa" ge 25; then
 fi
 version=$(in_root raydb --version) || fail "raydb --version"
 say "$version"
-in_root raydb devices || fail "raydb devices"
+# `raydb devices` (an alias of `raydb info` since 0.1.0's lookup and --format work); a package
+# built before it has only `raydb info`.
+devices=devices
+in_root raydb --help | grep -q 'info, devices' || devices=info
+in_root raydb "$devices" || fail "raydb $devices"
 say "OK: installed and ran on a clean Debian 12"
