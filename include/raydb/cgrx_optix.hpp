@@ -28,42 +28,49 @@ namespace raydb {
 class CgrxOptixIndex;
 namespace detail {
 struct CgrxOptixImpl;
-// The cgRX join's run lookups (src/ops/cgrx/cgrx_runs.hpp).
+/// The cgRX join's run lookups (src/ops/cgrx/cgrx_runs.hpp).
 Status cgrx_lookup_runs(CgrxOptixIndex& index, KeySpan points, std::span<RxLookup> out);
 }  // namespace detail
 
+/// CgrxIndex built and probed through OptiX (needs the OptiX backend; see optix_support()).
 class CgrxOptixIndex {
  public:
-  // Builds the GAS over `index`'s representatives with its options (bucket size, compaction,
-  // build preference, first-ray window). Errc::unsupported
-  // where OptiX is unavailable (optix_support()'s reason), the records are not shared with CUDA,
-  // or the primitives are more than one GAS holds. The index's diagnostic is not carried over:
-  // set the twin's own with set_diagnostic().
+  /// Builds the GAS over `index`'s representatives with its options (bucket size, compaction,
+  /// build preference, first-ray window). Errc::unsupported
+  /// where OptiX is unavailable (optix_support()'s reason), the records are not shared with CUDA,
+  /// or the primitives are more than one GAS holds. The index's diagnostic is not carried over:
+  /// set the twin's own with set_diagnostic().
   static Result<CgrxOptixIndex> build(const CgrxIndex& index);
-  // Builds the GAS again from the same index (for timing repeats).
+  /// Builds the GAS again from the same index (for timing repeats).
   Status rebuild();
 
-  // As CgrxIndex::set_diagnostic, through the same flags of cgrx/cgrx_lookup.h: no_trace finds
-  // the bucket by a binary search instead of rays (exact results), trace_only returns the bucket
-  // the rays name as first_row and the rays cast as count (not lookup results).
+  /// As CgrxIndex::set_diagnostic, through the same flags of cgrx/cgrx_lookup.h: no_trace finds
+  /// the bucket by a binary search instead of rays (exact results), trace_only returns the bucket
+  /// the rays name as first_row and the rays cast as count (not lookup results).
   void set_diagnostic(RxDiagnostic diagnostic);
+  /// Point lookups: one RxLookup per key of `points` into `out` (room for points.size();
+  /// Errc::output_too_small otherwise). Keys must have the index's width.
   Status lookup(KeySpan points, std::span<RxLookup> out);
+  /// Inclusive range lookups [lo, hi]: one RxLookup per range into `out` (room for ranges.size()).
   Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
 
-  // Times in ms: upload_ms and sort_ms are the Vulkan index's (OptiX reuses its records);
-  // host_layout_ms = the representatives read back, laid out and uploaded (host wall time);
-  // bvh_build_ms optixAccelBuild, compact_ms optixAccelCompact (CUDA events). Bytes:
-  // bvh_bytes the GAS; build_peak_bytes the most OptiX-owned device memory at once (records'
-  // copy included); resident_bytes the records' copy + per-primitive buckets + GAS.
+  /// Times in ms: upload_ms and sort_ms are the Vulkan index's (OptiX reuses its records);
+  /// host_layout_ms = the representatives read back, laid out and uploaded (host wall time);
+  /// bvh_build_ms optixAccelBuild, compact_ms optixAccelCompact (CUDA events). Bytes:
+  /// bvh_bytes the GAS; build_peak_bytes the most OptiX-owned device memory at once (records'
+  /// copy included); resident_bytes the records' copy + per-primitive buckets + GAS.
   const CgrxBuildStats& build_stats() const;
-  // upload_ms, probe_ms (the launches), download_ms (CUDA events); rays as the Vulkan index
-  // counts them (every ray cast).
+  /// upload_ms, probe_ms (the launches), download_ms (CUDA events); rays as the Vulkan index
+  /// counts them (every ray cast).
   const RxProbeStats& last_stats() const;
-  // As CgrxIndex::last_fallbacks(): lookups whose rays named a bucket the exact keys rejected.
+  /// As CgrxIndex::last_fallbacks(): lookups whose rays named a bucket the exact keys rejected.
   uint64_t last_fallbacks() const;
 
+  /// Moves; the source is left empty (only destruction or assignment).
   CgrxOptixIndex(CgrxOptixIndex&&) noexcept;
+  /// Moves; the source is left empty (only destruction or assignment).
   CgrxOptixIndex& operator=(CgrxOptixIndex&&) noexcept;
+  /// Frees what it holds (device memory included).
   ~CgrxOptixIndex();
 
  private:

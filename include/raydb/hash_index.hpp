@@ -22,38 +22,51 @@
 
 namespace raydb {
 
+/// Where a HashIndex build spent its time (ms) and memory (bytes).
 struct HashBuildStats {
-  double upload_ms = 0;         // keys and values to the device (GPU timestamps)
-  double sort_ms = 0;           // radix sort and record layout
-  double insert_ms = 0;         // filling the table
-  uint64_t table_slots = 0;     // a power of two, at least twice the key count
-  uint64_t resident_bytes = 0;  // table (16 bytes per slot) + with duplicates, records (16 per key)
-  bool unique_keys = false;
+  double upload_ms = 0;      ///< keys and values to the device (GPU timestamps)
+  double sort_ms = 0;        ///< radix sort and record layout
+  double insert_ms = 0;      ///< filling the table
+  uint64_t table_slots = 0;  ///< a power of two, at least twice the key count
+  /// table (16 bytes per slot) + with duplicates, records (16 per key)
+  uint64_t resident_bytes = 0;
+  bool unique_keys = false;  ///< whether no key occurs twice
 };
 
 class HashIndex;
 namespace detail {
 struct HashIndexImpl;
 struct HashTableView;
-HashTableView hash_table_view(const HashIndex& index);  // for the hash join (src/ops/join/)
+HashTableView hash_table_view(const HashIndex& index);  ///< for the hash join (src/ops/join/)
 }  // namespace detail
 
+/// The GPU hash-table baseline for point lookups (see the file comment); owns its device
+/// buffers, thread-safety as RxIndex.
 class HashIndex {
  public:
-  // As RxIndex::build: row id = position, optional values, at most 2^32 - 2 keys.
+  /// As RxIndex::build: row id = position, optional values, at most 2^32 - 2 keys.
   static Result<HashIndex> build(const Context& ctx, KeySpan keys,
                                  std::span<const uint32_t> values = {});
 
+  /// Point lookups: one RxLookup per key of `points` into `out` (room for points.size();
+  /// Errc::output_too_small otherwise). Keys must have the index's width.
   Status lookup(KeySpan points, std::span<RxLookup> out);
+  /// As lookup(points, out), into a new vector.
   Result<std::vector<RxLookup>> lookup(KeySpan points);
 
+  /// Number of keys (rows) indexed.
   uint64_t size() const;
+  /// Width of the keys the index was built from; lookups must use it.
   KeyWidth key_width() const;
+  /// Where the build spent its time (ms) and memory (bytes).
   const HashBuildStats& build_stats() const;
-  const RxProbeStats& last_stats() const;  // rays is 0
+  const RxProbeStats& last_stats() const;  ///< rays is 0
 
+  /// Moves; the source is left empty (only destruction or assignment).
   HashIndex(HashIndex&&) noexcept;
+  /// Moves; the source is left empty (only destruction or assignment).
   HashIndex& operator=(HashIndex&&) noexcept;
+  /// Frees what it holds (device memory included).
   ~HashIndex();
 
  private:

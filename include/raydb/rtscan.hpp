@@ -42,89 +42,114 @@ namespace raydb {
 
 enum class RtScanMode { rtscan, rtc3, rtc1, rtindex };
 const char* to_string(RtScanMode mode);
-Result<RtScanMode> parse_rtscan_mode(const std::string& text);  // rtscan | rtc3 | rtc1 | rtindex
+Result<RtScanMode> parse_rtscan_mode(const std::string& text);  ///< rtscan | rtc3 | rtc1 | rtindex
 
+/// How an RtScanTable is built and queried.
 struct RtScanOptions {
+  /// Which RTScan variant to build (see RtScanMode).
   RtScanMode mode = RtScanMode::rtscan;
-  // Uniform Encoding on the GPU (radix sort of (value, row) pairs; the sorted values come back
-  // once for the mapping table) rather than on the host's threads. rtscan mode only.
+  /// Uniform Encoding on the GPU (radix sort of (value, row) pairs; the sorted values come back
+  /// once for the mapping table) rather than on the host's threads. rtscan mode only.
   bool gpu_encoding = true;
-  // Sieving bins per column (K; K - 1 bit vectors are stored), 1 to 4096. rtscan mode only.
+  /// Sieving bins per column (K; K - 1 bit vectors are stored), 1 to 4096. rtscan mode only.
   uint32_t bins = 128;
-  // Column groups, each of 1 to 3 distinct columns, together covering every column once (e.g.
-  // {{0, 1, 2}, {3}} is 3+1, {{0, 1}, {2, 3}} is 2+2). Empty: consecutive groups of three (rtc1:
-  // of one; rtindex: always of one).
+  /// Column groups, each of 1 to 3 distinct columns, together covering every column once (e.g.
+  /// {{0, 1, 2}, {3}} is 3+1, {{0, 1}, {2, 3}} is 2+2). Empty: consecutive groups of three (rtc1:
+  /// of one; rtindex: always of one).
   std::vector<std::vector<uint32_t>> groups;
+  /// Automatic: the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
-  // The ray lattice, in key units (codes in rtscan mode, values otherwise); 0 picks the default.
-  // interval (I): pitch of the lattice across the rays; default key range / 1200 (the artifact's),
-  // at least 1; in one-column groups 32 x key range / rows (about 32 rows per ray). spacing (S):
-  // gap between segments along a ray, at most I; default I. segment (L): segment length; default
-  // key range / 90 (the artifact's 1e8 / 90 at 1e8 rows), at least the cube width. epsilon:
-  // widening of every cube for float32 coordinates; default 8 ulps of the largest key (the paper's
-  // 2^(bits - 23) is 2 ulps), at least 0.5. Cube width w = I + epsilon.
+  ///@{
+  /// The ray lattice, in key units (codes in rtscan mode, values otherwise); 0 picks the default.
+  /// interval (I): pitch of the lattice across the rays; default key range / 1200 (the artifact's),
+  /// at least 1; in one-column groups 32 x key range / rows (about 32 rows per ray). spacing (S):
+  /// gap between segments along a ray, at most I; default I. segment (L): segment length; default
+  /// key range / 90 (the artifact's 1e8 / 90 at 1e8 rows), at least the cube width. epsilon:
+  /// widening of every cube for float32 coordinates; default 8 ulps of the largest key (the paper's
+  /// 2^(bits - 23) is 2 ulps), at least 0.5. Cube width w = I + epsilon.
   double interval = 0, spacing = 0, segment = 0, epsilon = 0;
-  // Count intersection-shader calls (one atomic add each; off for timing runs).
+  ///@}
+  /// Count intersection-shader calls (one atomic add each; off for timing runs).
   bool count_intersections = false;
 };
 
+/// Where an RtScanTable build spent its time (ms) and memory (bytes).
 struct RtScanBuildStats {
-  double encode_ms = 0;  // Uniform Encoding on the GPU: sort, codes, mapping table, table back
-  // Host part (host clock): with GPU encoding the encoder's wall clock less its GPU time
-  // (allocation, submits, copying the table out of mapped memory); the whole CPU encoder otherwise.
+  double encode_ms = 0;  ///< Uniform Encoding on the GPU: sort, codes, mapping table, table back
+  /// Host part (host clock): with GPU encoding the encoder's wall clock less its GPU time
+  /// (allocation, submits, copying the table out of mapped memory); the whole CPU encoder
+  /// otherwise.
   double host_encode_ms = 0;
-  double upload_ms = 0;  // keys to the device
-  double sieve_ms = 0;   // sieving vectors
-  double bvh_ms = 0;     // cube generation, BLAS and TLAS builds, compaction
-  // Host clock of the whole build, what a caller waits for (less counter_keys_ms).
+  double upload_ms = 0;  ///< keys to the device
+  double sieve_ms = 0;   ///< sieving vectors
+  double bvh_ms = 0;     ///< cube generation, BLAS and TLAS builds, compaction
+  /// Host clock of the whole build, what a caller waits for (less counter_keys_ms).
   double wall_ms = 0;
-  double counter_keys_ms = 0;  // keys copied to the host for count_intersections (host clock)
+  double counter_keys_ms = 0;  ///< keys copied to the host for count_intersections (host clock)
+  ///@{
+  /// Device bytes of the sieving vectors, the BVH and the keys kept for refinement.
   uint64_t sieve_bytes = 0, bvh_bytes = 0, key_bytes = 0;
-  std::vector<uint32_t> bins_used;  // per column (fewer than asked when values repeat)
+  ///@}
+  std::vector<uint32_t> bins_used;  ///< per column (fewer than asked when values repeat)
 };
 
+/// Where an RTScan query spent its time (ms).
 struct RtScanQueryStats {
-  double host_rewrite_ms = 0;  // predicates to codes, sieving choice, refine boxes (host clock)
-  double sieve_ms = 0;         // approximate bitmaps from the sieving vectors
-  double refine_ms = 0;        // ray tracing
-  double merge_ms = 0;         // AND of the groups' bitmaps
+  double host_rewrite_ms = 0;  ///< predicates to codes, sieving choice, refine boxes (host clock)
+  double sieve_ms = 0;         ///< approximate bitmaps from the sieving vectors
+  double refine_ms = 0;        ///< ray tracing
+  double merge_ms = 0;         ///< AND of the groups' bitmaps
+  ///@{
+  /// Rays cast and refine boxes traced.
   uint64_t rays = 0, refine_boxes = 0;
-  uint64_t intersections = 0;  // intersection-shader calls, when counted (else 0)
-  // Rows inside the refine boxes (exact: counted on the host from the keys when
-  // count_intersections is on, else 0).
+  ///@}
+  uint64_t intersections = 0;  ///< intersection-shader calls, when counted (else 0)
+  /// Rows inside the refine boxes (exact: counted on the host from the keys when
+  /// count_intersections is on, else 0).
   uint64_t refined_rows = 0;
+  /// GPU time of the query: sieve + refine + merge (ms).
   double gpu_ms() const { return sieve_ms + refine_ms + merge_ms; }
 };
 
 class RtScanTable;
 namespace detail {
 struct RtScanImpl;
-RtScanImpl& rtscan_impl(RtScanTable& table);  // for the OptiX twin (rtscan_optix.hpp)
+RtScanImpl& rtscan_impl(RtScanTable& table);  ///< for the OptiX twin (rtscan_optix.hpp)
 }  // namespace detail
 
+/// RTScan: multi-column predicates answered by rays through primitives encoded from the
+/// columns; owns its device buffers and acceleration structures.
 class RtScanTable {
  public:
-  // Equally long columns of at most 2^32 - 2 rows (and at most the device's primitives per BLAS).
+  /// Equally long columns of at most 2^32 - 2 rows (and at most the device's primitives per BLAS).
   static Result<RtScanTable> build(const Context& ctx,
                                    std::span<const std::span<const uint32_t>> columns,
                                    const RtScanOptions& options = {});
-  // Rows satisfying every predicate (several on one column intersect; none selects every row).
-  // Errc::invalid_argument for a predicate on a column the table lacks.
+  /// Rows satisfying every predicate (several on one column intersect; none selects every row).
+  /// Errc::invalid_argument for a predicate on a column the table lacks.
   Result<Bitmap> select(std::span<const Predicate> predicates);
 
+  /// Rows per column.
   uint64_t rows() const;
+  /// Number of columns.
   uint32_t columns() const;
-  TraversalMode traversal() const;  // never automatic
+  TraversalMode traversal() const;  ///< never automatic
+  /// The options as built (defaults resolved).
   const RtScanOptions& options() const;
+  /// Where the build spent its time (ms) and memory (bytes).
   const RtScanBuildStats& build_stats() const;
+  /// Statistics of the most recent call (times in ms).
   const RtScanQueryStats& last_stats() const;
-  // Turns the counting of intersection-shader calls on or off for the following queries (refined
-  // rows are counted only if the table was built with count_intersections, which keeps a host
-  // copy of the keys).
+  /// Turns the counting of intersection-shader calls on or off for the following queries (refined
+  /// rows are counted only if the table was built with count_intersections, which keeps a host
+  /// copy of the keys).
   void set_count_intersections(bool on);
 
+  /// Moves; the source is left empty (only destruction or assignment).
   RtScanTable(RtScanTable&&) noexcept;
+  /// Moves; the source is left empty (only destruction or assignment).
   RtScanTable& operator=(RtScanTable&&) noexcept;
+  /// Frees what it holds (device memory included).
   ~RtScanTable();
 
  private:

@@ -30,21 +30,21 @@
 
 namespace raydb::rtscan {
 
-// Writes equally long columns, column after column. Errc::io when the file cannot be written.
+/// Writes equally long columns, column after column. Errc::io when the file cannot be written.
 Status write_column_file(const std::string& path,
                          std::span<const std::span<const uint32_t>> columns);
-// Reads `columns` columns of `rows` rows. Errc::io when the file cannot be read,
-// Errc::invalid_argument when its size is not rows * columns * 4.
+/// Reads `columns` columns of `rows` rows. Errc::io when the file cannot be read,
+/// Errc::invalid_argument when its size is not rows * columns * 4.
 Result<std::vector<std::vector<uint32_t>>> read_column_file(const std::string& path, uint64_t rows,
                                                             uint32_t columns);
 
-// One query: predicates[i] is on column i (one predicate per column, as in the artifact).
+/// One query: predicates[i] is on column i (one predicate per column, as in the artifact).
 using Query = std::vector<Predicate>;
 
-// Text of a predicate file, ending in `exit`. Rejects a query whose size or column order does not
-// match `columns`, and an empty between (value > value2), which `bt` cannot express.
+/// Text of a predicate file, ending in `exit`. Rejects a query whose size or column order does not
+/// match `columns`, and an empty between (value > value2), which `bt` cannot express.
 Result<std::string> format_queries(std::span<const Query> queries, uint32_t columns);
-// Parses predicate-file text; `name` names the source in errors.
+/// Parses predicate-file text; `name` names the source in errors.
 Result<std::vector<Query>> parse_queries(std::string_view text, uint32_t columns,
                                          const std::string& name);
 

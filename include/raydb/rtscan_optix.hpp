@@ -25,36 +25,44 @@
 
 namespace raydb {
 
+/// Where an RtScanOptix build spent its time (ms) and memory (bytes).
 struct RtScanOptixBuildStats {
-  double copy_ms = 0;     // the table's keys into memory shared with CUDA (Vulkan timestamps)
-  double cubes_ms = 0;    // the primitive kernel (the Vulkan build's rtscan_cubes.comp, or
-                          // rtscan_triangles.comp for rtindex; timestamps)
-  double build_ms = 0;    // optixAccelBuild, every group (CUDA events)
-  double compact_ms = 0;  // optixAccelCompact with the compacted-size readback (CUDA events)
-  // What bench compares with RtScanBuildStats::bvh_ms (cubes, builds, compaction).
+  double copy_ms = 0;     ///< the table's keys into memory shared with CUDA (Vulkan timestamps)
+  double cubes_ms = 0;    ///< the primitive kernel (the Vulkan build's rtscan_cubes.comp, or
+                          ///< rtscan_triangles.comp for rtindex; timestamps)
+  double build_ms = 0;    ///< optixAccelBuild, every group (CUDA events)
+  double compact_ms = 0;  ///< optixAccelCompact with the compacted-size readback (CUDA events)
+  /// What bench compares with RtScanBuildStats::bvh_ms (cubes, builds, compaction).
   double bvh_ms() const { return cubes_ms + build_ms + compact_ms; }
-  uint64_t bvh_bytes = 0;              // the compacted GASes, all groups
-  uint64_t bvh_uncompacted_bytes = 0;  // before compaction
-  uint64_t key_bytes = 0;              // the key copies shared with CUDA
+  uint64_t bvh_bytes = 0;              ///< the compacted GASes, all groups
+  uint64_t bvh_uncompacted_bytes = 0;  ///< before compaction
+  uint64_t key_bytes = 0;              ///< the key copies shared with CUDA
 };
 
 namespace detail {
 struct RtScanOptixImpl;
 }
 
+/// RtScanTable built and queried through OptiX (needs the OptiX backend).
 class RtScanOptix {
  public:
+  /// Builds the OptiX twin of `table` (sharing its columns; the table must outlive it).
   static Result<RtScanOptix> build(RtScanTable& table);
-  // The table's select with the refine through OptiX. The sieve's commands are ordered before the
-  // OptiX launches and the merge after them on the GPU (the context's shared timeline semaphore);
-  // last_stats().refine_ms covers the OptiX launches only (CUDA events).
+  /// The table's select with the refine through OptiX. The sieve's commands are ordered before the
+  /// OptiX launches and the merge after them on the GPU (the context's shared timeline semaphore);
+  /// last_stats().refine_ms covers the OptiX launches only (CUDA events).
   Result<Bitmap> select(std::span<const Predicate> predicates);
 
+  /// Where the build spent its time (ms) and memory (bytes).
   const RtScanOptixBuildStats& build_stats() const;
+  /// Statistics of the most recent call (times in ms).
   const RtScanQueryStats& last_stats() const;
 
+  /// Moves; the source is left empty (only destruction or assignment).
   RtScanOptix(RtScanOptix&&) noexcept;
+  /// Moves; the source is left empty (only destruction or assignment).
   RtScanOptix& operator=(RtScanOptix&&) noexcept;
+  /// Frees what it holds (device memory included).
   ~RtScanOptix();
 
  private:

@@ -24,67 +24,76 @@
 
 namespace raydb {
 
+/// Whether the OptiX backend can run here, and why not.
 struct OptixSupport {
-  bool available = false;
-  std::string reason;   // why not, in words; empty when available
-  std::string version;  // the OptiX headers raydb was built with, e.g. "9.0.0"; empty without
+  bool available = false;  ///< whether OptiX runs on this context's device
+  std::string reason;      ///< why not, in words; empty when available
+  std::string version;     ///< the OptiX headers raydb was built with, e.g. "9.0.0"; empty without
 };
 
-// Whether RX lookups can run through OptiX on this context's device. Probed once per context
-// (loads libnvoptix through optixInit); a missing library or device is an answer, not an error.
+/// Whether RX lookups can run through OptiX on this context's device. Probed once per context
+/// (loads libnvoptix through optixInit); a missing library or device is an answer, not an error.
 const OptixSupport& optix_support(const Context& ctx);
 
 namespace detail {
 struct RxOptixImpl;
 }
 
-// Switches of the OptiX path that bench rx --optix-variant flips one at a time, to measure which
-// difference from the Vulkan path moves time or memory (docs/optix.md, "Gaps"). The defaults are
-// the configuration that mirrors the Vulkan index; every variant returns the same results.
+/// Switches of the OptiX path that bench rx --optix-variant flips one at a time, to measure which
+/// difference from the Vulkan path moves time or memory (docs/optix.md, "Gaps"). The defaults are
+/// the configuration that mirrors the Vulkan index; every variant returns the same results.
 struct RxOptixOptions {
-  // OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL, the twin of Vulkan's
-  // NO_DUPLICATE_ANY_HIT_INVOCATION. Off: OPTIX_GEOMETRY_FLAG_NONE, which lets OptiX call any-hit
-  // more than once per primitive and ray: exact where a match ends the ray (hit-and-scan, unique
-  // point lookups), possibly double-counting elsewhere; bench rx checks every result whole.
+  /// OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL, the twin of Vulkan's
+  /// NO_DUPLICATE_ANY_HIT_INVOCATION. Off: OPTIX_GEOMETRY_FLAG_NONE, which lets OptiX call any-hit
+  /// more than once per primitive and ray: exact where a match ends the ray (hit-and-scan, unique
+  /// point lookups), possibly double-counting elsewhere; bench rx checks every result whole.
   bool single_anyhit = true;
-  // OptixModuleCompileOptions::optLevel: -1 = OPTIX_COMPILE_OPTIMIZATION_DEFAULT, 0..3 the levels.
+  /// OptixModuleCompileOptions::optLevel: -1 = OPTIX_COMPILE_OPTIMIZATION_DEFAULT, 0..3 the levels.
   int opt_level = -1;
-  // Launch as a 2D grid (1024 wide) instead of one row of lookups: the thread-to-lookup order is
-  // the same, only the launch shape differs.
+  /// Launch as a 2D grid (1024 wide) instead of one row of lookups: the thread-to-lookup order is
+  /// the same, only the launch shape differs.
   bool launch_2d = false;
-  // Trace through an instance AS with one identity instance over the GAS, the hierarchy the
-  // Vulkan path has (a TLAS over one BLAS), instead of the GAS alone (ALLOW_SINGLE_GAS).
+  /// Trace through an instance AS with one identity instance over the GAS, the hierarchy the
+  /// Vulkan path has (a TLAS over one BLAS), instead of the GAS alone (ALLOW_SINGLE_GAS).
   bool two_level = false;
 };
 
+/// RxIndex built and probed through OptiX (needs the OptiX backend; see optix_support()).
 class RxOptixIndex {
  public:
-  // Builds the GAS over `index`'s records with its options. Supported: triangles or boxes,
-  // hit_and_scan (opaque triangles or not) or any_hit, key or row order, 32- or 64-bit keys,
-  // compaction and build preference. Refused with Errc::unsupported: partitions other than 1,
-  // compress_duplicates, allow_update, and more keys than one GAS holds.
+  /// Builds the GAS over `index`'s records with its options. Supported: triangles or boxes,
+  /// hit_and_scan (opaque triangles or not) or any_hit, key or row order, 32- or 64-bit keys,
+  /// compaction and build preference. Refused with Errc::unsupported: partitions other than 1,
+  /// compress_duplicates, allow_update, and more keys than one GAS holds.
   static Result<RxOptixIndex> build(const RxIndex& index, const RxOptixOptions& options = {});
-  // Builds the GAS again over the same records (for timing repeats).
+  /// Builds the GAS again over the same records (for timing repeats).
   Status rebuild();
 
+  /// Point lookups: one RxLookup per key of `points` into `out` (room for points.size();
+  /// Errc::output_too_small otherwise). Keys must have the index's width.
   Status lookup(KeySpan points, std::span<RxLookup> out);
+  /// Inclusive range lookups [lo, hi]: one RxLookup per range into `out` (room for ranges.size()).
   Status lookup_ranges(RangeSpan ranges, std::span<RxLookup> out);
-  // As RxIndex::collect_rows: every matching (query, row) pair, at most out.size() written.
+  /// As RxIndex::collect_rows: every matching (query, row) pair, at most out.size() written.
   Result<RxCollectResult> collect_rows(KeySpan points, std::span<RxRowMatch> out);
+  /// As collect_rows(points, out), for inclusive ranges.
   Result<RxCollectResult> collect_rows(RangeSpan ranges, std::span<RxRowMatch> out);
 
-  // Times from CUDA events on the context's stream; sizes in bytes. upload_ms and sort_ms are
-  // the Vulkan index's (OptiX reuses its records); convert_ms is the primitive kernel,
-  // bvh_build_ms optixAccelBuild, compact_ms optixAccelCompact (with the compacted-size
-  // readback). build_peak_bytes = the records (OptiX's copy) + the most other OptiX-owned device
-  // memory at once; resident_bytes = the records + the GAS. The Vulkan index's records are not
-  // counted again.
+  /// Times from CUDA events on the context's stream; sizes in bytes. upload_ms and sort_ms are
+  /// the Vulkan index's (OptiX reuses its records); convert_ms is the primitive kernel,
+  /// bvh_build_ms optixAccelBuild, compact_ms optixAccelCompact (with the compacted-size
+  /// readback). build_peak_bytes = the records (OptiX's copy) + the most other OptiX-owned device
+  /// memory at once; resident_bytes = the records + the GAS. The Vulkan index's records are not
+  /// counted again.
   const RxBuildStats& build_stats() const;
-  // upload_ms, probe_ms (the launches), download_ms; rays as the Vulkan index counts them.
+  /// upload_ms, probe_ms (the launches), download_ms; rays as the Vulkan index counts them.
   const RxProbeStats& last_stats() const;
 
+  /// Moves; the source is left empty (only destruction or assignment).
   RxOptixIndex(RxOptixIndex&&) noexcept;
+  /// Moves; the source is left empty (only destruction or assignment).
   RxOptixIndex& operator=(RxOptixIndex&&) noexcept;
+  /// Frees what it holds (device memory included).
   ~RxOptixIndex();
 
  private:

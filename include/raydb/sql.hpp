@@ -27,63 +27,89 @@
 
 namespace raydb::sql {
 
+/// A query's result: column names and rows of text (owned), with table, CSV and JSON output.
 struct SqlTable {
+  /// The result's column names.
   std::vector<std::string> columns;
-  std::vector<std::vector<std::string>> rows;  // text cells; SQL NULL as "NULL"
-  // The output columns the query's ORDER BY sorts on, in key order (empty: no ORDER BY, or the
-  // keys are not all output columns). Set by SqlEngine::query.
+  std::vector<std::vector<std::string>> rows;  ///< text cells; SQL NULL as "NULL"
+  /// The output columns the query's ORDER BY sorts on, in key order (empty: no ORDER BY, or the
+  /// keys are not all output columns). Set by SqlEngine::query.
   std::vector<int> order_keys;
-  std::vector<bool> order_desc;  // per order key: descending
-  // Like sqlite3/psql: a header, a rule, the rows, "(N rows)".
+  std::vector<bool> order_desc;  ///< per order key: descending
+  /// Like sqlite3/psql: a header, a rule, the rows, "(N rows)".
   std::string format_table() const;
+  /// RFC 4180 CSV with a header line.
   std::string format_csv() const;
-  std::string format_json() const;  // an array of objects, numbers unquoted
+  std::string format_json() const;  ///< an array of objects, numbers unquoted
 };
 
+/// How an SqlEngine plans and runs queries.
 struct SqlOptions {
-  // Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
-  // $XDG_CACHE_HOME/raydb (or ~/.cache/raydb); "-" disables the disk cache.
+  /// Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
+  /// $XDG_CACHE_HOME/raydb (or ~/.cache/raydb); "-" disables the disk cache.
   std::string cache_dir;
+  /// Automatic: the context's mode.
   TraversalMode traversal = TraversalMode::automatic;
+  /// Field separator of .csv data files.
   char csv_delimiter = ',';
-  // Long Z intervals are cut into rays of at most ceil(total Z length / target_rays) codes.
+  /// Long Z intervals are cut into rays of at most ceil(total Z length / target_rays) codes.
   uint32_t target_rays = 262144;
 };
 
-// Per query, milliseconds. compile_ms is apart from the query itself (0 when the SPIR-V was in
-// the memory or disk cache).
+/// Per query, milliseconds. compile_ms is apart from the query itself (0 when the SPIR-V was in
+/// the memory or disk cache).
 struct SqlStats {
+  ///@{
+  /// Milliseconds of each phase: parse, plan, shader compile, upload, BVH build, trace, host
+  /// post-processing.
   double parse_ms = 0, plan_ms = 0, compile_ms = 0, upload_ms = 0, bvh_build_ms = 0, trace_ms = 0,
          post_ms = 0;
+  ///@}
+  /// Whether the SPIR-V came from the memory or disk cache.
   bool shader_cached = false;
+  ///@{
+  /// Fact rows, rays cast, filter intervals, result groups, BVH bytes and rows that passed the
+  /// filter.
   uint64_t rows = 0, rays = 0, intervals = 0, groups = 0, bvh_bytes = 0, rows_hit = 0;
+  ///@}
 };
 
-// One schema, its loaded tables and one Vulkan context. Not thread-safe.
+/// One schema, its loaded tables and one Vulkan context. Not thread-safe.
 class SqlEngine {
  public:
+  /// An engine on `ctx` with no tables yet.
   static Result<SqlEngine> create(const Context& ctx, const SqlOptions& options = {});
+  /// Moves; the source is left empty (only destruction or assignment).
   SqlEngine(SqlEngine&&) noexcept;
+  /// Moves; the source is left empty (only destruction or assignment).
   SqlEngine& operator=(SqlEngine&&) noexcept;
+  /// Frees what it holds (device memory included).
   ~SqlEngine();
 
-  // CREATE TABLE statements (other statements are refused, naming line and column).
+  /// CREATE TABLE statements (other statements are refused, naming line and column).
   Status load_schema_file(const std::string& ddl_path);
+  /// As load_schema, from DDL text; `source_name` names it in errors.
   Status load_schema_text(std::string_view ddl, std::string_view source_name = "<ddl>");
-  // Loads every table of the schema from `dir`: <table>.tbl, .csv, .tbl.gz or .csv.gz.
+  /// Loads every table of the schema from `dir`: `<table>.tbl`, `.csv`, `.tbl.gz` or `.csv.gz`.
   Status load_data_dir(const std::string& dir);
+  /// Loads one table of the schema from a .tbl or .csv file (.gz accepted).
   Status load_table(std::string_view table, const std::string& path);
 
-  // A SELECT, or EXPLAIN SELECT (the plan as a one-column table).
+  /// A SELECT, or EXPLAIN SELECT (the plan as a one-column table).
   Result<SqlTable> query(std::string_view sql);
+  /// The plan of a SELECT as text (what EXPLAIN prints), without running it.
   Result<std::string> explain(std::string_view sql);
-  // The same SELECT through SQLite on the same rows (decimals as REAL, dates as 'YYYY-MM-DD'):
-  // the reference for tests and `raydb sql --check`.
+  /// The same SELECT through SQLite on the same rows (decimals as REAL, dates as 'YYYY-MM-DD'):
+  /// the reference for tests and `raydb sql --check`.
   Result<SqlTable> sqlite(std::string_view sql);
 
+  /// The schema's tables, in declaration order.
   std::vector<std::string> table_names() const;
+  /// The CREATE TABLE of `table`, as the schema declared it.
   Result<std::string> table_ddl(std::string_view table) const;
+  /// Rows loaded into `table` (0 when not loaded).
   uint64_t table_rows(std::string_view table) const;
+  /// Statistics of the most recent call (times in ms).
   const SqlStats& last_stats() const;
 
   struct Impl;
@@ -93,11 +119,11 @@ class SqlEngine {
   std::unique_ptr<Impl> impl_;
 };
 
-// Compares an engine result with SQLite's: same columns count, same rows as multisets, numbers
-// compared as numbers (decimals to the engine's printed digits, AVG to 1e-9 relative), and `got`
-// sorted by its ORDER BY keys (got.order_keys / order_desc; SQLite's REAL arithmetic on decimals
-// may break near-ties differently, so its sequence is not compared). Empty when equal, else what
-// differs.
+/// Compares an engine result with SQLite's: same columns count, same rows as multisets, numbers
+/// compared as numbers (decimals to the engine's printed digits, AVG to 1e-9 relative), and `got`
+/// sorted by its ORDER BY keys (got.order_keys / order_desc; SQLite's REAL arithmetic on decimals
+/// may break near-ties differently, so its sequence is not compared). Empty when equal, else what
+/// differs.
 std::string compare_with_sqlite(const SqlTable& got, const SqlTable& want);
 
 }  // namespace raydb::sql

@@ -22,22 +22,24 @@
 
 namespace raydb::workload {
 
+/// One TPC-H scan workload (its columns and predicates).
 struct TpchScan {
-  std::string query;                      // "Q3", "Q6", "Q17"
-  std::string table;                      // "lineitem": one row per line
-  std::vector<std::string> column_names;  // e.g. "l_shipdate"
+  std::string query;                      ///< "Q3", "Q6", "Q17"
+  std::string table;                      ///< "lineitem": one row per line
+  std::vector<std::string> column_names;  ///< e.g. "l_shipdate"
+  /// The predicate columns, encoded as uint32.
   std::vector<std::vector<uint32_t>> columns;
-  std::vector<Predicate> predicates;  // conjunctive, Predicate::column indexes `columns`
+  std::vector<Predicate> predicates;  ///< conjunctive, Predicate::column indexes `columns`
 };
 
-// Q3 (l_shipdate > 1995-03-15, o_orderdate < 1995-03-15, c_mktsegment = BUILDING), Q6
-// (l_shipdate in 1994, l_discount 0.05..0.07, l_quantity < 24) and Q17 (p_brand = Brand#23,
-// p_container = MED BOX, l_quantity < 6: the paper's constant for 0.2 x the part's average
-// quantity), in that order, each over the same LINEITEM rows. Scale factor > 0 (fractions such as
-// 0.01 allowed).
+/// Q3 (l_shipdate > 1995-03-15, o_orderdate < 1995-03-15, c_mktsegment = BUILDING), Q6
+/// (l_shipdate in 1994, l_discount 0.05..0.07, l_quantity < 24) and Q17 (p_brand = Brand#23,
+/// p_container = MED BOX, l_quantity < 6: the paper's constant for 0.2 x the part's average
+/// quantity), in that order, each over the same LINEITEM rows. Scale factor > 0 (fractions such as
+/// 0.01 allowed).
 Result<std::vector<TpchScan>> tpch_scans(double scale_factor, uint64_t seed = 1);
 
-// Days since 1992-01-01 of a date of the TPC-H calendar (years 1992 to 1998).
+/// Days since 1992-01-01 of a date of the TPC-H calendar (years 1992 to 1998).
 uint32_t tpch_day(int year, int month, int day);
 
 }  // namespace raydb::workload

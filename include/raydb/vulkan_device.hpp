@@ -33,8 +33,8 @@
 namespace raydb {
 
 namespace detail {
-// A Vulkan structure with every member zero but its sType (without -Wmissing-field-initializers
-// noise in the host's build).
+/// A Vulkan structure with every member zero but its sType (without -Wmissing-field-initializers
+/// noise in the host's build).
 template <class T>
 T vk_struct(VkStructureType type) {
   T s{};
@@ -50,14 +50,20 @@ struct DeviceFeatureChain {
   /// vulkan12.descriptorIndexing) instead of chaining second copies of these structures.
   VkPhysicalDeviceFeatures2 features2 =
       detail::vk_struct<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
+  /// Vulkan 1.2 features raydb enables (bufferDeviceAddress, scalarBlockLayout; timeline
+  /// semaphores where present).
   VkPhysicalDeviceVulkan12Features vulkan12 = detail::vk_struct<VkPhysicalDeviceVulkan12Features>(
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  /// accelerationStructure.
   VkPhysicalDeviceAccelerationStructureFeaturesKHR acceleration_structure =
       detail::vk_struct<VkPhysicalDeviceAccelerationStructureFeaturesKHR>(
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR);
+  /// rayTracingPipeline (and rayTraversalPrimitiveCulling where present) for the pipeline
+  /// traversal.
   VkPhysicalDeviceRayTracingPipelineFeaturesKHR ray_tracing_pipeline =
       detail::vk_struct<VkPhysicalDeviceRayTracingPipelineFeaturesKHR>(
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR);
+  /// rayQuery for the ray-query traversal.
   VkPhysicalDeviceRayQueryFeaturesKHR ray_query =
       detail::vk_struct<VkPhysicalDeviceRayQueryFeaturesKHR>(
           VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR);
@@ -94,8 +100,8 @@ struct DeviceFeatureChain {
 // ---- implementation (header-only: no Vulkan symbol is linked from libraydb) ----
 
 namespace detail {
-// OR the VkBool32 fields after sType/pNext of `from` into `into` (feature structures are
-// exactly that).
+/// OR the VkBool32 fields after sType/pNext of `from` into `into` (feature structures are
+/// exactly that).
 template <class T>
 void or_features(T& into, const T& from) {
   constexpr size_t first = offsetof(T, pNext) + sizeof(void*);
@@ -103,7 +109,9 @@ void or_features(T& into, const T& from) {
   auto* dst = reinterpret_cast<unsigned char*>(&into) + first;
   auto* src = reinterpret_cast<const unsigned char*>(&from) + first;
   for (size_t i = 0; i + sizeof(VkBool32) <= sizeof(T) - first; i += sizeof(VkBool32)) {
+    ///@{
     VkBool32 a, b;
+    ///@}
     std::memcpy(&a, dst + i, sizeof a);
     std::memcpy(&b, src + i, sizeof b);
     a = a || b ? VK_TRUE : VK_FALSE;
@@ -136,7 +144,7 @@ inline Result<DeviceFeatureChain> DeviceFeatureChain::query(
     return false;
   };
 
-  // What the device has.
+  /// What the device has.
   DeviceFeatureChain have;
   have.features2.pNext = &have.vulkan12;
   have.vulkan12.pNext = &have.acceleration_structure;
@@ -180,7 +188,7 @@ inline Result<DeviceFeatureChain> DeviceFeatureChain::query(
                   VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME};
   if (c.traversal == TraversalMode::pipeline) {
     c.ray_tracing_pipeline.rayTracingPipeline = VK_TRUE;
-    // Optional: pipelines then skip the primitives they never trace.
+    /// Optional: pipelines then skip the primitives they never trace.
     c.ray_tracing_pipeline.rayTraversalPrimitiveCulling =
         have.ray_tracing_pipeline.rayTraversalPrimitiveCulling;
     c.extensions.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
@@ -188,7 +196,7 @@ inline Result<DeviceFeatureChain> DeviceFeatureChain::query(
     c.ray_query.rayQuery = VK_TRUE;
     c.extensions.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
   }
-  // Optional: sharing memory and ordering work with CUDA.
+  /// Optional: sharing memory and ordering work with CUDA.
   c.vulkan12.timelineSemaphore = have.vulkan12.timelineSemaphore;
   for (const char* ext :
        {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME})
@@ -215,7 +223,7 @@ inline void DeviceFeatureChain::fill(VkDeviceCreateInfo& info,
     detail::or_features(features2, theirs);
     info.pEnabledFeatures = nullptr;
   }
-  // Each of raydb's structures: merged into the host's one of the same type, else linked in.
+  /// Each of raydb's structures: merged into the host's one of the same type, else linked in.
   auto merge = [&info](auto& ours) -> bool {
     using T = std::remove_reference_t<decltype(ours)>;
     for (auto* s = static_cast<VkBaseOutStructure*>(const_cast<void*>(info.pNext)); s; s = s->pNext)

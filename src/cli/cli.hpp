@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "cli/numbers.hpp"  // every count, size and fraction of the command line
+#include "cli/output.hpp"   // --format
 #include "raydb/context.hpp"
 #include "raydb/rx_index.hpp"  // BuildPreference
 
@@ -35,6 +36,7 @@ void register_gen_ssb(CLI::App& gen);
 void register_ssb(CLI::App& app);
 void register_read(CLI::App& app);  // raydb read rtscan
 void register_sql(CLI::App& app);
+void register_lookup(CLI::App& app);
 
 // Shared by the bench suites.
 double median(std::vector<double> v);
@@ -77,7 +79,8 @@ struct BenchRunOptions {
   bool no_check = false, no_save = false;
   std::string out = default_results_dir();
   std::string label;
-  uint64_t seed = 0;  // 0: a fresh one per run
+  uint64_t seed = 0;                          // 0: a fresh one per run
+  OutputFormat format = OutputFormat::table;  // of the summary on stdout
 };
 void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o);
 // --seed, or a fresh random seed.
@@ -91,8 +94,9 @@ ApiChoice parse_apis(const Context& ctx, const std::vector<std::string>& apis);
 // The fields every result line of a suite starts with: device, suite, time, version, label,
 // warm-up and repeats.
 nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchRunOptions& o);
-// Prints the table under its title and header, appends the rows (unless --no-save), and fails
-// when any row's checked_result says MISMATCH.
+// Prints the table under its title and header (--format table), or the result rows themselves
+// as csv or json (the fields of the saved JSON lines, one row each, nothing else on stdout),
+// appends the rows (unless --no-save), and fails when any row's checked_result says MISMATCH.
 void finish_bench(const Context& ctx, const char* suite, const BenchRunOptions& o,
                   const std::string& title, const std::string& header,
                   const std::vector<std::string>& table, const std::vector<nlohmann::json>& rows);

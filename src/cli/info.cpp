@@ -16,9 +16,14 @@ std::string human_bytes(uint64_t b) {
 void register_info(CLI::App& app) {
   auto* cmd =
       app.add_subcommand("info", "list Vulkan devices, drivers, ray-tracing support and limits");
-  auto json = std::make_shared<bool>(false);
-  cmd->add_flag("--json", *json, "print JSON instead of text");
-  cmd->callback([json] {
+  cmd->alias("devices");
+  auto format = std::make_shared<OutputFormat>(OutputFormat::table);
+  // csv: one row per device (the fields of json's "devices"); json adds what raydb would use.
+  add_format_option(*cmd, *format);
+  cmd->add_flag_callback(
+      "--json", [format] { *format = OutputFormat::json; }, "the same as --format json");
+  cmd->callback([format] {
+    const bool json = *format != OutputFormat::table;
     auto devices = Context::list_devices().value();
     nlohmann::json all = nlohmann::json::array();
     std::string chosen;
@@ -44,7 +49,7 @@ void register_info(CLI::App& app) {
       }
     }
     for (const DeviceInfo& d : devices) {
-      if (*json) {
+      if (json) {
         all.push_back({{"index", d.index},
                        {"name", d.name},
                        {"type", d.type},
@@ -96,7 +101,9 @@ void register_info(CLI::App& app) {
       fmt::print("    usable by raydb: {}\n",
                  d.usable() ? "yes" : "no (lacks " + d.missing() + ")");
     }
-    if (*json)
+    if (*format == OutputFormat::csv)
+      fmt::print("{}", render(table_of(all), OutputFormat::csv));
+    else if (json)
       fmt::print(
           "{}\n",
           nlohmann::json{

@@ -30,7 +30,7 @@ void check_command_words(CLI::App& app, int argc, char** argv) {
     }
     CLI::App* next = nullptr;
     for (CLI::App* s : subs)
-      if (s->get_name() == word) next = s;
+      if (s->check_name(word)) next = s;  // a name or an alias (info: devices)
     if (!next)
       throw raydb::Error(raydb::Errc::invalid_argument,
                          fmt::format("unknown command '{}' after '{}' (expected one of: {})",
@@ -61,6 +61,7 @@ int main(int argc, char** argv) {
   raydb::cli::register_gen(app);
   raydb::cli::register_ssb(app);
   raydb::cli::register_read(app);
+  raydb::cli::register_lookup(app);
 #ifdef RAYDB_HAS_SQL
   raydb::cli::register_sql(app);
 #endif

@@ -117,6 +117,7 @@ void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o) {
   cmd.add_option("--out", o.out, "results folder (a subfolder per device)");
   cmd.add_option("--label", o.label, "free text stored with each result");
   add_count(cmd, "--seed", o.seed, "random seed (default: fresh)");
+  add_format_option(cmd, o.format);
 }
 
 ApiChoice parse_apis(const Context& ctx, const std::vector<std::string>& apis) {
@@ -169,9 +170,18 @@ nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchR
 void finish_bench(const Context& ctx, const char* suite, const BenchRunOptions& o,
                   const std::string& title, const std::string& header,
                   const std::vector<std::string>& table, const std::vector<nlohmann::json>& rows) {
-  fmt::print("\n{}\n{}\n", title, header);
-  for (const auto& line : table) fmt::print("{}\n", line);
-  if (!o.no_save) fmt::print("results appended to {}\n", append_results(o.out, ctx, suite, rows));
+  if (o.format == OutputFormat::table) {
+    fmt::print("\n{}\n{}\n", title, header);
+    for (const auto& line : table) fmt::print("{}\n", line);
+  } else {
+    fmt::print("{}", render(table_of(rows), o.format));
+    std::fflush(stdout);
+  }
+  if (!o.no_save) {
+    std::string path = append_results(o.out, ctx, suite, rows);
+    // In csv or json, stdout holds the results alone.
+    fmt::print(o.format == OutputFormat::table ? stdout : stderr, "results appended to {}\n", path);
+  }
   for (const auto& r : rows)
     if (r.value("checked_result", std::string()).starts_with("MISMATCH"))
       throw Error(

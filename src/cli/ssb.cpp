@@ -20,7 +20,17 @@ struct SsbOptions {
   std::string query = "all";
   std::string data;
   bool check = false, stats = false;
+  OutputFormat format = OutputFormat::table;
 };
+
+// A result cell as JSON: integers as numbers (every SSB result column is a group key or a sum),
+// anything else as text.
+nlohmann::json cell(const std::string& v) {
+  bool integer = !v.empty() && v.size() < 19 &&
+                 v.find_first_not_of("0123456789", v[0] == '-' ? 1 : 0) == std::string::npos &&
+                 v != "-";
+  return integer ? nlohmann::json(std::stoll(v)) : nlohmann::json(v);
+}
 
 void run_ssb(const SsbOptions& o) {
   // The query names first, so a typo fails before any data is made.
@@ -52,9 +62,45 @@ void run_ssb(const SsbOptions& o) {
   if (o.check)
     reference = std::make_unique<ssb::SqliteReference>(ssb::SqliteReference::load(tables).value());
   int mismatches = 0;
+  // csv: one row per result row, the query's name first; json: one object per query.
+  std::vector<nlohmann::json> csv_rows, json_queries;
   for (const auto& name : names) {
     ssb::ResultTable r = engine.run(name).value();
     const ssb::SsbQueryStats& s = engine.last_stats();
+    if (o.format != OutputFormat::table) {
+      nlohmann::json q = {{"query", name},
+                          {"traversal", to_string(engine.traversal())},
+                          {"lineorder_rows", engine.rows()}};
+      nlohmann::json rows = nlohmann::json::array();
+      for (const auto& row : r.rows) {
+        nlohmann::json obj = {{"query", name}};
+        for (size_t c = 0; c < r.columns.size() && c < row.size(); ++c)
+          obj[r.columns[c]] = cell(row[c]);
+        csv_rows.push_back(obj);
+        obj.erase("query");
+        rows.push_back(std::move(obj));
+      }
+      q["rows"] = std::move(rows);
+      if (o.stats)
+        q["stats"] = {{"encode_ms", s.encode_ms},
+                      {"upload_ms", s.upload_ms},
+                      {"bvh_build_ms", s.bvh_build_ms},
+                      {"bvh_bytes", s.bvh_bytes},
+                      {"trace_ms", s.trace_ms},
+                      {"intervals", s.intervals},
+                      {"rays", s.rays},
+                      {"lanes", s.lanes},
+                      {"rows_hit", s.rows_hit},
+                      {"groups", s.groups}};
+      if (reference) {
+        bool same = reference->run(name).value() == r;
+        mismatches += !same;
+        q["sqlite"] = same ? "MATCH" : "MISMATCH";
+        std::fprintf(stderr, "-- Q%s SQLite: %s\n", name.c_str(), same ? "MATCH" : "MISMATCH");
+      }
+      json_queries.push_back(std::move(q));
+      continue;
+    }
     std::printf("-- Q%s (%s, %llu rows)\n%s", name.c_str(), to_string(engine.traversal()),
                 static_cast<unsigned long long>(engine.rows()), r.format().c_str());
     if (o.stats)
@@ -72,6 +118,10 @@ void run_ssb(const SsbOptions& o) {
     }
     std::printf("\n");
   }
+  if (o.format == OutputFormat::json)
+    std::printf("%s\n", nlohmann::json(json_queries).dump(2).c_str());
+  else if (o.format == OutputFormat::csv)
+    std::printf("%s", render(table_of(csv_rows), OutputFormat::csv).c_str());
   if (mismatches)
     throw Error(Errc::internal, fmt::format("{} queries differ from SQLite", mismatches));
 }
@@ -106,7 +156,8 @@ void register_ssb(CLI::App& app) {
                   "1.1 .. 4.3 (or Q1.1), a comma-separated list of them, or all");
   cmd->add_option("--data", o->data, "read the .tbl files of this folder instead of generating");
   cmd->add_flag("--check", o->check, "also run the query on SQLite and compare the whole result");
-  cmd->add_flag("--stats", o->stats, "print encode, build and trace times");
+  cmd->add_flag("--stats", o->stats, "print encode, build and trace times (not in csv)");
+  add_format_option(*cmd, o->format);
   cmd->callback([o] { run_ssb(*o); });
 }
 

@@ -17,7 +17,7 @@ using namespace raydb;
 namespace {
 
 // The host side, written as an application would: its own instance and device with the
-// extensions and features raydb asks for (Context::requirements).
+// extensions and features raydb asks for (DeviceFeatureChain).
 struct HostApp {
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
@@ -51,39 +51,20 @@ struct HostApp {
     while (family < nq && !(qf[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
     REQUIRE(family < nq);
 
-    TraversalMode mode = test::context().traversal();
-    auto req = Context::requirements(mode);
-    std::vector<const char*> exts;
-    for (auto& e : req.extensions) exts.push_back(e.c_str());
-    VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-    f2.features.shaderInt64 = VK_TRUE;
-    VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
-    f12.bufferDeviceAddress = VK_TRUE;
-    f12.scalarBlockLayout = VK_TRUE;
-    VkPhysicalDeviceAccelerationStructureFeaturesKHR fas{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ACCELERATION_STRUCTURE_FEATURES_KHR};
-    fas.accelerationStructure = VK_TRUE;
-    VkPhysicalDeviceRayTracingPipelineFeaturesKHR frt{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_TRACING_PIPELINE_FEATURES_KHR};
-    frt.rayTracingPipeline = VK_TRUE;
-    VkPhysicalDeviceRayQueryFeaturesKHR frq{
-        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_RAY_QUERY_FEATURES_KHR};
-    frq.rayQuery = VK_TRUE;
-    f2.pNext = &f12;
-    f12.pNext = &fas;
-    fas.pNext =
-        mode == TraversalMode::pipeline ? static_cast<void*>(&frt) : static_cast<void*>(&frq);
+    // The typed chain: raydb's extensions and feature structures for the test context's traversal.
+    auto chain = DeviceFeatureChain::query(instance, physical, vkGetInstanceProcAddr,
+                                           test::context().traversal());
+    REQUIRE_MESSAGE(chain.ok(), (chain.ok() ? "" : chain.error().what()));
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qi.queueFamilyIndex = family;
     qi.queueCount = 1;
     qi.pQueuePriorities = &priority;
     VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
-    dci.pNext = &f2;
     dci.queueCreateInfoCount = 1;
     dci.pQueueCreateInfos = &qi;
-    dci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
-    dci.ppEnabledExtensionNames = exts.data();
+    std::vector<const char*> exts;
+    chain->fill(dci, exts);
     REQUIRE(vkCreateDevice(physical, &dci, nullptr, &device) == VK_SUCCESS);
     auto get_queue =
         reinterpret_cast<PFN_vkGetDeviceQueue>(vkGetDeviceProcAddr(device, "vkGetDeviceQueue"));
@@ -207,5 +188,78 @@ TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the
   }
   reinterpret_cast<PFN_vkDestroyDevice>(vkGetDeviceProcAddr(device, "vkDestroyDevice"))(device,
                                                                                         nullptr);
+  vkDestroyInstance(instance, nullptr);
+}
+
+// What the chain asks for, by traversal: the traversal's own extension and feature and not the
+// other's, and the CUDA interop extensions only as optional ones (never required).
+TEST_CASE("context: DeviceFeatureChain asks for the traversal's extension, interop optional") {
+  REQUIRE(volkInitialize() == VK_SUCCESS);
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ici.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
+  volkLoadInstanceOnly(instance);
+  uint32_t n = 0;
+  vkEnumeratePhysicalDevices(instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> devices(n);
+  vkEnumeratePhysicalDevices(instance, &n, devices.data());
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  for (auto d : devices) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(d, &p);
+    if (test::context().device().name == p.deviceName) physical = d;
+  }
+  REQUIRE(physical != VK_NULL_HANDLE);
+  auto has = [](const std::vector<const char*>& v, const char* name) {
+    for (const char* e : v)
+      if (std::strcmp(e, name) == 0) return true;
+    return false;
+  };
+  const DeviceInfo& info = test::context().device();
+  for (TraversalMode mode : {TraversalMode::pipeline, TraversalMode::ray_query}) {
+    CAPTURE(to_string(mode));
+    auto chain = DeviceFeatureChain::query(instance, physical, vkGetInstanceProcAddr, mode);
+    const bool supported =
+        mode == TraversalMode::pipeline ? info.ray_tracing_pipeline : info.ray_query;
+    if (!supported) {
+      REQUIRE(!chain.ok());
+      CHECK(chain.error().code() == Errc::unsupported);
+      continue;
+    }
+    REQUIRE_MESSAGE(chain.ok(), (chain.ok() ? "" : chain.error().what()));
+    const bool pipeline = mode == TraversalMode::pipeline;
+    CHECK(chain->traversal == mode);
+    CHECK(has(chain->extensions, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME));
+    CHECK(has(chain->extensions, VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME));
+    CHECK(has(chain->extensions, VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME) == pipeline);
+    CHECK(has(chain->extensions, VK_KHR_RAY_QUERY_EXTENSION_NAME) == !pipeline);
+    CHECK((chain->ray_tracing_pipeline.rayTracingPipeline == VK_TRUE) == pipeline);
+    CHECK((chain->ray_query.rayQuery == VK_TRUE) == !pipeline);
+    CHECK(chain->features2.features.shaderInt64 == VK_TRUE);
+    CHECK(chain->vulkan12.bufferDeviceAddress == VK_TRUE);
+    CHECK(chain->vulkan12.scalarBlockLayout == VK_TRUE);
+    CHECK(chain->acceleration_structure.accelerationStructure == VK_TRUE);
+    // Primitive culling only ever with pipelines, and only where the device has it.
+    if (!pipeline) CHECK(chain->ray_tracing_pipeline.rayTraversalPrimitiveCulling == VK_FALSE);
+    if (pipeline)
+      CHECK((chain->ray_tracing_pipeline.rayTraversalPrimitiveCulling == VK_TRUE) ==
+            info.primitive_culling);
+    // The interop extensions: in the chain exactly when the device has them, always optional.
+    for (const char* ext :
+         {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME, VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME}) {
+      CAPTURE(ext);
+      const bool device_has = std::strcmp(ext, VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME) == 0
+                                  ? info.external_memory_fd
+                                  : info.external_semaphore_fd;
+      CHECK(has(chain->extensions, ext) == device_has);
+      bool optional = false;
+      for (const auto& o : chain->optional_extensions) optional = optional || o == ext;
+      CHECK(optional == device_has);
+    }
+    CHECK(chain->extensions.size() == 3 + chain->optional_extensions.size());
+  }
   vkDestroyInstance(instance, nullptr);
 }

@@ -39,27 +39,6 @@ TEST_CASE("context: a device without ray tracing is described and not used") {
   CHECK(none.missing().find("VK_KHR_ray_query") != std::string::npos);
 }
 
-TEST_CASE("context: requirements name the extensions a host must enable") {
-  auto r = Context::requirements(TraversalMode::pipeline);
-  auto has = [&](const char* e) {
-    return std::find(r.extensions.begin(), r.extensions.end(), e) != r.extensions.end();
-  };
-  CHECK(has("VK_KHR_acceleration_structure"));
-  CHECK(has("VK_KHR_ray_tracing_pipeline"));
-  CHECK(!has("VK_KHR_ray_query"));
-  auto q = Context::requirements(TraversalMode::ray_query);
-  CHECK(std::find(q.extensions.begin(), q.extensions.end(), "VK_KHR_ray_query") !=
-        q.extensions.end());
-  // Primitive culling is optional, and only pipelines use it.
-  const char* culling =
-      "VkPhysicalDeviceRayTracingPipelineFeaturesKHR::rayTraversalPrimitiveCulling";
-  CHECK(std::find(r.optional_features.begin(), r.optional_features.end(), culling) !=
-        r.optional_features.end());
-  CHECK(std::find(r.features.begin(), r.features.end(), culling) == r.features.end());
-  CHECK(std::find(q.optional_features.begin(), q.optional_features.end(), culling) ==
-        q.optional_features.end());
-}
-
 TEST_CASE("context: traversal mode parsing") {
   CHECK(parse_traversal_mode("pipeline").value() == TraversalMode::pipeline);
   CHECK(parse_traversal_mode("ray_query").value() == TraversalMode::ray_query);

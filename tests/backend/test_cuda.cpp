@@ -46,17 +46,6 @@ TEST_CASE("cuda: backend names parse and print") {
   CHECK(parse_backend("optix").error().code() == Errc::invalid_argument);
 }
 
-TEST_CASE("cuda: requirements list the interop extensions as optional") {
-  auto r = Context::requirements(TraversalMode::automatic);
-  auto has = [](const std::vector<std::string>& v, const char* s) {
-    return std::find(v.begin(), v.end(), s) != v.end();
-  };
-  CHECK(has(r.optional_extensions, "VK_KHR_external_memory_fd"));
-  CHECK(has(r.optional_extensions, "VK_KHR_external_semaphore_fd"));
-  CHECK(has(r.optional_features, "VkPhysicalDeviceVulkan12Features::timelineSemaphore"));
-  CHECK(!has(r.extensions, "VK_KHR_external_memory_fd"));
-}
-
 TEST_CASE("cuda: exportable Vulkan buffers hold data and export an fd") {
   test::ValidationGuard guard;
   VkContext& c = test::context().vk();

@@ -66,6 +66,38 @@ def make_fixtures(raydb, root):
     write("q-binary-op.txt", b"lt 5\n" + BINARY + b" 6\nlt 7\nexit\n")
     os.makedirs(os.path.join(root, "q-folder.txt"))
 
+    # raydb lookup: key and query files, each wrong in one way (.npy made by hand, not numpy).
+    def npy(descr, shape, data, major=1):
+        header = "{'descr': %s, 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+        pre = 10 if major == 1 else 12
+        header += " " * ((64 - (pre + len(header) + 1) % 64) % 64) + "\n"
+        size = len(header).to_bytes(2 if major == 1 else 4, "little")
+        return b"\x93NUMPY" + bytes([major, 0]) + size + header.encode() + data
+
+    u32 = b"".join(i.to_bytes(4, "little") for i in (1, 2, 3))
+    write("lk-keys.u32", u32)
+    write("lk-keys.csv", "1\n2\n3\n")
+    write("lk-odd.u32", u32 + b"\x01")
+    write("lk-odd.u64", u32)
+    write("lk-keys.bin", u32)
+    write("lk-word.csv", "1\n2\nx7\n")
+    write("lk-two-columns.csv", "1\n2,5\n3\n")
+    write("lk-negative.csv", "1\n-2\n")
+    write("lk-overflow.csv", "1\n18446744073709551616\n")
+    write("lk-blank.csv", "1\n\n3\n")
+    write("lk-binary.csv", b"1\n" + BINARY + b"\n")
+    write("lk-float.npy", npy("'<f8'", "(3,)", b"\0" * 24))
+    write("lk-big-endian.npy", npy("'>u4'", "(3,)", u32))
+    write("lk-2d.npy", npy("'<u4'", "(3, 2)", u32 * 2))
+    write("lk-short.npy", npy("'<u4'", "(4,)", u32))
+    write("lk-negative.npy", npy("'<i4'", "(3,)", u32[:4] + (-5 & 0xFFFFFFFF).to_bytes(4, "little")
+                                 + u32[8:]))
+    write("lk-no-shape.npy", npy("'<u4'", "(3,)", u32).replace(b"'shape'", b"'shapf'"))
+    write("lk-version9.npy", npy("'<u4'", "(3,)", u32).replace(b"NUMPY\x01", b"NUMPY\x09"))
+    write("lk-not.npy", b"PK\x03\x04 a zip, not an array")
+    write("lk-values-short.u32", u32[:8])
+    os.makedirs(os.path.join(root, "lk-folder.u32"))
+
     # SSB: one small generated data set, then copies each broken in one place.
     ok = os.path.join(root, "ssb-ok")
     subprocess.run([raydb, "gen", "ssb", "--sf", "0.001", "--out", ok], check=True,

@@ -709,32 +709,6 @@ Result<std::vector<DeviceInfo>> Context::list_devices() {
   });
 }
 
-DeviceRequirements Context::requirements(TraversalMode mode) {
-  DeviceRequirements r;
-  r.extensions = {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME,
-                  VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME};
-  if (mode != TraversalMode::ray_query)
-    r.extensions.push_back(VK_KHR_RAY_TRACING_PIPELINE_EXTENSION_NAME);
-  if (mode != TraversalMode::pipeline) r.extensions.push_back(VK_KHR_RAY_QUERY_EXTENSION_NAME);
-  r.features = {"VkPhysicalDeviceFeatures::shaderInt64",
-                "VkPhysicalDeviceVulkan12Features::bufferDeviceAddress",
-                "VkPhysicalDeviceVulkan12Features::scalarBlockLayout",
-                "VkPhysicalDeviceAccelerationStructureFeaturesKHR::accelerationStructure"};
-  if (mode != TraversalMode::ray_query)
-    r.features.push_back("VkPhysicalDeviceRayTracingPipelineFeaturesKHR::rayTracingPipeline");
-  if (mode != TraversalMode::pipeline)
-    r.features.push_back("VkPhysicalDeviceRayQueryFeaturesKHR::rayQuery");
-  if (mode == TraversalMode::automatic)
-    r.features.push_back("(automatic: rayTracingPipeline or rayQuery, whichever the device has)");
-  r.optional_extensions = {VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME,
-                           VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME};
-  r.optional_features = {"VkPhysicalDeviceVulkan12Features::timelineSemaphore"};
-  if (mode != TraversalMode::ray_query)
-    r.optional_features.push_back(
-        "VkPhysicalDeviceRayTracingPipelineFeaturesKHR::rayTraversalPrimitiveCulling");
-  return r;
-}
-
 const DeviceInfo& Context::device() const {
   return impl_->info;
 }
