@@ -3,8 +3,9 @@
 // VkBuffers, and look up queries from one host buffer into another, with no trip through host
 // memory. The lookup work is either recorded into the host's VkCommandBuffer (the host submits)
 // or submitted by raydb on the context's queue, ordered by the host's timeline semaphores.
-// examples/vulkan_app/ shows both ends: its own compute shaders write the keys and the queries
-// and read the results.
+// examples/vulkan_app/ shows both ends: its own compute shader writes the keys and the queries
+// and read the results. Not yet here: range lookups, collect_rows, and device buffers for
+// CgrxIndex, SortedIndex, HashIndex and RtScanTable (they take host vectors only).
 //
 // Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
 // Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and
