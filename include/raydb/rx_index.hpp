@@ -118,6 +118,7 @@ struct RxIndexImpl;
 struct RxIndexView;
 /// What another backend of the same index reads (src/ops/rx/rx_view.hpp): the records and options.
 RxIndexView rx_view(const RxIndex& index);
+struct RxIndexAccess;  // src/ops/rx/rx_device_io.cpp: the device-resident API (device_buffers.hpp)
 }  // namespace detail
 
 /// The RX index (see the file comment for the mapping of keys to primitives, ownership and
@@ -178,6 +179,7 @@ class RxIndex {
 
  private:
   friend detail::RxIndexView detail::rx_view(const RxIndex& index);
+  friend struct detail::RxIndexAccess;
   explicit RxIndex(std::unique_ptr<detail::RxIndexImpl> impl);
   std::unique_ptr<detail::RxIndexImpl> impl_;
 };

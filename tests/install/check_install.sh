@@ -73,9 +73,12 @@ flags=$(pkg-config "${static[@]}" --cflags --libs raydb) || fail "pkg-config ray
 say "pkg-config ${static[*]} raydb: $flags"
 mkdir -p "$tmp/pc"
 vulkan_flags=$(pkg-config --cflags --libs vulkan) || fail "pkg-config vulkan"
+glslc --target-env=vulkan1.2 -mfmt=c -o "$tmp/pc/app.spv.h" "$src/examples/vulkan_app/app.comp" ||
+  fail "compiling examples/vulkan_app/app.comp with glslc"
 for ex in lookup ssb vulkan_app/main; do
   extra=""
-  [ "$ex" = vulkan_app/main ] && extra=$vulkan_flags  # it links the system's Vulkan loader too
+  # vulkan_app links the system's Vulkan loader too, and includes its compiled shader.
+  [ "$ex" = vulkan_app/main ] && extra="$vulkan_flags -I$tmp/pc"
   # shellcheck disable=SC2086  # the flags are words
   ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/${ex%/main}" "$src/examples/$ex.cpp" $flags $extra ||
     fail "building examples/$ex.cpp with pkg-config"

@@ -28,7 +28,8 @@ KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx)
     : ctx_(ctx), sorter_(ctx), layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {}
 
 KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool key_order,
-                                   const char* name, bool keep_sorted_keys) {
+                                   const char* name, bool keep_sorted_keys,
+                                   const DeviceColumnSource* source) {
   VkContext& c = ctx_;
   const uint64_t n = k.size;
   const bool key64 = k.width == KeyWidth::bits64;
@@ -38,9 +39,10 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // sort (CUDA), record layout (Vulkan), ordered by the shared timeline.
   const bool cuda = n > 0 && cuda::use_cuda(c, Backend::automatic);
   Buffer keys = cuda::kernel_buffer(c, cuda, kb, fmt::format("{} keys (upload)", name));
-  Buffer values_row = v.empty() ? Buffer()
-                                : Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
-                                         fmt::format("{} values (upload)", name));
+  const bool has_values = source ? source->values != VK_NULL_HANDLE : !v.empty();
+  Buffer values_row = !has_values ? Buffer()
+                                  : Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
+                                           fmt::format("{} values (upload)", name));
   Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "duplicate counter");
   Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                       "duplicate readback");
@@ -54,8 +56,25 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   timer.reset(cmd);
   Buffer s0, s1;
   uint32_t t0 = timer.mark(cmd);
-  record_upload(c, cmd, s0, keys, k.data, kb);
-  if (values_row) record_upload(c, cmd, s1, values_row, v.data(), v.size() * 4);
+  if (source) {
+    // Host writes submitted earlier to this queue, or signalled through `wait`, come first.
+    memory_barrier(cmd, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_MEMORY_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+    for (const auto& [sem, value] : source->wait)
+      batch.wait_for(sem, value, VK_PIPELINE_STAGE_TRANSFER_BIT);
+    for (const auto& [sem, value] : source->signal) batch.signal(sem, value);
+    if (n > 0) {
+      VkBufferCopy kr{source->keys_offset, 0, kb};
+      c.vk.vkCmdCopyBuffer(cmd, source->keys, keys.handle(), 1, &kr);
+      if (values_row) {
+        VkBufferCopy vr{source->values_offset, 0, n * 4};
+        c.vk.vkCmdCopyBuffer(cmd, source->values, values_row.handle(), 1, &vr);
+      }
+    }
+  } else {
+    record_upload(c, cmd, s0, keys, k.data, kb);
+    if (values_row) record_upload(c, cmd, s1, values_row, v.data(), v.size() * 4);
+  }
   uint32_t t1 = timer.mark(cmd);
   c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
   // In row order the keys stay as given; a sorted copy only tells whether keys repeat.

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <span>
+#include <utility>
+#include <vector>
 
 #include "backend/vk/radix_sort.hpp"
 #include "raydb/keys.hpp"
@@ -35,13 +37,24 @@ struct KeyRecords {
   double sort_ms = 0;    // GPU time of the sort and the record layout
 };
 
+// Keys and values already in device buffers (raydb/device_buffers.hpp): copied from there instead
+// of uploaded from host memory, with the first submission ordered by the host's timeline points.
+struct DeviceColumnSource {
+  VkBuffer keys = VK_NULL_HANDLE;
+  VkDeviceSize keys_offset = 0;
+  VkBuffer values = VK_NULL_HANDLE;  // none: values are 0
+  VkDeviceSize values_offset = 0;
+  std::vector<std::pair<VkSemaphore, uint64_t>> wait, signal;
+};
+
 class KeyRecordBuilder {
  public:
   explicit KeyRecordBuilder(VkContext& ctx);
   // `values` may be empty (values are then 0); otherwise one per key. With key_order false the
   // records stay in row order (record p is row p) and only the duplicate check sorts a copy.
+  // With `source`, keys.data is unused (keys.size and keys.width count) and so is `values`.
   KeyRecords build(KeySpan keys, std::span<const uint32_t> values, bool key_order, const char* name,
-                   bool keep_sorted_keys = false);
+                   bool keep_sorted_keys = false, const DeviceColumnSource* source = nullptr);
 
  private:
   VkContext& ctx_;

@@ -232,9 +232,10 @@ void RxIndexImpl::build_tlas() {
   binding->bind(tlas.handle());
 }
 
-void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
+void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source) {
   VkContext& c = *ctx;
-  validate_key_column(k, v);
+  pending_submission.reset();  // its lookups read what is rebuilt here
+  if (!source) validate_key_column(k, v);
   width = k.width;
   n = k.size;
   build_stats = {};
@@ -261,7 +262,7 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   c.reset_peak();
 
   if (options.allow_update) host_values.assign(v.begin(), v.end());
-  lay_out(k, v);
+  lay_out(k, v, source);
   build_stats.unique_keys = unique;
   primitives = n;
   // With unique keys every record starts its own run: the index would be the identity.
@@ -290,6 +291,7 @@ void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
             "update() needs {} keys of {} bits (got {} of {} bits); use rebuild() to change them",
             n, to_string(width), k.size, to_string(k.width)));
   validate_key_column(k, v);
+  pending_submission.reset();
   if (!v.empty()) host_values.assign(v.begin(), v.end());
   lay_out(k, host_values);
   if (n > 0) refit_blas();
@@ -312,9 +314,10 @@ void RxIndexImpl::ensure_probe_kernels() {
 }
 
 // Keys and values to key-sorted (or row-order) records on the GPU.
-void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v) {
+void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v,
+                          const DeviceColumnSource* source) {
   if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(*ctx);
-  KeyRecords r = record_builder->build(k, v, options.key_order, "rx");
+  KeyRecords r = record_builder->build(k, v, options.key_order, "rx", false, source);
   records = std::move(r.records);
   unique = r.unique;
   build_stats.upload_ms = r.upload_ms;

@@ -73,6 +73,10 @@ struct RxIndexImpl {
 
   RxDiagnostic diagnostic = RxDiagnostic::none;
 
+  // rx_submit_lookup's last submission, kept until its GPU work is done (rx_device_io.cpp).
+  // Declared last: destroyed (and waited for) before the buffers it reads.
+  std::shared_ptr<void> pending_submission;
+
   // RxIndex::set_diagnostic: the RX_FLAG_DIAG_* bit (rx_mapping.h) of the next probes.
   uint32_t diagnostic_flags(bool ranges) const {
     if (diagnostic == RxDiagnostic::none) return 0;
@@ -125,7 +129,8 @@ struct RxIndexImpl {
     return req;
   }
 
-  void build(KeySpan k, std::span<const uint32_t> v);
+  // With `source` (rx_build from device buffers) k.data and v are unused.
+  void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
   void compress_keys();
   void plan_pieces();
   void build_parts();
@@ -143,8 +148,18 @@ struct RxIndexImpl {
   // (query, row) pairs go to `matches`, at most `capacity` of them.
   RxCollectResult probe(const QueryBatch& q, RxLookup* out, bool collect = false,
                         RxRowMatch* matches = nullptr, uint64_t capacity = 0);
-  void lay_out(KeySpan k, std::span<const uint32_t> v);
+  void lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
+  // The probe push constants that come from the index (all but queries, results, matches, order,
+  // the slice and the match capacity).
+  void fill_index_params(RxProbeParams& p, bool ranges, bool collect) const;
+  // Records the traversal of `count` lookups in slices the launch limits allow.
+  void record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count);
 };
+
+// The build options' lookup method (automatic resolved) and their consistency checks; throw
+// Errc::invalid_argument naming the option.
+RxLookupMethod resolve_method(const RxBuildOptions& o);
+void validate_layout_options(const RxBuildOptions& o, RxLookupMethod method);
 
 }  // namespace raydb::detail

@@ -65,34 +65,15 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
                                          ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
                                          : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   RxProbeParams p{};
-  p.records = records.address();
-  p.instance_first = instance_first ? instance_first.address() : 0;
-  p.primitive_records = primitive_records ? primitive_records.address() : 0;
-  p.chunk_size = static_cast<uint32_t>(uniform_piece);
-  p.flags = rx_probe_flags(width, q.ranges, unique, collect, method, opaque_hits()) |
-            diagnostic_flags(q.ranges);
+  fill_index_params(p, q.ranges, collect);
   p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
-  p.num_primitives = static_cast<uint32_t>(n);
-  const uint64_t slice =
-      mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-  // Records the trace of `count` lookups from `queries` into `results`, in launches of `slice`.
-  auto record_trace = [&](VkCommandBuffer cmd, uint64_t count) {
-    for (uint64_t first = 0; first < count; first += slice) {
-      p.query_offset = static_cast<uint32_t>(first);
-      p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
-      if (mode == TraversalMode::pipeline)
-        rt->trace(cmd, &p, p.num_queries, binding->set());
-      else
-        query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
-    }
-  };
   if (!collect && !sorting && lookup_chunk() > 0) {
     RxProbeStats s = batch->run_pipelined(
         q, trace_stage,
         [&](VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results, uint64_t count) {
           p.queries = queries;
           p.results = results;
-          record_trace(cmd, count);
+          record_trace(cmd, p, count);
         },
         out);
     probe_stats.probe_ms = s.probe_ms;
@@ -166,7 +147,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
                    trace_stage, VK_ACCESS_SHADER_READ_BIT, c);
   }
   uint32_t t2 = timer.mark(cmd);
-  record_trace(cmd, q.count);
+  record_trace(cmd, p, q.count);
   uint32_t t3 = timer.mark(cmd);
   batch->record_download(cmd, trace_stage);
   uint32_t t4 = timer.mark(cmd);
@@ -186,6 +167,28 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   batch->read_results(out);
   if (collect) collected = read_matches(matches, capacity);
   return collected;
+}
+
+void RxIndexImpl::fill_index_params(RxProbeParams& p, bool ranges, bool collect) const {
+  p.records = records.address();
+  p.instance_first = instance_first ? instance_first.address() : 0;
+  p.primitive_records = primitive_records ? primitive_records.address() : 0;
+  p.chunk_size = static_cast<uint32_t>(uniform_piece);
+  p.flags = rx_probe_flags(width, ranges, unique, collect, method, opaque_hits()) |
+            diagnostic_flags(ranges);
+  p.num_primitives = static_cast<uint32_t>(n);
+}
+
+void RxIndexImpl::record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count) {
+  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
+  for (uint64_t first = 0; first < count; first += slice) {
+    p.query_offset = static_cast<uint32_t>(first);
+    p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
+    if (mode == TraversalMode::pipeline)
+      rt->trace(cmd, &p, p.num_queries, binding->set());
+    else
+      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
+  }
 }
 
 // After a collecting probe: how many pairs matched, and the first `capacity` of them.
@@ -254,7 +257,7 @@ RxIndexView rx_view(const RxIndex& index) {
 using detail::guarded;
 using detail::QueryBatch;
 
-namespace {
+namespace detail {
 RxLookupMethod resolve_method(const RxBuildOptions& o) {
   RxLookupMethod m = o.method;
   if (m == RxLookupMethod::automatic)
@@ -278,8 +281,10 @@ void validate_layout_options(const RxBuildOptions& o, RxLookupMethod method) {
                 "compress_duplicates cannot be combined with allow_update (an update could change "
                 "the number of distinct keys); use rebuild()");
 }
-}  // namespace
+}  // namespace detail
+using detail::resolve_method;
 using detail::RxIndexImpl;
+using detail::validate_layout_options;
 
 RxIndex::RxIndex(std::unique_ptr<RxIndexImpl> impl) : impl_(std::move(impl)) {}
 RxIndex::RxIndex(RxIndex&&) noexcept = default;

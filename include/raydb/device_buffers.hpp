@@ -1,0 +1,136 @@
+// Device-resident data, for a Vulkan application that embeds raydb (Context::adopt of its own
+// device, raydb/vulkan_device.hpp): build an RxIndex from keys and values already in the host's
+// VkBuffers, and look up queries from one host buffer into another, with no trip through host
+// memory. The lookup work is either recorded into the host's VkCommandBuffer (the host submits)
+// or submitted by raydb on the context's queue, ordered by the host's timeline semaphores.
+// examples/vulkan_app/ shows both ends: its own compute shader writes the keys and the queries
+// and read the results. Not yet here: range lookups, collect_rows, and device buffers for
+// CgrxIndex, SortedIndex, HashIndex and RtScanTable (they take host vectors only).
+//
+// Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
+// Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and
+// usage flags as the host created it; raydb checks them and fails with Errc::invalid_argument
+// (a flag missing, a misaligned offset, count 0) or Errc::output_too_small (the span runs past
+// the buffer, or the results hold fewer elements than there are queries) before recording
+// anything. The host keeps ownership: raydb never frees, maps or keeps a host buffer.
+//
+// Layout (tightly packed, little-endian, as the host-vector API):
+//   keys, queries   uint32_t or uint64_t (the KeyWidth given / the index's), offset a multiple of
+//                   the key size; point lookups only.
+//   values          uint32_t, one per key (row i's value), offset a multiple of 4.
+//   results         raydb::RxLookup (raydb/lookup.hpp), 16 bytes: {uint32_t first_row,
+//                   uint32_t count, uint64_t sum}, one per query at the query's position; offset
+//                   a multiple of 16. first_row is kMissRow (0xFFFFFFFF) and count 0 on a miss.
+// Row ids are key positions in the key span (0 .. count - 1).
+//
+// Usage flags the host's buffers need:
+//   keys, values (build)       VK_BUFFER_USAGE_TRANSFER_SRC_BIT (raydb copies them once; it
+//                              keeps its own key-ordered records, so the host may reuse or free
+//                              its buffers once the build's work is done, see below)
+//   queries, results (lookup)  VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (read and written by
+//                              device address from raydb's shaders)
+//
+// Thread-safety: as every raydb call, these take the Context's call lock. Vulkan's own rules for
+// the host's objects still hold: a VkCommandBuffer given to rx_record_lookup must not be used by
+// another thread meanwhile, and raydb's own submissions use the context's VkQueue, which the host
+// shares after Context::adopt: the host must not submit to that queue from another thread while a
+// raydb call runs.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/error.hpp"
+#include "raydb/keys.hpp"
+#include "raydb/lookup.hpp"
+#include "raydb/rx_index.hpp"
+
+// The Vulkan types below, declared exactly as <vulkan/vulkan_core.h> declares them on 64-bit
+// platforms (repeating such a typedef is legal C++), so this header needs no Vulkan header.
+typedef struct VkBuffer_T* VkBuffer;
+typedef struct VkCommandBuffer_T* VkCommandBuffer;
+typedef struct VkSemaphore_T* VkSemaphore;
+typedef uint32_t VkFlags;
+typedef VkFlags VkBufferUsageFlags;
+typedef uint64_t VkDeviceSize;
+
+namespace raydb {
+
+/// `count` elements of a host-owned VkBuffer, from byte `offset`.
+struct DeviceSpan {
+  VkBuffer buffer = nullptr;
+  VkDeviceSize buffer_size = 0;  ///< VkBufferCreateInfo::size the buffer was created with
+  VkBufferUsageFlags usage = 0;  ///< VkBufferCreateInfo::usage the buffer was created with
+  VkDeviceSize offset = 0;       ///< bytes from the buffer's start to element 0
+  uint64_t count = 0;            ///< elements (keys, values, queries or results)
+};
+
+/// One timeline-semaphore point: the semaphore (VK_SEMAPHORE_TYPE_TIMELINE, on the adopted
+/// device) and a value.
+struct TimelinePoint {
+  VkSemaphore semaphore = nullptr;
+  uint64_t value = 0;
+};
+
+/// How raydb's own submission is ordered with the host's work: it waits until every `wait`
+/// semaphore reaches its value before touching the host's buffers, and sets every `signal`
+/// semaphore to its value once it no longer reads or writes them (and, for a lookup, the results
+/// are written and visible: memory-write access, all commands). Needs the device's
+/// timelineSemaphore feature (DeviceFeatureChain enables it where the device has it).
+struct DeviceSync {
+  std::vector<TimelinePoint> wait;
+  std::vector<TimelinePoint> signal;
+};
+
+/// Builds an RxIndex over `keys` (of `width`) and, when values.count is not 0, one uint32_t
+/// value per key, all in the host's buffers. The keys are copied on the context's queue into
+/// raydb's own buffers and the index is built there; the call returns once the index is ready.
+///
+/// Ordering: raydb's first submission waits on `sync.wait` and starts with a global memory
+/// barrier (all commands, memory writes -> transfer reads), so host writes made by work
+/// submitted earlier to the same queue, or signalled through `sync.wait`, are seen. `sync.signal`
+/// is set when the copies out of the host's buffers are done. No key or value travels through
+/// host memory; raydb reads back only its own small counters (the duplicate count, compacted
+/// BVH sizes), as the host-vector build does.
+///
+/// `options.allow_update` is refused (update() takes host vectors; rebuild from buffers with
+/// another call). Errors as values: see the header comment.
+Result<RxIndex> rx_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
+                         const DeviceSpan& values = {}, const RxBuildOptions& options = {},
+                         const DeviceSync& sync = {});
+
+/// Records point lookups of `queries` (of the index's key width) into the host's command buffer
+/// `cmd` (primary, in the recording state, on the adopted device, of a queue family with compute
+/// support), writing one RxLookup per query into `results`. Nothing is submitted or waited for.
+///
+/// Barriers: raydb records a global memory barrier before its work (all commands, memory writes
+/// -> its shader stage, shader reads and writes) and after it (its shader stage, shader writes ->
+/// all commands, memory reads and writes), so work recorded earlier in `cmd` (or earlier in
+/// submission order on the same queue) that writes the queries, and later work that reads the
+/// results, need no barrier of their own. Work on another queue is the host's to order
+/// (semaphores).
+///
+/// State: raydb binds its own pipeline, descriptor set and push constants at the compute bind
+/// point and, for the ray-tracing pipeline, the ray-tracing bind point; the host rebinds its own
+/// afterwards.
+///
+/// Lifetime: the recording refers to raydb objects owned by `index` (its BVH, records, pipeline
+/// and descriptor set); the index must not be destroyed, rebuilt or updated until every
+/// submission of `cmd` has completed. Nothing else of raydb's needs to stay alive.
+/// RxBuildOptions::sort_probes is not applied here (it would need per-call scratch); the
+/// results are the same. last_stats() reports the rays only (no timestamps are recorded).
+Status rx_record_lookup(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+                        const DeviceSpan& results);
+
+/// The same lookups, submitted by raydb on the context's queue, waiting on `sync.wait` and
+/// signalling `sync.signal` when the results are written: the call returns without waiting for
+/// the GPU. The host waits on a signal point (vkWaitSemaphores, or its own submission's wait)
+/// before reading the results. raydb keeps the submission's command buffer until it is done;
+/// the index must outlive the work (its destructor, rebuild() and the next rx_submit_lookup on
+/// it wait for it). At least one signal point is required, else the host could not know when
+/// the results are there.
+Status rx_submit_lookup(RxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+                        const DeviceSync& sync);
+
+}  // namespace raydb
