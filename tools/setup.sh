@@ -28,7 +28,8 @@ PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-v
   glslang-tools spirv-tools vulkan-validationlayers vulkan-tools doctest-dev libcli11-dev
   nlohmann-json3-dev libfmt-dev libsqlite3-dev python3 python3-pytest python3-matplotlib
   clang libclang-rt-14-dev  # clang and libFuzzer: tests/fuzz
-  libpg-query-dev glslang-dev zlib1g-dev)  # the SQL engine (RAYDB_SQL)
+  libpg-query-dev glslang-dev zlib1g-dev  # the SQL engine (RAYDB_SQL)
+  libedit-dev)  # line editing and history in the raydb sql shell (BSD licence, unlike readline)
 
 missing=()
 for p in "${PACKAGES[@]}"; do

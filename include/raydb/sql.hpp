@@ -40,6 +40,13 @@ struct SqlTable {
   std::string format_json() const;  // an array of objects, numbers unquoted
 };
 
+// Which operator runs a query: the ray-tracing star join (RTCUDB), the compute star join
+// (Crystal-style, no BVH), or automatic: compute where the ray-tracing plan cannot express the
+// query (a limit it names) or where the measured cost model says compute is faster on this
+// device; EXPLAIN says which and why. The answer is the same either way.
+enum class SqlPath { automatic, rt, compute };
+const char* to_string(SqlPath path);  // "auto", "rt", "compute"
+
 struct SqlOptions {
   // Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
   // $XDG_CACHE_HOME/raydb (or ~/.cache/raydb); "-" disables the disk cache.
@@ -48,6 +55,7 @@ struct SqlOptions {
   char csv_delimiter = ',';
   // Long Z intervals are cut into rays of at most ceil(total Z length / target_rays) codes.
   uint32_t target_rays = 262144;
+  SqlPath path = SqlPath::automatic;
 };
 
 // Per query, milliseconds. compile_ms is apart from the query itself (0 when the SPIR-V was in
@@ -56,6 +64,11 @@ struct SqlStats {
   double parse_ms = 0, plan_ms = 0, compile_ms = 0, upload_ms = 0, bvh_build_ms = 0, trace_ms = 0,
          post_ms = 0;
   bool shader_cached = false;
+  SqlPath path = SqlPath::rt;  // the operator that ran (rt or compute)
+  std::string path_reason;     // why, as EXPLAIN prints it
+  // Device memory each operator would need for the query (estimated before any work), and what
+  // was left of the budget (ContextOptions::memory_budget_bytes, else the device-local heap).
+  uint64_t rt_device_bytes = 0, compute_device_bytes = 0, device_bytes_left = 0;
   uint64_t rows = 0, rays = 0, intervals = 0, groups = 0, bvh_bytes = 0, rows_hit = 0;
 };
 
@@ -85,6 +98,8 @@ class SqlEngine {
   Result<std::string> table_ddl(std::string_view table) const;
   uint64_t table_rows(std::string_view table) const;
   const SqlStats& last_stats() const;
+  // The operator later queries use (SqlOptions::path).
+  void set_path(SqlPath path);
 
   struct Impl;
 

@@ -43,9 +43,6 @@ const Dictionary& dictionary(PlanCache& cache, const Catalog& cat, int table, in
   return cache.dicts.emplace(key, std::move(d)).first->second;
 }
 
-namespace {
-
-// The dimension row of every fact row (every foreign key must resolve).
 const std::vector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fact,
                                       const Dim& d) {
   auto key = std::make_tuple(fact, d.fact_column, d.table, d.key_column);
@@ -94,8 +91,6 @@ std::vector<bool> selected_codes(const Filter& f, const Column& col, const Dicti
                                        : eval_pred(f.pred, col, d.ints[c], kNone);
   return sel;
 }
-
-}  // namespace
 
 std::vector<uint32_t> attr_codes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
                                  AttrRef a, const Dictionary*& dict) {
@@ -262,9 +257,31 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   std::vector<uint64_t> key(p.rows, 0);
   for (size_t g = 0; g < gcodes.size(); ++g)
     for (uint64_t r = 0; r < p.rows; ++r) key[r] = key[r] * radix[g] + gcodes[g][r];
-  std::vector<uint64_t> keys = key;
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  // Y: each row's rank among the keys present. A small key space (at most 2^26 or 4 per row) is
+  // ranked through a table in O(rows + space), a large one by sorting.
+  std::vector<uint32_t> ycode(p.rows);
+  std::vector<uint64_t> keys;
+  if (gspace <= std::max<uint64_t>(uint64_t{1} << 26, 4 * p.rows) &&
+      gspace <= (uint64_t{1} << 32)) {
+    constexpr uint32_t kAbsent = 0xffffffffu;
+    std::vector<uint32_t> rank(gspace, kAbsent);
+    for (uint64_t r = 0; r < p.rows; ++r) rank[key[r]] = 0;
+    for (uint64_t k = 0; k < gspace; ++k)
+      if (rank[k] != kAbsent) {
+        rank[k] = static_cast<uint32_t>(std::min<uint64_t>(keys.size(), kAbsent - 1));
+        keys.push_back(k);
+      }
+    if (keys.size() <= kMaxGroups)
+      for (uint64_t r = 0; r < p.rows; ++r) ycode[r] = rank[key[r]];
+  } else {
+    keys = key;
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    if (keys.size() <= kMaxGroups)
+      for (uint64_t r = 0; r < p.rows; ++r)
+        ycode[r] = static_cast<uint32_t>(std::lower_bound(keys.begin(), keys.end(), key[r]) -
+                                         keys.begin());
+  }
   if (keys.size() > kMaxGroups)
     throw Error(
         Errc::limit_exceeded,
@@ -315,7 +332,7 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   p.vertices.resize(p.rows * 9);
   for (uint64_t r = 0; r < p.rows; ++r) {
     auto x = static_cast<float>(xv[r]);
-    auto y = static_cast<float>(std::lower_bound(keys.begin(), keys.end(), key[r]) - keys.begin());
+    auto y = static_cast<float>(ycode[r]);
     auto zz = static_cast<float>(z[r]);
     float* t = &p.vertices[r * 9];
     t[0] = x, t[1] = y, t[2] = zz;

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (see bench/gpu/README.md): SSB SF 1, 10 and 20 through the dedicated RT
+# engine and through SqlEngine (`raydb bench ssb --engine sql`, the specification's SQL) on the
+# same dbgen-format tables, written by `raydb gen ssb` into a temporary folder and read back with
+# --data by every engine. Per query: the query time (median trace of the repeats, GPU timestamps)
+# of both, SqlEngine's host planning, upload and BVH build apart, and its shader compile time
+# cold (a fresh SPIR-V cache) and cached. SF 1 is checked against SQLite; SF 10 and 20 compare
+# SqlEngine's tables with the dedicated engine's. Results: $OUT/results/<device>/ssb.jsonl.
+# Usage: bench/gpu/sql.sh [sf1] [sf10] [sf20] | all   (SQL_PATH=rt|compute|auto, default rt)
+# Each scale factor is its own process under its own timeout, so a timeout loses one, not all.
+# The timeouts add up to 8 minutes (one call's budget is 10); see the header of each step.
+set -uo pipefail
+source "$(dirname "$0")/common.sh" "$@"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/raydb-sql-ssb.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+B="$R bench ssb --out $OUT/results"
+SQL_PATH=${SQL_PATH:-rt}
+# SF: generation timeout, bench timeout (seconds).
+declare -A GEN=([1]=30 [10]=60 [20]=90) RUN=([1]=60 [10]=100 [20]=140)
+for sf in 1 10 20; do
+  part "sf$sf" || continue
+  echo "== SF $sf: raydb gen ssb, then the RT engine and SqlEngine (--sql-path $SQL_PATH) on those rows"
+  start=$(date +%s)
+  timeout "${GEN[$sf]}" $R gen ssb --sf "$sf" --out "$TMP/sf$sf" || { echo "SF $sf: generation failed"; continue; }
+  echo "SF $sf generated in $(($(date +%s) - start)) s"
+  timeout "${RUN[$sf]}" $B --label "$(label sql_sf "$sf")" --data "$TMP/sf$sf" --engine rt,sql \
+    --sql-path "$SQL_PATH" --check-max-sf 1 --repeats 3 --warmup 1
+  echo "SF $sf done in $(($(date +%s) - start)) s"
+  rm -rf "${TMP:?}/sf$sf"
+done
