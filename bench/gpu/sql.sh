@@ -7,8 +7,11 @@
 # cold (a fresh SPIR-V cache) and cached. SF 1 is checked against SQLite; SF 10 and 20 compare
 # SqlEngine's tables with the dedicated engine's. Results: $OUT/results/<device>/ssb.jsonl.
 # Usage: bench/gpu/sql.sh [sf1] [sf10] [sf20] | all   (SQL_PATH=rt|compute|auto, default rt)
-# Each scale factor is its own process under its own timeout, so a timeout loses one, not all.
-# The timeouts add up to 8 minutes (one call's budget is 10); see the header of each step.
+# Each scale factor is its own process under its own timeout, so a timeout loses one, not all;
+# the timeouts add up to 9 minutes (one call's budget is 10). Not yet run on the H100: SqlEngine
+# reads the .tbl text and encodes each query on the host (0.4-3.3 s a query at SF 1 before the
+# encoding went parallel and lost its sort), so SF 10 and 20 run one timed repeat after the cold
+# run. If SF 20 times out, run `sql.sh sf20` as a call of its own.
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 
@@ -17,7 +20,7 @@ trap 'rm -rf "$TMP"' EXIT
 B="$R bench ssb --out $OUT/results"
 SQL_PATH=${SQL_PATH:-rt}
 # SF: generation timeout, bench timeout (seconds).
-declare -A GEN=([1]=30 [10]=60 [20]=90) RUN=([1]=60 [10]=100 [20]=140)
+declare -A GEN=([1]=30 [10]=60 [20]=100) RUN=([1]=60 [10]=150 [20]=140) REPS=([1]=3 [10]=1 [20]=1)
 for sf in 1 10 20; do
   part "sf$sf" || continue
   echo "== SF $sf: raydb gen ssb, then the RT engine and SqlEngine (--sql-path $SQL_PATH) on those rows"
@@ -25,7 +28,7 @@ for sf in 1 10 20; do
   timeout "${GEN[$sf]}" $R gen ssb --sf "$sf" --out "$TMP/sf$sf" || { echo "SF $sf: generation failed"; continue; }
   echo "SF $sf generated in $(($(date +%s) - start)) s"
   timeout "${RUN[$sf]}" $B --label "$(label sql_sf "$sf")" --data "$TMP/sf$sf" --engine rt,sql \
-    --sql-path "$SQL_PATH" --check-max-sf 1 --repeats 3 --warmup 1
+    --sql-path "$SQL_PATH" --check-max-sf 1 --repeats "${REPS[$sf]}" --warmup 1
   echo "SF $sf done in $(($(date +%s) - start)) s"
   rm -rf "${TMP:?}/sf$sf"
 done

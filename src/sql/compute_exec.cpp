@@ -192,14 +192,22 @@ std::string generate_compute(const BoundQuery& q, const ComputePlan& p) {
   return s;
 }
 
-uint64_t compute_device_bytes(const BoundQuery& q, const Catalog& cat) {
+uint64_t compute_device_bytes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
+                              uint64_t& slots) {
+  slots = 1;
+  for (AttrRef a : q.group) {
+    int table = a.dim < 0 ? q.fact : q.dims[size_t(a.dim)].table;
+    uint64_t size = std::max<uint32_t>(dictionary(cache, cat, table, a.column).size(), 1);
+    slots = slots > kMaxComputeSlots / size ? kMaxComputeSlots + 1 : slots * size;
+  }
   uint64_t rows = cat.tables[size_t(q.fact)].rows;
   uint64_t bytes = rows * 8 * aggregate_columns(q).size() + rows * 4 * q.dims.size();
   for (const Dim& d : q.dims) bytes += cat.tables[size_t(d.table)].rows * 4;
   // Fact attributes' codes (filters and groups on the fact table itself).
   for (const Filter& f : q.filters) bytes += f.attr.dim < 0 ? rows * 4 : 0;
   for (AttrRef a : q.group) bytes += a.dim < 0 ? rows * 4 : 0;
-  return bytes;
+  // The group slots' counts and aggregates, on the device and read back.
+  return bytes + 2 * std::min(slots, kMaxComputeSlots) * (4 + 8 * q.aggs.size());
 }
 
 struct ComputeExecutor::Impl {

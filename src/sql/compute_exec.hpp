@@ -54,9 +54,10 @@ struct ComputePlan {
 ComputePlan plan_compute(const BoundQuery& q, const Catalog& cat, PlanCache& cache);
 std::string generate_compute(const BoundQuery& q, const ComputePlan& p);
 
-// Device bytes each path needs for the query (before planning: from the row count and the
-// query's shape), so a query too large for the device fails before any work.
-uint64_t compute_device_bytes(const BoundQuery& q, const Catalog& cat);
+// Device bytes the compute join needs for the query, from the row counts, the query's shape and
+// its group slots (set; past kMaxComputeSlots: kMaxComputeSlots + 1), before any device work.
+uint64_t compute_device_bytes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
+                              uint64_t& slots);
 
 class ComputeExecutor {
  public:

@@ -47,6 +47,7 @@ struct SqlEngine::Impl {
   std::unique_ptr<CostModel> cost;
   std::unique_ptr<SqliteMirror> sqlite;
   SqlStats stats;
+  bool compute_fits = false;  // the last query's: the compute join can run it
 
   Table& table(std::string_view name) {
     int t = cat.find(name);
@@ -142,7 +143,8 @@ struct SqlEngine::Impl {
     uint64_t rows = fact.rows, max_prims = ctx->info.max_primitive_count;
     uint64_t left = memory_left();
     uint64_t rt_bytes = exec->device_bytes(rows, q.aggs.size());
-    uint64_t cp_bytes = compute_device_bytes(q, cat);
+    uint64_t slots = 0;
+    uint64_t cp_bytes = compute_device_bytes(q, cat, cache, slots);
     stats.rt_device_bytes = rt_bytes;
     stats.compute_device_bytes = cp_bytes;
     stats.device_bytes_left = left;
@@ -155,12 +157,18 @@ struct SqlEngine::Impl {
           "the ray-tracing plan needs about {} bytes of device memory, {} left "
           "of the budget",
           rt_bytes, left);
-    std::string cp_no = cp_bytes > left
-                            ? fmt::format(
-                                  "the compute star join needs about {} bytes of device "
-                                  "memory, {} left of the budget",
-                                  cp_bytes, left)
-                            : std::string();
+    std::string cp_no;
+    if (slots > kMaxComputeSlots)
+      cp_no = fmt::format(
+          "the GROUP BY attributes' value combinations exceed the compute join's "
+          "{} group slots",
+          kMaxComputeSlots);
+    else if (cp_bytes > left)
+      cp_no = fmt::format(
+          "the compute star join needs about {} bytes of device memory, {} left "
+          "of the budget",
+          cp_bytes, left);
+    compute_fits = cp_no.empty();
     SqlPath want = options.path;
     if (want == SqlPath::rt && !rt_no.empty())
       throw Error(Errc::limit_exceeded, fmt::format("query too large for the device: {}", rt_no));
@@ -282,7 +290,7 @@ struct SqlEngine::Impl {
       stats.path_reason = "the ray-tracing plan cannot express it: " + why;
       return run_compute(q, explain_only, explain);
     }
-    if (calibrating && !explain_only && !q.explain) {
+    if (calibrating && compute_fits && !explain_only && !q.explain) {
       // The other operator's measurement, on this query; its answer must be the same.
       SqlStats keep = stats;
       SqlTable other = run_compute(q, false, nullptr);
