@@ -43,6 +43,18 @@ struct SqlTable {
   std::string format_json() const;  ///< an array of objects, numbers unquoted
 };
 
+/// Which operator runs a query: the ray-tracing star join (RTCUDB), the compute star join
+/// (Crystal-style, no BVH), or automatic: compute where the ray-tracing plan cannot express the
+/// query (a limit it names) or where the measured cost model says compute is faster on this
+/// device; EXPLAIN says which and why. The answer is the same either way.
+enum class SqlPath {
+  automatic,  ///< the cost model's choice (and compute where the RT plan cannot express it)
+  rt,         ///< the ray-tracing star join
+  compute     ///< the compute star join
+};
+/// "auto", "rt" or "compute".
+const char* to_string(SqlPath path);
+
 /// How an SqlEngine plans and runs queries.
 struct SqlOptions {
   /// Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
@@ -54,6 +66,8 @@ struct SqlOptions {
   char csv_delimiter = ',';
   /// Long Z intervals are cut into rays of at most ceil(total Z length / target_rays) codes.
   uint32_t target_rays = 262144;
+  /// The operator queries run on (SqlEngine::set_path changes it later).
+  SqlPath path = SqlPath::automatic;
 };
 
 /// Per query, milliseconds. compile_ms is apart from the query itself (0 when the SPIR-V was in
@@ -67,6 +81,15 @@ struct SqlStats {
   ///@}
   /// Whether the SPIR-V came from the memory or disk cache.
   bool shader_cached = false;
+  /// The operator that ran (rt or compute).
+  SqlPath path = SqlPath::rt;
+  /// Why that operator, as EXPLAIN prints it.
+  std::string path_reason;
+  ///@{
+  /// Device memory each operator would need for the query (estimated before any work), and what
+  /// was left of the budget (ContextOptions::memory_budget_bytes, else the device-local heap).
+  uint64_t rt_device_bytes = 0, compute_device_bytes = 0, device_bytes_left = 0;
+  ///@}
   ///@{
   /// Fact rows, rays cast, filter intervals, result groups, BVH bytes and rows that passed the
   /// filter.
@@ -111,6 +134,8 @@ class SqlEngine {
   uint64_t table_rows(std::string_view table) const;
   /// Statistics of the most recent call (times in ms).
   const SqlStats& last_stats() const;
+  /// The operator later queries use (SqlOptions::path).
+  void set_path(SqlPath path);
 
   struct Impl;
 

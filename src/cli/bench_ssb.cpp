@@ -1,15 +1,22 @@
-// raydb bench ssb: the 13 SSB queries on the ray-tracing engine and the star-join baselines
-// (star_join in Vulkan, crystal_cuda in CUDA) at given scale factors. RT engine, per query:
-// the BVH build (time and bytes, reported apart), then the query alone (rays over the built BVH)
-// as the median of repeats after warm-up, GPU timestamps; optionally checked against SQLite.
+// raydb bench ssb: the 13 SSB queries on the ray-tracing engine, the star-join baselines
+// (star_join in Vulkan, crystal_cuda in CUDA) and the SQL engine (sql: the specification's SQL
+// through SqlEngine) at given scale factors, or on a folder of reference dbgen tables (--data). RT
+// engine, per query: the BVH build (time and bytes, reported apart), then the query alone (rays
+// over the built BVH) as the median of repeats after warm-up, GPU timestamps; optionally checked
+// against SQLite.
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <map>
 #include <memory>
 
 #include "backend/cuda/cuda.hpp"
 #include "cli/cli.hpp"
+#include "cli/ssb_tbl.hpp"
+#ifdef RAYDB_HAS_SQL
+#include "cli/bench_ssb_sql.hpp"
+#endif
 #include "raydb/ssb.hpp"
 #include "raydb/ssb_sqlite.hpp"
 
@@ -32,6 +39,8 @@ struct BenchSsbOptions {
   // crystal_cuda: the CUDA stream is held this long before each query's first event, so the
   // host's launches of the build and probe kernels fall outside the events (docs/cuda.md).
   double cuda_hold_us = 100;
+  std::string data;             // a folder of dbgen .tbl (or .tbl.gz) files instead of --sf
+  std::string sql_path = "rt";  // --engine sql: SqlEngine's operator (rt, compute, auto)
 };
 
 // The bytes of the lineorder columns a query reads (4-byte codes, each column once over every
@@ -60,7 +69,7 @@ void run(BenchSsbOptions& o) {
       names.push_back(ssb::canonical_query_name(q).value());
     }
   }
-  bool rt = false, star = false, crystal = false;
+  bool rt = false, star = false, crystal = false, sql = false;
   for (const auto& e : o.engines) {
     if (e == "rt")
       rt = true;
@@ -68,9 +77,22 @@ void run(BenchSsbOptions& o) {
       star = true;
     else if (e == "crystal_cuda")
       crystal = true;
+    else if (e == "sql")
+      sql = true;
     else
-      throw Error(Errc::invalid_argument,
-                  fmt::format("--engine takes rt, star_join and/or crystal_cuda, not '{}'", e));
+      throw Error(
+          Errc::invalid_argument,
+          fmt::format("--engine takes rt, star_join, crystal_cuda and/or sql, not '{}'", e));
+  }
+#ifndef RAYDB_HAS_SQL
+  if (sql) throw Error(Errc::unsupported, "--engine sql: built without the SQL engine (RAYDB_SQL)");
+#endif
+  // --data: one run on those tables; the scale factor is dbgen's customer count / 30,000.
+  std::vector<double> sfs = o.sfs;
+  std::unique_ptr<SsbTblDir> data;
+  if (!o.data.empty()) {
+    data = std::make_unique<SsbTblDir>(o.data);
+    sfs = {-1};
   }
   // Before any data is generated: a missing CUDA device or OptiX fails at once, naming why.
   const ApiChoice apis = parse_apis(ctx, o.apis);
@@ -79,14 +101,25 @@ void run(BenchSsbOptions& o) {
   uint64_t seed = run_seed(o.run);
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
-  for (double sf : o.sfs) {
-    ssb::SsbRowCounts n = ssb::ssb_row_counts(sf).value();
-    ssb::SsbEngine::check_fits(ctx, n.orders * 7).value();
+  for (double sf : sfs) {
     auto t0 = std::chrono::steady_clock::now();
-    ssb::SsbTables tables = ssb::generate_ssb(sf, seed).value();
+    ssb::SsbTables tables;
+    // The SQL engine reads files: generated tables are written to a temporary folder for it.
+    std::unique_ptr<SsbTblDir> generated;
+    if (data) {
+      tables = ssb::load_ssb_tbl(data->plain()).value();
+      sf = std::round(double(tables.customer.size()) / 30000 * 1000) / 1000;
+      ssb::SsbEngine::check_fits(ctx, tables.lineorder.size()).value();
+    } else {
+      ssb::SsbRowCounts n = ssb::ssb_row_counts(sf).value();
+      ssb::SsbEngine::check_fits(ctx, n.orders * 7).value();
+      if (sql) generated = std::make_unique<SsbTblDir>();
+      tables = ssb::generate_ssb(sf, seed, generated ? generated->plain() : "").value();
+    }
     double gen_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    bench_progress("ssb", fmt::format("SF {}: {} lineorder rows generated in {:.1f} s", sf,
-                                      tables.lineorder.size(), gen_s));
+    bench_progress(
+        "ssb", fmt::format("SF {}: {} lineorder rows {} in {:.1f} s", sf, tables.lineorder.size(),
+                           data ? "loaded from " + o.data : std::string("generated"), gen_s));
     std::unique_ptr<ssb::SqliteReference> ref;
     if (!o.run.no_check && sf <= o.check_max_sf)
       ref = std::make_unique<ssb::SqliteReference>(ssb::SqliteReference::load(tables).value());
@@ -125,6 +158,7 @@ void run(BenchSsbOptions& o) {
                   {"result_rows", first.rows.size()},
                   {"seed", seed},
                   {"checked_result", checked}});
+        if (data) j["data"] = o.data;
         std::string build = extra(join, j);
         rows.push_back(j);
         table.push_back(
@@ -152,84 +186,112 @@ void run(BenchSsbOptions& o) {
         return fmt::format("{:.3f}", c.last_stats().build_ms);
       });
     }
-    if (!rt) continue;
-    // Each API's engine in turn (one query's BVH resident at a time); with both, OptiX's tables
-    // are compared with Vulkan's, whole.
-    std::map<std::string, ssb::ResultTable> vulkan_answers;
-    for (RayTracingApi api : {RayTracingApi::vulkan, RayTracingApi::optix}) {
-      if (!(api == RayTracingApi::vulkan ? apis.vulkan : apis.optix)) continue;
-      const char* api_name = api == RayTracingApi::vulkan ? "vulkan" : "optix";
-      ssb::SsbEngineOptions eo;
-      eo.max_lanes = o.max_lanes;
-      eo.target_rays = o.target_rays;
-      eo.per_row_atomics = o.per_row_atomics;
-      eo.preference = parse_preference(o.prefer);
-      eo.api = api;
-      ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
-      for (const auto& q : names) {
-        ssb::ResultTable first = engine.run(q).value();
-        ssb::SsbQueryStats build = engine.last_stats();
-        for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
-        std::vector<double> trace, clear;
-        bool stable = true;
-        for (int i = 0; i < o.run.repeats; ++i) {
-          stable = stable && engine.rerun().value() == first;
-          trace.push_back(engine.last_stats().trace_ms);
-          clear.push_back(engine.last_stats().clear_ms);
+    std::map<std::string, ssb::ResultTable> dedicated;  // the RT engine's answers, for sql
+    if (rt) {
+      // Each API's engine in turn (one query's BVH resident at a time); with both, OptiX's tables
+      // are compared with Vulkan's, whole.
+      std::map<std::string, ssb::ResultTable> vulkan_answers;
+      for (RayTracingApi api : {RayTracingApi::vulkan, RayTracingApi::optix}) {
+        if (!(api == RayTracingApi::vulkan ? apis.vulkan : apis.optix)) continue;
+        const char* api_name = api == RayTracingApi::vulkan ? "vulkan" : "optix";
+        ssb::SsbEngineOptions eo;
+        eo.max_lanes = o.max_lanes;
+        eo.target_rays = o.target_rays;
+        eo.per_row_atomics = o.per_row_atomics;
+        eo.preference = parse_preference(o.prefer);
+        eo.api = api;
+        ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
+        for (const auto& q : names) {
+          ssb::ResultTable first = engine.run(q).value();
+          ssb::SsbQueryStats build = engine.last_stats();
+          for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
+          std::vector<double> trace, clear;
+          bool stable = true;
+          for (int i = 0; i < o.run.repeats; ++i) {
+            stable = stable && engine.rerun().value() == first;
+            trace.push_back(engine.last_stats().trace_ms);
+            clear.push_back(engine.last_stats().clear_ms);
+          }
+          std::string checked = "unchecked";
+          if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
+          if (!stable) checked = "MISMATCH (repeats differ)";
+          std::string api_check = "-";
+          if (api == RayTracingApi::vulkan && apis.optix) vulkan_answers[q] = first;
+          if (api == RayTracingApi::vulkan) dedicated[q] = first;
+          if (api == RayTracingApi::optix && apis.vulkan) {
+            api_check =
+                vulkan_answers.at(q) == first ? "identical to vulkan" : "differs from vulkan";
+            if (api_check != "identical to vulkan") checked = "MISMATCH (differs from vulkan)";
+          }
+          double ms = median(trace);
+          nlohmann::json j = result_fields(ctx, "ssb", o.run);
+          j.update(
+              {{"engine", "rt"},
+               {"api", api_name},
+               {"api_check", api_check},
+               {"traversal", api == RayTracingApi::optix ? "optix" : to_string(engine.traversal())},
+               {"sf", sf},
+               {"query", "Q" + q},
+               {"rows", build.rows},
+               {"query_ms", ms},
+               {"query_ms_all", trace},
+               {"clear_ms", median(clear)},
+               {"bvh_build_ms", build.bvh_build_ms},
+               {"bvh_bytes", build.bvh_bytes},
+               {"triangle_bytes", build.triangle_bytes},
+               {"side_bytes", build.side_bytes},
+               {"upload_ms", build.upload_ms},
+               {"encode_ms", build.encode_ms},
+               {"post_ms", build.post_ms},
+               {"intervals", build.intervals},
+               {"rays", build.rays},
+               {"rows_hit", build.rows_hit},
+               {"query_bytes", lineorder_query_bytes(q, build.rows)},
+               {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
+               {"lanes", build.lanes},
+               {"target_rays", o.target_rays},
+               {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
+               {"build_preference", to_string(eo.preference)},
+               {"groups", build.groups},
+               {"side_values", build.side_values},
+               {"result_rows", first.rows.size()},
+               {"seed", seed},
+               {"checked_result", checked}});
+          if (data) j["data"] = o.data;
+          rows.push_back(j);
+          table.push_back(fmt::format(
+              "{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
+              "{:>6} {:>6}  {}",
+              sf, "Q" + q, api == RayTracingApi::optix ? "rt (optix)" : "rt", build.rows, ms,
+              build.bvh_build_ms, build.bvh_bytes / 1048576.0, build.rays, build.lanes,
+              build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
+          bench_progress("ssb", table.back());
         }
-        std::string checked = "unchecked";
-        if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
-        if (!stable) checked = "MISMATCH (repeats differ)";
-        std::string api_check = "-";
-        if (api == RayTracingApi::vulkan && apis.optix) vulkan_answers[q] = first;
-        if (api == RayTracingApi::optix && apis.vulkan) {
-          api_check = vulkan_answers.at(q) == first ? "identical to vulkan" : "differs from vulkan";
-          if (api_check != "identical to vulkan") checked = "MISMATCH (differs from vulkan)";
-        }
-        double ms = median(trace);
-        nlohmann::json j = result_fields(ctx, "ssb", o.run);
-        j.update(
-            {{"engine", "rt"},
-             {"api", api_name},
-             {"api_check", api_check},
-             {"traversal", api == RayTracingApi::optix ? "optix" : to_string(engine.traversal())},
-             {"sf", sf},
-             {"query", "Q" + q},
-             {"rows", build.rows},
-             {"query_ms", ms},
-             {"query_ms_all", trace},
-             {"clear_ms", median(clear)},
-             {"bvh_build_ms", build.bvh_build_ms},
-             {"bvh_bytes", build.bvh_bytes},
-             {"triangle_bytes", build.triangle_bytes},
-             {"side_bytes", build.side_bytes},
-             {"upload_ms", build.upload_ms},
-             {"encode_ms", build.encode_ms},
-             {"post_ms", build.post_ms},
-             {"intervals", build.intervals},
-             {"rays", build.rays},
-             {"rows_hit", build.rows_hit},
-             {"query_bytes", lineorder_query_bytes(q, build.rows)},
-             {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
-             {"lanes", build.lanes},
-             {"target_rays", o.target_rays},
-             {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
-             {"build_preference", to_string(eo.preference)},
-             {"groups", build.groups},
-             {"side_values", build.side_values},
-             {"result_rows", first.rows.size()},
-             {"seed", seed},
-             {"checked_result", checked}});
-        rows.push_back(j);
-        table.push_back(fmt::format(
-            "{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
-            "{:>6} {:>6}  {}",
-            sf, "Q" + q, api == RayTracingApi::optix ? "rt (optix)" : "rt", build.rows, ms,
-            build.bvh_build_ms, build.bvh_bytes / 1048576.0, build.rays, build.lanes,
-            build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
-        bench_progress("ssb", table.back());
       }
     }
+#ifdef RAYDB_HAS_SQL
+    if (sql) {
+      SsbSqlRun r;
+      r.data_dir = data ? data->original() : generated->plain();
+      r.sf = sf;
+      r.queries = names;
+      r.path = o.sql_path;
+      r.target_rays = o.target_rays;
+      // SQLite's answer where checked, else the dedicated RT engine's (from above, or run here).
+      if (!ref && !o.run.no_check && dedicated.empty()) {
+        ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables).value();
+        for (const auto& q : names) dedicated[q] = engine.run(q).value();
+      }
+      bench_ssb_sql(
+          ctx, r, o.run,
+          [&](const std::string& q) -> const ssb::ResultTable* {
+            if (ref) return &expected(q);
+            auto it = dedicated.find(q);
+            return it == dedicated.end() ? nullptr : &it->second;
+          },
+          rows, table);
+    }
+#endif
   }
   finish_bench(
       ctx, "ssb", o.run,
@@ -262,9 +324,17 @@ void register_bench_ssb(CLI::App& bench) {
                   "the RT engine's BVH build preference in either API: fast_trace (default), "
                   "none, fast_build");
   cmd->add_option("--engine", o->engines,
-                  "rt (the ray-tracing engine), star_join (the Crystal-style baseline, Vulkan) "
-                  "and/or crystal_cuda (the same in CUDA, Crystal's tiles)")
+                  "rt (the ray-tracing engine), star_join (the Crystal-style baseline, Vulkan), "
+                  "crystal_cuda (the same in CUDA, Crystal's tiles) and/or sql (the "
+                  "specification's SQL through SqlEngine, compile times apart)")
       ->delimiter(',');
+  cmd->add_option(
+      "--data", o->data,
+      "a folder of dbgen tables (lineorder, customer, supplier, part, date; .tbl or "
+      ".tbl.gz) to run on instead of generating --sf; every engine reads the same rows");
+  cmd->add_option("--sql-path", o->sql_path,
+                  "--engine sql: the SQL engine's operator, rt, compute or auto")
+      ->capture_default_str();
   cmd->add_option("--api", o->apis,
                   "the RT engine's rays: vulkan and/or optix (the OptiX twin on the same "
                   "encoding; results compared whole with Vulkan's)")

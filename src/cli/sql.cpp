@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -12,13 +13,18 @@
 #include "cli/cli.hpp"
 #include "raydb/sql.hpp"
 
+#ifdef RAYDB_HAS_LIBEDIT
+#include <editline/readline.h>
+#endif
+
 namespace raydb::cli {
 
 namespace {
 
 struct SqlCliOptions {
   CommonOptions common;
-  std::string schema, data, command, file, format = "table", cache_dir, delimiter = ",";
+  std::string schema, data, command, file, format = "table", cache_dir, delimiter = ",",
+                                           engine = "auto", history;
   bool check = false, stats = false;
 };
 
@@ -38,10 +44,10 @@ bool run_one(sql::SqlEngine& e, const SqlCliOptions& o, const std::string& text)
     const sql::SqlStats& s = e.last_stats();
     std::printf(
         "-- parse %.2f ms, plan %.2f ms, compile %.2f ms%s, upload %.2f ms, BVH %.2f ms, "
-        "trace %.3f ms, post %.2f ms; %llu rays, %llu groups\n",
+        "trace %.3f ms, post %.2f ms; %llu rays, %llu groups; engine %s (%s)\n",
         s.parse_ms, s.plan_ms, s.compile_ms, s.shader_cached ? " (cached)" : "", s.upload_ms,
         s.bvh_build_ms, s.trace_ms, s.post_ms, static_cast<unsigned long long>(s.rays),
-        static_cast<unsigned long long>(s.groups));
+        static_cast<unsigned long long>(s.groups), sql::to_string(s.path), s.path_reason.c_str());
   }
   if (o.check && t.columns.size() && !(t.columns.size() == 1 && t.columns[0] == "QUERY PLAN")) {
     auto ref = e.sqlite(text);
@@ -70,13 +76,71 @@ std::vector<std::string> split_statements(const std::string& text) {
   return out;
 }
 
+// The shell's input: on a terminal, libedit's line editing with the history kept in a file (as
+// sqlite3 and psql do); otherwise (a pipe, a file, or no libedit) plain lines and no prompt.
+class LineReader {
+ public:
+  explicit LineReader(const std::string& history) : tty_(isatty(0)) {
+#ifdef RAYDB_HAS_LIBEDIT
+    if (!tty_ || !isatty(1)) return;
+    edit_ = true;
+    history_ = history;
+    using_history();
+    stifle_history(kHistoryLines);
+    if (!history_.empty()) read_history(history_.c_str());  // absent on the first run
+#else
+    (void)history;
+#endif
+  }
+  ~LineReader() {
+#ifdef RAYDB_HAS_LIBEDIT
+    if (edit_ && !history_.empty()) {
+      write_history(history_.c_str());
+      history_truncate_file(history_.c_str(), kHistoryLines);
+    }
+#endif
+  }
+  LineReader(const LineReader&) = delete;
+  LineReader& operator=(const LineReader&) = delete;
+  bool tty() const {
+    return tty_;
+  }
+  bool read(const char* prompt, std::string& line) {
+#ifdef RAYDB_HAS_LIBEDIT
+    if (edit_) {
+      char* text = readline(prompt);
+      if (!text) return false;
+      line = text;
+      std::free(text);
+      if (line.find_first_not_of(" \t") != std::string::npos) add_history(line.c_str());
+      return true;
+    }
+#endif
+    if (tty_) std::printf("%s", prompt), std::fflush(stdout);
+    return static_cast<bool>(std::getline(std::cin, line));
+  }
+
+ private:
+  static constexpr int kHistoryLines = 2000;
+  bool tty_ = false, edit_ = false;
+  std::string history_;
+};
+
+// --history's default: $HOME/.raydb_sql_history, like sqlite3's ~/.sqlite_history.
+std::string history_file(const std::string& option) {
+  if (option == "-") return {};
+  if (!option.empty()) return option;
+  const char* home = std::getenv("HOME");
+  return home && *home ? std::string(home) + "/.raydb_sql_history" : std::string();
+}
+
 void shell(sql::SqlEngine& e, const SqlCliOptions& o) {
-  bool tty = isatty(0);
+  LineReader reader(history_file(o.history));
   std::string pending, line;
-  if (tty) std::printf("raydb sql: enter SELECT statements ending with ';', .help for help\n");
+  if (reader.tty())
+    std::printf("raydb sql: enter SELECT statements ending with ';', .help for help\n");
   for (;;) {
-    if (tty) std::printf(pending.empty() ? "raydb> " : "   ...> "), std::fflush(stdout);
-    if (!std::getline(std::cin, line)) break;
+    if (!reader.read(pending.empty() ? "raydb> " : "   ...> ", line)) break;
     if (pending.empty() && !line.empty() && line[0] == '.') {
       std::istringstream in(line);
       std::string cmd, arg;
@@ -92,7 +156,8 @@ void shell(sql::SqlEngine& e, const SqlCliOptions& o) {
       } else if (cmd == ".help") {
         std::printf(
             ".tables          tables and row counts\n.schema [TABLE]  CREATE TABLE text\n"
-            ".quit            leave\nEXPLAIN SELECT ...; prints the ray-tracing plan\n");
+            ".quit            leave\nEXPLAIN SELECT ...; prints the plan and which operator runs "
+            "it\n");
       } else {
         std::fprintf(stderr, "error: unknown command %s (.help lists them)\n", cmd.c_str());
       }
@@ -113,8 +178,15 @@ void run_sql(const SqlCliOptions& o) {
                 fmt::format("--format {}: expected table, csv or json", o.format));
   if (o.delimiter.size() != 1)
     throw Error(Errc::invalid_argument, "--delimiter takes one character");
-  Context ctx = open_context(o.common).value();
   sql::SqlOptions so;
+  if (o.engine == "rt")
+    so.path = sql::SqlPath::rt;
+  else if (o.engine == "compute")
+    so.path = sql::SqlPath::compute;
+  else if (o.engine != "auto")
+    throw Error(Errc::invalid_argument,
+                fmt::format("--engine {}: expected rt, compute or auto", o.engine));
+  Context ctx = open_context(o.common).value();
   so.cache_dir = o.cache_dir;
   so.csv_delimiter = o.delimiter[0];
   sql::SqlEngine e = sql::SqlEngine::create(ctx, so).value();
@@ -150,6 +222,12 @@ void register_sql(CLI::App& app) {
   cmd->add_option("--delimiter", o->delimiter, "CSV field delimiter (default ',')");
   cmd->add_option("--cache-dir", o->cache_dir,
                   "SPIR-V cache (default $XDG_CACHE_HOME/raydb; '-' disables)");
+  cmd->add_option("--engine", o->engine,
+                  "rt (ray tracing), compute (star join kernel) or auto (where the ray-tracing "
+                  "plan cannot run the query, or the measured cost model says compute is faster)")
+      ->capture_default_str();
+  cmd->add_option("--history", o->history,
+                  "the shell's history file (default ~/.raydb_sql_history; '-' keeps none)");
   cmd->add_flag("--check", o->check, "also run each query on SQLite and compare");
   cmd->add_flag("--stats", o->stats, "print parse, plan, compile and query times");
   cmd->callback([o] { run_sql(*o); });

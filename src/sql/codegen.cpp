@@ -43,25 +43,26 @@ void ray_of(uint ray, out vec3 origin, out float tmax) {
 }
 )";
 
-std::string expr_glsl(const Expr& e, const RtPlan& p, int scale_up) {
+}  // namespace
+
+std::string expr_glsl(const Expr& e, const std::vector<int>& fact_columns, int scale_up) {
   std::string s;
   if (e.op == 'c') {
     auto slot =
-        std::find(p.fact_columns.begin(), p.fact_columns.end(), e.column) - p.fact_columns.begin();
+        std::find(fact_columns.begin(), fact_columns.end(), e.column) - fact_columns.begin();
     s = fmt::format("I64s(T({}u)).v[row]", slot);
   } else if (e.op == 'k') {
     s = fmt::format("int64_t({}l)", e.value);
   } else {
     int ka = e.op == '*' ? 0 : e.scale - e.kids[0].scale;
     int kb = e.op == '*' ? 0 : e.scale - e.kids[1].scale;
-    s = fmt::format("({} {} {})", expr_glsl(e.kids[0], p, ka), e.op, expr_glsl(e.kids[1], p, kb));
+    s = fmt::format("({} {} {})", expr_glsl(e.kids[0], fact_columns, ka), e.op,
+                    expr_glsl(e.kids[1], fact_columns, kb));
   }
   int64_t mul = 1;
   for (int i = 0; i < scale_up; ++i) mul *= 10;
   return mul == 1 ? s : fmt::format("({} * int64_t({}l))", s, mul);
 }
-
-}  // namespace
 
 GeneratedShaders generate(const BoundQuery& q, const RtPlan& p) {
   TableLayout tl = table_layout(q, p);
@@ -82,7 +83,7 @@ GeneratedShaders generate(const BoundQuery& q, const RtPlan& p) {
     const Aggregate& a = q.aggs[i];
     if (a.func == AggFunc::count) continue;
     std::string v = static_cast<int>(i) == p.x_agg ? "int64_t(Floats(pc.vertices).v[9u * row])"
-                                                   : expr_glsl(a.expr, p, 0);
+                                                   : expr_glsl(a.expr, p.fact_columns, 0);
     uint32_t slot = tl.aggs + static_cast<uint32_t>(i);
     if (a.func == AggFunc::sum || a.func == AggFunc::avg)
       body += fmt::format("  atomicAdd(U64s(T({}u)).v[g], uint64_t({}));\n", slot, v);

@@ -37,6 +37,10 @@ struct GeneratedShaders {
 };
 GeneratedShaders generate(const BoundQuery& q, const RtPlan& p);
 
+// GLSL for an integer expression of fact row `row`: column c reads I64s(T(slot)) where slot is
+// c's position in `fact_columns`; scaled up by 10^scale_up.
+std::string expr_glsl(const Expr& e, const std::vector<int>& fact_columns, int scale_up);
+
 // 64-bit FNV-1a of the text (the SPIR-V cache key).
 uint64_t source_hash(const std::string& text);
 

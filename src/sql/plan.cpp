@@ -4,8 +4,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <numeric>
+#include <thread>
 #include <unordered_map>
 
 namespace raydb::sql::detail {
@@ -16,6 +18,24 @@ constexpr uint64_t kMaxZCodes = uint64_t{1} << 23;
 // Past this many Z intervals the launch costs more than checking in the any-hit shader.
 constexpr uint64_t kMaxIntervals = uint64_t{1} << 20;
 constexpr uint64_t kMaxGroups = uint64_t{1} << 24;  // Y holds every group code exactly
+
+// f(begin, end) over [0, n) in contiguous parts on the host's cores: the per-row passes of the
+// encoding are what a user waits for at large scale factors (120 M rows at SF 20). f must not
+// throw and parts must not write shared state.
+template <class F>
+void parallel_rows(uint64_t n, F&& f) {
+  uint64_t threads =
+      std::min<uint64_t>(std::max(1u, std::thread::hardware_concurrency()), n / 65536 + 1);
+  if (threads <= 1) {
+    f(uint64_t{0}, n);
+    return;
+  }
+  std::vector<std::thread> pool;
+  uint64_t part = (n + threads - 1) / threads;
+  for (uint64_t b = 0; b < n; b += part)
+    pool.emplace_back([&f, b, e = std::min(n, b + part)] { f(b, e); });
+  for (auto& t : pool) t.join();
+}
 }  // namespace
 
 const Dictionary& dictionary(PlanCache& cache, const Catalog& cat, int table, int column) {
@@ -43,9 +63,6 @@ const Dictionary& dictionary(PlanCache& cache, const Catalog& cat, int table, in
   return cache.dicts.emplace(key, std::move(d)).first->second;
 }
 
-namespace {
-
-// The dimension row of every fact row (every foreign key must resolve).
 const std::vector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fact,
                                       const Dim& d) {
   auto key = std::make_tuple(fact, d.fact_column, d.table, d.key_column);
@@ -95,8 +112,6 @@ std::vector<bool> selected_codes(const Filter& f, const Column& col, const Dicti
   return sel;
 }
 
-}  // namespace
-
 std::vector<uint32_t> attr_codes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
                                  AttrRef a, const Dictionary*& dict) {
   int table = a.dim < 0 ? q.fact : q.dims[size_t(a.dim)].table;
@@ -104,7 +119,9 @@ std::vector<uint32_t> attr_codes(const BoundQuery& q, const Catalog& cat, PlanCa
   if (a.dim < 0) return dict->code;
   const std::vector<uint32_t>& rows = dim_rows(cache, cat, q.fact, q.dims[size_t(a.dim)]);
   std::vector<uint32_t> codes(rows.size());
-  for (size_t r = 0; r < rows.size(); ++r) codes[r] = dict->code[rows[r]];
+  parallel_rows(rows.size(), [&](uint64_t b, uint64_t e) {
+    for (uint64_t r = b; r < e; ++r) codes[r] = dict->code[rows[r]];
+  });
   return codes;
 }
 
@@ -196,7 +213,9 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   for (size_t i = zf.size(); i-- > 0;) {
     ZAttr za{zf[i]->name, static_cast<uint32_t>(zf[i]->sel.size()), zf[i]->selected, zf[i]->runs,
              stride};
-    for (uint64_t r = 0; r < p.rows; ++r) z[r] += static_cast<uint32_t>(zf[i]->codes[r] * stride);
+    parallel_rows(p.rows, [&](uint64_t b, uint64_t e) {
+      for (uint64_t r = b; r < e; ++r) z[r] += static_cast<uint32_t>(zf[i]->codes[r] * stride);
+    });
     stride *= zf[i]->sel.size();
     p.z.insert(p.z.begin(), za);
   }
@@ -236,7 +255,9 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
          lanes * 2 * p.z_codes <= std::max<uint64_t>(p.rows, 1))
     lanes *= 2;
   if (lanes > 1) {
-    for (uint64_t r = 0; r < p.rows; ++r) z[r] = static_cast<uint32_t>(z[r] * lanes + r % lanes);
+    parallel_rows(p.rows, [&](uint64_t b, uint64_t e) {
+      for (uint64_t r = b; r < e; ++r) z[r] = static_cast<uint32_t>(z[r] * lanes + r % lanes);
+    });
     for (auto& [lo, hi] : p.intervals) {
       lo = static_cast<uint32_t>(lo * lanes);
       hi = static_cast<uint32_t>(hi * lanes + lanes - 1);
@@ -261,10 +282,36 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   }
   std::vector<uint64_t> key(p.rows, 0);
   for (size_t g = 0; g < gcodes.size(); ++g)
-    for (uint64_t r = 0; r < p.rows; ++r) key[r] = key[r] * radix[g] + gcodes[g][r];
-  std::vector<uint64_t> keys = key;
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    parallel_rows(p.rows, [&](uint64_t b, uint64_t e) {
+      for (uint64_t r = b; r < e; ++r) key[r] = key[r] * radix[g] + gcodes[g][r];
+    });
+  // Y: each row's rank among the keys present. A small key space (at most 2^26 or 4 per row) is
+  // ranked through a table in O(rows + space), a large one by sorting.
+  std::vector<uint32_t> ycode(p.rows);
+  std::vector<uint64_t> keys;
+  if (gspace <= std::max<uint64_t>(uint64_t{1} << 26, 4 * p.rows) &&
+      gspace <= (uint64_t{1} << 32)) {
+    constexpr uint32_t kAbsent = 0xffffffffu;
+    std::vector<uint32_t> rank(gspace, kAbsent);
+    for (uint64_t r = 0; r < p.rows; ++r) rank[key[r]] = 0;
+    for (uint64_t k = 0; k < gspace; ++k)
+      if (rank[k] != kAbsent) {
+        rank[k] = static_cast<uint32_t>(std::min<uint64_t>(keys.size(), kAbsent - 1));
+        keys.push_back(k);
+      }
+    if (keys.size() <= kMaxGroups)
+      parallel_rows(p.rows, [&](uint64_t b, uint64_t e) {
+        for (uint64_t r = b; r < e; ++r) ycode[r] = rank[key[r]];
+      });
+  } else {
+    keys = key;
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+    if (keys.size() <= kMaxGroups)
+      for (uint64_t r = 0; r < p.rows; ++r)
+        ycode[r] = static_cast<uint32_t>(std::lower_bound(keys.begin(), keys.end(), key[r]) -
+                                         keys.begin());
+  }
   if (keys.size() > kMaxGroups)
     throw Error(
         Errc::limit_exceeded,
@@ -283,11 +330,13 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   std::vector<int64_t> xv(p.rows, 0);
   for (size_t i = 0; i < q.aggs.size() && p.x_agg < 0; ++i) {
     if (q.aggs[i].func == AggFunc::count) continue;
-    bool fits = true;
-    for (uint64_t r = 0; r < p.rows && fits; ++r) {
-      xv[r] = eval_expr(q.aggs[i].expr, fact, r);
-      fits = xv[r] >= -(int64_t{1} << 24) && xv[r] <= (int64_t{1} << 24);
-    }
+    std::atomic<bool> fits{true};
+    parallel_rows(p.rows, [&](uint64_t b, uint64_t e) {
+      for (uint64_t r = b; r < e && fits.load(std::memory_order_relaxed); ++r) {
+        xv[r] = eval_expr(q.aggs[i].expr, fact, r);
+        if (xv[r] < -(int64_t{1} << 24) || xv[r] > (int64_t{1} << 24)) fits = false;
+      }
+    });
     if (fits) p.x_agg = static_cast<int>(i);
   }
   if (p.x_agg < 0) std::fill(xv.begin(), xv.end(), 0);
@@ -313,15 +362,17 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   p.ray_x = static_cast<float>(double(xmin) + 1.5 * wx);
   p.ray_y = static_cast<float>(1.5 * wy);
   p.vertices.resize(p.rows * 9);
-  for (uint64_t r = 0; r < p.rows; ++r) {
-    auto x = static_cast<float>(xv[r]);
-    auto y = static_cast<float>(std::lower_bound(keys.begin(), keys.end(), key[r]) - keys.begin());
-    auto zz = static_cast<float>(z[r]);
-    float* t = &p.vertices[r * 9];
-    t[0] = x, t[1] = y, t[2] = zz;
-    t[3] = x + sx, t[4] = y, t[5] = zz;
-    t[6] = x, t[7] = y + sy, t[8] = zz;
-  }
+  parallel_rows(p.rows, [&](uint64_t b, uint64_t e) {
+    for (uint64_t r = b; r < e; ++r) {
+      auto x = static_cast<float>(xv[r]);
+      auto y = static_cast<float>(ycode[r]);
+      auto zz = static_cast<float>(z[r]);
+      float* t = &p.vertices[r * 9];
+      t[0] = x, t[1] = y, t[2] = zz;
+      t[3] = x + sx, t[4] = y, t[5] = zz;
+      t[6] = x, t[7] = y + sy, t[8] = zz;
+    }
+  });
   return p;
 }
 

@@ -67,6 +67,11 @@ struct RtPlan {
 
 RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache);
 
+// The dimension row of every fact row (every foreign key must resolve; cached).
+const std::vector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fact, const Dim& d);
+// Per dictionary code: whether the filter selects it.
+std::vector<bool> selected_codes(const Filter& f, const Column& col, const Dictionary& d);
+
 // The fact rows' codes of an attribute.
 std::vector<uint32_t> attr_codes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
                                  AttrRef a, const Dictionary*& dict);

@@ -92,6 +92,17 @@ void RtExecutor::prepare(const GeneratedShaders& g, ShaderCompiler& compiler, Sq
   stats.shader_cached = all_cached;
 }
 
+uint64_t RtExecutor::device_bytes(uint64_t rows, size_t columns) const {
+  if (rows == 0 || rows > impl_->ctx->info.max_primitive_count) return rows * 36;
+  BuildRequest req;
+  req.primitive_count = static_cast<uint32_t>(rows);
+  req.geometry = triangle_geometry(0, req.primitive_count,
+                                   VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR);
+  auto sizes = build_sizes(*impl_->ctx, req);
+  return rows * 36 + sizes.accelerationStructureSize + sizes.buildScratchSize + rows / 8 +
+         rows * 8 * columns;
+}
+
 GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& fact,
                              uint32_t target_rays, SqlStats& stats) {
   Impl& m = *impl_;

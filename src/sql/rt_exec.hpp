@@ -33,6 +33,9 @@ class RtExecutor {
   // Compiles (or finds) the query's shaders; `hash` is the any-hit source's.
   void prepare(const GeneratedShaders& g, ShaderCompiler& compiler, SqlStats& stats,
                uint64_t& hash);
+  // Device bytes a plan of `rows` triangles needs at its peak (triangles, BVH and build scratch,
+  // row flags, `columns` int64 columns), from the driver's build sizes; before any work.
+  uint64_t device_bytes(uint64_t rows, size_t columns) const;
   GroupResults run(const BoundQuery& q, const RtPlan& p, const Table& fact, uint32_t target_rays,
                    SqlStats& stats);
 

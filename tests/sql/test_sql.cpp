@@ -101,7 +101,9 @@ TEST_CASE("sql: the 13 SSB queries on the reference dbgen tables equal SQLite an
 TEST_CASE("sql: EXPLAIN prints the axes, intervals, rays and shader hash") {
   SqlTempDir dir("sql_explain");
   ssb::generate_ssb(0.001, 1, dir.path.string()).value();
-  SqlEngine e = SqlEngine::create(raydb::test::context()).value();
+  SqlOptions o;
+  o.path = SqlPath::rt;  // the ray-tracing plan's parts (the compute join's: test_sql_paths.cpp)
+  SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
   REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
   REQUIRE(e.load_data_dir(dir.path.string()));
   std::string plan = e.explain(st::ssb_queries()[0].second).value();
@@ -116,7 +118,9 @@ TEST_CASE("sql: EXPLAIN prints the axes, intervals, rays and shader hash") {
 TEST_CASE("sql: bad queries name the construct, line and column") {
   SqlTempDir dir("sql_bad");
   ssb::generate_ssb(0.001, 1, dir.path.string()).value();
-  SqlEngine e = SqlEngine::create(raydb::test::context()).value();
+  SqlOptions o;
+  o.path = SqlPath::rt;  // the ray-tracing plan's parts (the compute join's: test_sql_paths.cpp)
+  SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
   REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
   REQUIRE(e.load_data_dir(dir.path.string()));
   struct Case {

@@ -27,36 +27,49 @@ void run_random(SqlEngine& e, const st::RandSchema& schema, uint64_t seed, int c
   int failures = 0, nonempty = 0;
   double compile = 0, trace = 0, build = 0, sqlite_ms = 0;
   auto t0 = std::chrono::steady_clock::now();
+  int auto_compute = 0;
+  double trace_rt = 0, trace_compute = 0;
   for (int i = 0; i < count && failures < 5; ++i) {
     std::string sql = st::random_query(schema, rng);
-    auto got = e.query(sql);
-    if (!got) {
-      ++failures;
-      FAIL_CHECK(what << " seed " << seed << " query " << i << ": " << got.error().what() << "\n  "
-                      << sql);
-      continue;
-    }
-    compile += e.last_stats().compile_ms;
-    trace += e.last_stats().trace_ms;
-    build += e.last_stats().bvh_build_ms;
     auto ts = std::chrono::steady_clock::now();
     SqlTable want = e.sqlite(sql).value();
     sqlite_ms +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - ts).count();
-    std::string diff = compare_with_sqlite(got.value(), want);
-    if (!diff.empty()) {
-      ++failures;
-      FAIL_CHECK(what << " seed " << seed << " query " << i << ": " << diff << "\n  " << sql);
-      if (std::getenv("RAYDB_SQL_DUMP"))
-        MESSAGE("engine:\n" << got.value().format_csv() << "SQLite:\n" << want.format_csv());
+    // Every query through both operators, forced, and through the automatic choice.
+    for (SqlPath path : {SqlPath::rt, SqlPath::compute, SqlPath::automatic}) {
+      e.set_path(path);
+      auto got = e.query(sql);
+      if (!got) {
+        ++failures;
+        FAIL_CHECK(what << " seed " << seed << " query " << i << " (path " << to_string(path)
+                        << "): " << got.error().what() << "\n  " << sql);
+        break;
+      }
+      const SqlStats& st = e.last_stats();
+      CHECK((path == SqlPath::automatic || st.path == path));
+      compile += st.compile_ms;
+      trace += st.trace_ms;
+      (st.path == SqlPath::compute ? trace_compute : trace_rt) += st.trace_ms;
+      build += st.bvh_build_ms;
+      if (path == SqlPath::automatic) auto_compute += st.path == SqlPath::compute;
+      std::string diff = compare_with_sqlite(got.value(), want);
+      if (!diff.empty()) {
+        ++failures;
+        FAIL_CHECK(what << " seed " << seed << " query " << i << " (path " << to_string(path)
+                        << "): " << diff << "\n  " << sql);
+        if (std::getenv("RAYDB_SQL_DUMP"))
+          MESSAGE("engine:\n" << got.value().format_csv() << "SQLite:\n" << want.format_csv());
+        break;
+      }
+      if (path == SqlPath::rt) nonempty += !got.value().rows.empty();
     }
-    nonempty += !got.value().rows.empty();
   }
   double wall =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   MESSAGE(what << " seed " << seed << ": " << count << " queries in " << wall << " ms (glslang "
-               << compile << ", BVH " << build << ", trace " << trace << ", SQLite " << sqlite_ms
-               << ")");
+               << compile << ", BVH " << build << ", trace " << trace << " = rt " << trace_rt
+               << " + compute " << trace_compute << ", SQLite " << sqlite_ms
+               << "); automatic chose compute for " << auto_compute);
   // Most queries must return rows, or the comparison proves little.
   CHECK_MESSAGE(nonempty > count / 2,
                 what << ": only " << nonempty << " of " << count << " queries returned rows");

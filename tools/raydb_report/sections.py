@@ -10,6 +10,7 @@ from .optix import optix_section
 from .rtscan import rtscan_section
 from .rx import rx_section
 from .scans import bandwidth_section
+from .sql import sql_section
 from .ssb import ssb_section
 from .thesis import thesis_section
 
@@ -21,6 +22,7 @@ SECTIONS = {
     "join": join_section,
     "rtscan": rtscan_section,
     "ssb": ssb_section,
+    "sql": sql_section,
     "bandwidth": bandwidth_section,
     "thesis": thesis_section,
 }

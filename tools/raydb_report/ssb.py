@@ -9,9 +9,11 @@ SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "
 def ssb_rows(d):
     # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults,
     # and the OptiX comparison's rows (optix-*: the twin, its switches and diagnostics) have their
-    # own table in docs/optix.md or the README's OptiX section.
+    # own table in docs/optix.md or the README's OptiX section; bench/gpu/sql.sh's rows (sql-*: the
+    # SQL engine beside the RT engine on dbgen tables) are another experiment.
     rows = [r for r in load(d, "ssb.jsonl")
-            if not (REG.in_family("ssb_ab", r.get("label")) or REG.in_family("optix", r.get("label")))]
+            if not (REG.in_family("ssb_ab", r.get("label")) or REG.in_family("optix", r.get("label"))
+                    or REG.in_family("sql", r.get("label")))]
     return newest_by(rows, lambda r: (r["sf"], r["query"], r["engine"])) if rows else {}
 
 

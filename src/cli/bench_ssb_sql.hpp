@@ -1,0 +1,30 @@
+// raydb bench ssb --engine sql: the 13 SSB queries, as the specification's SQL, through
+// raydb::sql::SqlEngine on the same rows as the other engines (a folder of dbgen .tbl files).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "cli/cli.hpp"
+#include "raydb/ssb.hpp"
+
+namespace raydb::cli {
+
+struct SsbSqlRun {
+  std::string data_dir;  // lineorder.tbl ... date.tbl, .gz accepted
+  double sf = 0;
+  std::vector<std::string> queries;  // canonical names, "1.1" ..
+  std::string path = "rt";           // SqlEngine operator: rt, compute or auto
+  uint32_t target_rays = 262144;
+};
+
+// Per query: a cold run (fresh SPIR-V cache: glslang's compile time), then `repeats` runs (the
+// shaders cached). query_ms is the median launch time (GPU timestamps), as the dedicated
+// engine's; planning, upload, BVH build and the whole call are reported apart. `expected` gives
+// the reference table of a query (SQLite's, or the dedicated engine's), or nullptr.
+void bench_ssb_sql(Context& ctx, const SsbSqlRun& r, const BenchRunOptions& run,
+                   const std::function<const ssb::ResultTable*(const std::string&)>& expected,
+                   std::vector<nlohmann::json>& rows, std::vector<std::string>& table);
+
+}  // namespace raydb::cli
