@@ -204,8 +204,10 @@ void bind_ssb(py::module_& root) {
              return std::make_unique<PySsbEngine>(
                  PySsbEngine{ctx, unwrap(SsbEngine::create(ctx->ctx, tables, o))});
            }),
-           py::arg("ctx"), py::arg("tables"), py::arg("traversal") = "automatic",
-           "Load the tables onto the context's device.")
+           // The engine reads the host tables after create (the dimension strings when decoding
+           // results): they live as long as the engine.
+           py::keep_alive<1, 3>(), py::arg("ctx"), py::arg("tables"),
+           py::arg("traversal") = "automatic", "Load the tables onto the context's device.")
       .def(
           "run",
           [](PySsbEngine& s, const std::string& query) {
