@@ -1,0 +1,113 @@
+"""raydb on dask.distributed: a key-range partitioned index, one partition per worker.
+
+Each worker owns one device (``RAYDB_DEVICE`` in the worker's environment, or the ``device``
+argument of PartitionedIndex) and holds its partition's index in worker memory; lookups are routed
+to the partitions by key and the results come back in input order, ``first_row`` in the global
+row numbering. A worker lost while its partition is needed raises ``PartitionLost`` naming it:
+the index is device state that dask cannot recompute elsewhere, so no answer is ever made up.
+"""
+
+import uuid
+
+import numpy as np
+from distributed import get_worker, wait
+
+import raydb
+
+
+class PartitionLost(raydb.Error):
+    """A worker holding a partition of a PartitionedIndex left the cluster."""
+
+
+_CLASSES = {"rx": "RxIndex", "cgrx": "CgrxIndex", "sorted": "SortedIndex", "hash": "HashIndex"}
+
+
+def _worker_context(device):
+    worker = get_worker()
+    ctx = getattr(worker, "_raydb_context", None)
+    if ctx is None:
+        ctx = raydb.Context(device=device)
+        worker._raydb_context = ctx
+    return ctx
+
+
+def _build(name, kind, keys, values, rows, device):
+    ctx = _worker_context(device)
+    index = getattr(raydb, _CLASSES[kind])(ctx, keys, values)
+    get_worker()._raydb_parts = getattr(get_worker(), "_raydb_parts", {})
+    get_worker()._raydb_parts[name] = (index, rows)
+    return keys.size
+
+
+def _lookup(name, points):
+    parts = getattr(get_worker(), "_raydb_parts", {})
+    if name not in parts:
+        raise PartitionLost(f"partition {name} is not on worker {get_worker().address}")
+    index, rows = parts[name]
+    out = index.lookup(points)
+    hit = out["count"] > 0
+    out["first_row"][hit] = rows[out["first_row"][hit]]
+    return out
+
+
+class PartitionedIndex:
+    """An index whose keys are split by key range over the cluster's workers (any number)."""
+
+    def __init__(self, client, keys, values=None, kind="rx", workers=None, device=""):
+        keys = np.asarray(keys)
+        self.client = client
+        self.workers = list(workers or sorted(client.scheduler_info()["workers"]))
+        n = len(self.workers)
+        order = np.argsort(keys, kind="stable")
+        cuts = [keys.size * i // n for i in range(1, n)]
+        # split points as key values: a key's run never straddles two partitions
+        self.bounds = np.array([keys[order[c]] for c in cuts], dtype=np.uint64)
+        part = np.searchsorted(self.bounds, keys.astype(np.uint64), "right")
+        self.names = []
+        futures = []
+        for i, w in enumerate(self.workers):
+            rows = np.flatnonzero(part == i).astype(np.uint32)
+            name = f"raydb-part-{uuid.uuid4().hex}-{i}"
+            self.names.append(name)
+            vals = None if values is None else np.asarray(values)[rows]
+            futures.append(client.submit(_build, name, kind, keys[rows], vals, rows, device,
+                                         workers=[w], allow_other_workers=False, pure=False))
+        self._await(futures)
+        self.sizes = client.gather(futures)
+
+    def lookup(self, points):
+        """LOOKUP_DTYPE results in input order; points: numpy, dask array or dask Series."""
+        if hasattr(points, "compute"):
+            points = points.compute()
+        points = np.asarray(points)
+        part = np.searchsorted(self.bounds, points.astype(np.uint64), "right")
+        out = np.empty(points.size, dtype=raydb.LOOKUP_DTYPE)
+        futures, where = [], []
+        live = set(self.client.scheduler_info()["workers"])
+        for i, w in enumerate(self.workers):
+            sel = np.flatnonzero(part == i)
+            if sel.size == 0:
+                continue
+            if w not in live:
+                raise PartitionLost(f"worker {w} holding partition {i} is gone")
+            futures.append(self.client.submit(_lookup, self.names[i], points[sel], workers=[w],
+                                              allow_other_workers=False, pure=False))
+            where.append(sel)
+        self._await(futures)
+        for sel, result in zip(where, self.client.gather(futures)):
+            out[sel] = result
+        return out
+
+    def _await(self, futures):
+        # A task pinned to a worker that died waits for it forever: poll, and name the lost one.
+        pending = list(futures)
+        while pending:
+            done, not_done = wait(pending, timeout=1.0, return_when="ALL_COMPLETED")
+            pending = list(not_done)
+            live = set(self.client.scheduler_info()["workers"])
+            lost = [w for w in self.workers if w not in live]
+            if lost:
+                for f in pending:
+                    f.cancel()
+                raise PartitionLost(f"worker(s) {', '.join(lost)} holding partitions of this "
+                                    "index left the cluster; rebuild the index")
