@@ -47,7 +47,7 @@ if(BUILD_SHARED_LIBS)
   set_property(TARGET raydb_package APPEND PROPERTY LINK_DEPENDS
                ${PROJECT_SOURCE_DIR}/cmake/package/raydb.map)
   # What the prelinked object still needs, linked in now and never asked of the user.
-  target_link_libraries(raydb_package PRIVATE SQLite::SQLite3 ${CMAKE_DL_LIBS})
+  target_link_libraries(raydb_package PRIVATE ${CMAKE_DL_LIBS})
   if(RAYDB_HAS_CUDA)
     target_link_libraries(raydb_package PRIVATE CUDA::cudart_static)
   endif()
@@ -55,7 +55,7 @@ else()
   add_library(raydb_package STATIC ${_pkg_dir}/raydb_prelinked.o)
   set_target_properties(raydb_package PROPERTIES LINKER_LANGUAGE CXX)
   # A static library's dependencies come to the user's link line, never to their compile line.
-  target_link_libraries(raydb_package PRIVATE SQLite::SQLite3 ${CMAKE_DL_LIBS})
+  target_link_libraries(raydb_package PRIVATE ${CMAKE_DL_LIBS})
   if(RAYDB_HAS_CUDA)
     target_link_libraries(raydb_package PRIVATE CUDA::cudart_static)
   endif()
@@ -72,7 +72,10 @@ add_library(raydb::raydb ALIAS raydb_package)
 
 # The public headers, the generated version header, the library, the CLI.
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/raydb ${PROJECT_BINARY_DIR}/include/raydb
-        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp")
+        DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev FILES_MATCHING PATTERN "*.hpp"
+        # The SQLite reference and the SQL engine are libraries of their own (raydb_sqlite_reference,
+        # raydb_sql), not yet in the package: their headers stay out of it too.
+        PATTERN "ssb_sqlite.hpp" EXCLUDE PATTERN "sql.hpp" EXCLUDE)
 install(TARGETS raydb_package EXPORT raydbTargets
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev)
@@ -101,7 +104,7 @@ install(FILES ${_pkg_dir}/raydbConfig.cmake ${_pkg_dir}/raydbConfigVersion.cmake
 
 # pkg-config. The prefix is found from the .pc file's own place, so the package can be installed
 # under any --prefix (and by the .deb under /usr) without reconfiguring.
-file(RELATIVE_PATH _pc_to_prefix /root/${CMAKE_INSTALL_LIBDIR}/pkgconfig /root)
+file(RELATIVE_PATH _pc_to_prefix /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)  # any absolute prefix
 set(RAYDB_PC_PREFIX "\${pcfiledir}/${_pc_to_prefix}")
 string(REGEX REPLACE "/$" "" RAYDB_PC_PREFIX "${RAYDB_PC_PREFIX}")
 set(RAYDB_PC_LIBS_PRIVATE "-pthread")
@@ -110,7 +113,6 @@ if(CMAKE_DL_LIBS)
 endif()
 set(RAYDB_PC_REQUIRES_PRIVATE "")
 if(NOT BUILD_SHARED_LIBS)
-  set(RAYDB_PC_REQUIRES_PRIVATE "sqlite3")
   if(RAYDB_HAS_CUDA)
     get_target_property(_cudart CUDA::cudart_static IMPORTED_LOCATION)
     set(RAYDB_PC_LIBS_PRIVATE "${_cudart} -lrt ${RAYDB_PC_LIBS_PRIVATE}")
@@ -138,9 +140,5 @@ set(CPACK_DEBIAN_PACKAGE_SECTION libs)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "libvulkan1")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "mesa-vulkan-drivers (>= 25) | vulkan-icd")
-if(NOT BUILD_SHARED_LIBS)
-  # Linking the static library needs SQLite's development files.
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${CPACK_DEBIAN_PACKAGE_DEPENDS}, libsqlite3-dev")
-endif()
 set(CPACK_DEB_COMPONENT_INSTALL OFF)
 include(CPack)

@@ -1,5 +1,5 @@
-// One Star Schema Benchmark query from dbgen-style .tbl files, answered by ray tracing and
-// checked against SQLite:
+// One Star Schema Benchmark query from dbgen-style .tbl files, answered by ray tracing
+// (`raydb ssb --check` compares every query with SQLite):
 //   raydb gen ssb --sf 0.01 --out ssb-tables     (or dbgen's own output)
 //   ./ssb ssb-tables 2.1
 #include <raydb/context.hpp>
@@ -28,12 +28,6 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(s.rows), static_cast<unsigned long long>(s.rays),
                 s.bvh_build_ms, s.trace_ms, ctx.device().name.c_str());
 
-    auto sqlite = raydb::ssb::SqliteReference::load(tables).value();
-    if (!(sqlite.run(argv[2]).value() == result)) {
-      std::fprintf(stderr, "ssb: Q%s differs from SQLite's answer\n", argv[2]);
-      return 1;
-    }
-    std::printf("same as SQLite\n");
     if (ctx.validation_messages() != 0) {  // RAYDB_VALIDATION=1 turns the layer on
       std::fprintf(stderr, "ssb: %llu validation messages\n",
                    static_cast<unsigned long long>(ctx.validation_messages()));

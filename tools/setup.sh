@@ -28,7 +28,8 @@ PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-v
   glslang-tools spirv-tools vulkan-validationlayers vulkan-tools doctest-dev libcli11-dev
   nlohmann-json3-dev libfmt-dev libsqlite3-dev python3 python3-pytest python3-matplotlib
   pybind11-dev python3-numpy python3-dask python3-distributed python3-pandas python3-setuptools
-  clang libclang-rt-14-dev)  # clang and libFuzzer: tests/fuzz
+  clang libclang-rt-14-dev  # clang and libFuzzer: tests/fuzz
+  libpg-query-dev glslang-dev zlib1g-dev)  # the SQL engine (RAYDB_SQL)
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -51,9 +52,25 @@ apt_update() {
   fi
 }
 
+# The Debian mirror this machine already uses for bookworm (from its apt sources, deb822 or
+# one-line format, as apt itself reads them), so that backports and trixie come from the same
+# place, which may be a local or corporate mirror. deb.debian.org only where none is configured.
+debian_mirror() {
+  local uri
+  # shellcheck disable=SC2016  # $(REPO_URI) is apt's format syntax, not the shell's
+  uri=$(apt-get indextargets --no-release-info --format '$(REPO_URI) $(RELEASE)' 2>/dev/null |
+    awk '$2 == "bookworm" { print $1; exit }')
+  if [ -z "$uri" ]; then
+    say "no bookworm suite in the apt sources; using http://deb.debian.org/debian/"
+    uri=http://deb.debian.org/debian/
+  fi
+  echo "${uri%/}"
+}
+
 if ! mesa_ok && ! backports_listed; then
-  say "adding the bookworm-backports suite (for Mesa 25 lavapipe)"
-  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' |
+  mirror=$(debian_mirror)
+  say "adding the bookworm-backports suite from $mirror (for Mesa 25 lavapipe)"
+  printf 'Types: deb\nURIs: %s\nSuites: bookworm-backports\nComponents: main\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' "$mirror" |
     $SUDO tee /etc/apt/sources.list.d/bookworm-backports.sources >/dev/null
 fi
 
@@ -79,7 +96,7 @@ if [ ! -f /usr/include/vk_mem_alloc.h ]; then
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
   mkdir -p "$tmp/lists/partial" "$tmp/parts"
-  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian trixie main" >"$tmp/sources.list"
+  echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(debian_mirror) trixie main" >"$tmp/sources.list"
   o=(-o "Dir::State::Lists=$tmp/lists" -o "Dir::Etc::SourceList=$tmp/sources.list" -o "Dir::Etc::SourceParts=$tmp/parts")
   $SUDO apt-get "${o[@]}" update -qq >/dev/null 2>&1 || fail "could not read Debian trixie's package list"
   (cd "$tmp" && $SUDO apt-get "${o[@]}" download libvulkan-memory-allocator-dev >/dev/null 2>&1) ||

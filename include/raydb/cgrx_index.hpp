@@ -7,8 +7,8 @@
 //
 // Units: times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
 // Ownership: a CgrxIndex owns its device buffers and acceleration structures and keeps its
-// Context alive; key and value spans are only read during the call. Thread-safety: none (one
-// thread at a time per index, and per Context; see Context).
+// Context alive; key and value spans are only read during the call. Thread-safety: as RxIndex:
+// any thread, also on one index at once; calls on one Context are serialised (see Context).
 #pragma once
 
 #include <cstdint>
@@ -96,7 +96,7 @@ class CgrxIndex {
   const CgrxBuildOptions& options() const;
   const CgrxBuildStats& build_stats() const;
   // Of the most recent lookup call. rays counts every ray cast (1 to 3 per lookup).
-  const RxProbeStats& last_probe() const;
+  const RxProbeStats& last_stats() const;
   // Lookups of the most recent call whose rays named a bucket the exact keys then rejected (they
   // were answered by an exact binary search instead). 0 unless the driver's traversal is wrong;
   // the tests require 0 so that they test the geometry, not the fallback.

@@ -12,7 +12,8 @@
 //
 // Ownership: a CgrxOptixIndex owns its GAS, pipeline and buffers (its own copies of the records
 // and per-primitive buckets); the CgrxIndex must outlive build() and rebuild() and must not be
-// rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none (see Context).
+// rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none: one thread at a
+// time, and no other call on its Context meanwhile (the OptiX twins take no Context lock).
 // The cgRX join runs through it with JoinOptions::api = optix (include/raydb/join.hpp).
 #pragma once
 
@@ -57,7 +58,7 @@ class CgrxOptixIndex {
   const CgrxBuildStats& build_stats() const;
   // upload_ms, probe_ms (the launches), download_ms (CUDA events); rays as the Vulkan index
   // counts them (every ray cast).
-  const RxProbeStats& last_probe() const;
+  const RxProbeStats& last_stats() const;
   // As CgrxIndex::last_fallbacks(): lookups whose rays named a bucket the exact keys rejected.
   uint64_t last_fallbacks() const;
 

@@ -4,8 +4,13 @@
 //
 // Ownership: a Context shares its state with every index built from it; the Vulkan objects live
 // until the last of them is destroyed. An adopted device is never destroyed by raydb.
-// Thread-safety: none. Use a Context, and everything made from it, from one thread at a time
-// (they share one queue).
+// Thread-safety: a Context and the operators made from it may be used from several threads at
+// once. Every call that reaches the device takes the Context's one lock, so the calls on one
+// Context run one at a time (they share one queue and, per operator, per-call buffers); use
+// several Contexts for work that should overlap. Moving or destroying an object while another
+// thread uses it is the caller's error, as for any C++ object; getters of last-call statistics
+// report the latest call of any thread. An adopted device's queue must not be used by the host
+// while a raydb call runs (Vulkan requires queue access to be externally synchronised).
 #pragma once
 
 #include <cstdint>
@@ -110,6 +115,11 @@ struct ContextOptions {
   // algebra of full_scan's bitmaps, ...). When automatic, RAYDB_BACKEND (auto | vulkan | cuda)
   // overrides it. cuda where unavailable makes those operators fail with Errc::unsupported.
   Backend backend = Backend::automatic;
+  // Device memory raydb may hold through this Context, bytes; 0: no budget but the device's. An
+  // allocation past it fails with Errc::out_of_memory naming the allocation, its size and the
+  // budget, as a real VK_ERROR_OUT_OF_DEVICE_MEMORY does (so that case is testable on any
+  // device). When 0, the RAYDB_MEMORY_BUDGET environment variable (bytes) is used.
+  uint64_t memory_budget_bytes = 0;
 };
 
 // A host application's Vulkan objects, for Context::adopt. The device must have been created

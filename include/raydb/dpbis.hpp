@@ -98,7 +98,7 @@ class DpBisTable {
   uint32_t columns() const;
   Backend backend() const;  // never automatic
   const DpBisBuildStats& build_stats() const;
-  const DpBisQueryStats& last_query() const;
+  const DpBisQueryStats& last_stats() const;
   // For benchmarks only: the passes the next selections run (none: all, the default).
   void set_diagnostic(DpBisDiagnostic diagnostic);
 

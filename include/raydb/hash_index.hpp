@@ -50,7 +50,7 @@ class HashIndex {
   uint64_t size() const;
   KeyWidth key_width() const;
   const HashBuildStats& build_stats() const;
-  const RxProbeStats& last_probe() const;  // rays is 0
+  const RxProbeStats& last_stats() const;  // rays is 0
 
   HashIndex(HashIndex&&) noexcept;
   HashIndex& operator=(HashIndex&&) noexcept;

@@ -7,7 +7,9 @@
 //
 // Units: times in milliseconds of GPU time (timestamps), counts in pairs.
 // Ownership: an RxJoin owns its index (and so its device memory); probe keys are copied per call.
-// Thread-safety: none (see Context).
+// Thread-safety: any thread, also on one join at once; calls on one Context are serialised (see
+// Context), the api = optix twins inside the same lock; stats() reports the latest call of any
+// thread.
 #pragma once
 
 #include <cstdint>
@@ -64,8 +66,9 @@ const char* to_string(JoinIndex kind);
 
 struct JoinOptions {
   JoinIndex kind = JoinIndex::rx;
-  // kind rx: the rays through OptiX (RxOptixIndex over the same records; docs/optix.md). cgRX has
-  // no OptiX twin: Errc::unsupported.
+  // optix: the rays of either kind trace through the index's OptiX twin over the same records
+  // (RxOptixIndex or CgrxOptixIndex; docs/optix.md); Errc::unsupported, naming why, where OptiX is
+  // unavailable.
   RayTracingApi api = RayTracingApi::vulkan;
   RxBuildOptions index;   // kind rx
   CgrxBuildOptions cgrx;  // kind cgrx (cgrx.bucket_size: keys per bucket)
@@ -93,7 +96,7 @@ class RxJoin {
   const RxIndex& index() const { return index_; }
   // The index's build time (records sort included), ms: with OptiX, the GAS's instead of the BVH's.
   double index_ms() const;
-  const JoinStats& last() const { return stats_; }
+  const JoinStats& last_stats() const { return stats_; }
 
  private:
   explicit RxJoin(RxIndex index) : index_(std::move(index)) {}
@@ -123,7 +126,7 @@ class CgrxJoin {
   const CgrxIndex& index() const { return index_; }
   // The index's build time (records sort included), ms: with OptiX, the GAS's instead of the BVH's.
   double index_ms() const;
-  const JoinStats& last() const { return stats_; }
+  const JoinStats& last_stats() const { return stats_; }
 
  private:
   CgrxJoin(const Context& ctx, CgrxIndex index) : ctx_(ctx), index_(std::move(index)) {}

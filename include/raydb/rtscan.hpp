@@ -23,7 +23,9 @@
 //
 // Units: keys and constants are uint32; times are GPU milliseconds from timestamps unless named
 // host_; sizes in bytes. Ownership: the table owns its device buffers and BVHs and keeps the
-// Context alive; results are Bitmaps it hands over. Thread-safety: none (see Context).
+// Context alive; results are Bitmaps it hands over. Thread-safety: any thread, also on one
+// table at once; calls on one Context are serialised (see Context); last_query() reports the latest
+// of any thread.
 #pragma once
 
 #include <cstdint>
@@ -115,7 +117,7 @@ class RtScanTable {
   TraversalMode traversal() const;  // never automatic
   const RtScanOptions& options() const;
   const RtScanBuildStats& build_stats() const;
-  const RtScanQueryStats& last_query() const;
+  const RtScanQueryStats& last_stats() const;
   // Turns the counting of intersection-shader calls on or off for the following queries (refined
   // rows are counted only if the table was built with count_intersections, which keeps a host
   // copy of the keys).

@@ -13,7 +13,8 @@
 // Units: times in GPU milliseconds (Vulkan timestamps for Vulkan work, CUDA events for OptiX);
 // sizes in bytes. Ownership: an RtScanOptix owns its GASes, pipeline and key copies and borrows
 // the table: the RtScanTable must outlive it. Its selects go through the table, so the table's
-// last_query() shows the latest of either. Thread-safety: none (see Context).
+// last_stats() shows the latest of either. Thread-safety: none: one thread at a time, and no
+// other call on its Context meanwhile (the OptiX twins take no Context lock).
 #pragma once
 
 #include <memory>
@@ -46,11 +47,11 @@ class RtScanOptix {
   static Result<RtScanOptix> build(RtScanTable& table);
   // The table's select with the refine through OptiX. The sieve's commands are ordered before the
   // OptiX launches and the merge after them on the GPU (the context's shared timeline semaphore);
-  // last_query().refine_ms covers the OptiX launches only (CUDA events).
+  // last_stats().refine_ms covers the OptiX launches only (CUDA events).
   Result<Bitmap> select(std::span<const Predicate> predicates);
 
   const RtScanOptixBuildStats& build_stats() const;
-  const RtScanQueryStats& last_query() const;
+  const RtScanQueryStats& last_stats() const;
 
   RtScanOptix(RtScanOptix&&) noexcept;
   RtScanOptix& operator=(RtScanOptix&&) noexcept;

@@ -4,7 +4,9 @@
 // re-checked against the exact key, so results are exact at any magnitude.
 //
 // Ownership: an RxIndex owns its device buffers and acceleration structures and keeps its
-// Context alive. Thread-safety: none (see Context).
+// Context alive. Thread-safety: any thread may call any member, also on one index at once;
+// calls on one Context are serialised (see Context), so results are those of one call after
+// another. build_stats() and last_probe() report the latest call of any thread.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,7 @@
 #include "raydb/context.hpp"
 #include "raydb/error.hpp"
 #include "raydb/keys.hpp"
+#include "raydb/lookup.hpp"
 
 namespace raydb {
 
@@ -30,12 +33,10 @@ enum class RxLookupMethod {
                  // driver repeats any-hit calls for one primitive.
 };
 const char* to_string(RxLookupMethod m);
-enum class BuildPreference { none, fast_trace, fast_build };
 // RxIndex::set_diagnostic: no_trace loads each query and stores a result without a ray;
 // trace_only traces and stores the hit primitive without the exact re-check or the scan.
 enum class RxDiagnostic { none, no_trace, trace_only };
 const char* to_string(Primitive p);
-const char* to_string(BuildPreference p);
 
 struct RxBuildOptions {
   Primitive primitive = Primitive::triangles;
@@ -109,42 +110,6 @@ struct RxBuildStats {
   bool unique_keys = false;
 };
 
-inline constexpr uint32_t kMissRow = 0xFFFFFFFFu;
-
-// The result of one lookup: the smallest matching row id (kMissRow when none), the number of
-// matching rows, and the sum of their values (0 without a value column).
-struct RxLookup {
-  uint32_t first_row = kMissRow;
-  uint32_t count = 0;
-  uint64_t sum = 0;
-  bool hit() const { return count != 0; }
-  friend bool operator==(const RxLookup&, const RxLookup&) = default;
-};
-
-struct RxRowMatch {
-  uint32_t query;
-  uint32_t row;
-  friend bool operator==(const RxRowMatch&, const RxRowMatch&) = default;
-  friend bool operator<(const RxRowMatch& a, const RxRowMatch& b) {
-    return a.query != b.query ? a.query < b.query : a.row < b.row;
-  }
-};
-
-// collect_rows(): `total` matches exist; min(total, capacity) of them were written.
-struct RxCollectResult {
-  uint64_t total = 0;
-  uint64_t written = 0;
-  bool complete() const { return written == total; }
-};
-
-struct RxProbeStats {
-  double upload_ms = 0;    // queries to the device
-  double sort_ms = 0;      // RxBuildOptions::sort_probes: the GPU sort of the lookups
-  double probe_ms = 0;     // the traversal launch(es)
-  double download_ms = 0;  // results back
-  uint64_t rays = 0;
-};
-
 class RxIndex;
 namespace detail {
 struct RxIndexImpl;
@@ -192,7 +157,7 @@ class RxIndex {
   void set_diagnostic(RxDiagnostic diagnostic);
   const RxBuildOptions& options() const;
   const RxBuildStats& build_stats() const;
-  const RxProbeStats& last_probe() const;  // of the most recent lookup call
+  const RxProbeStats& last_stats() const;  // of the most recent lookup call
 
   RxIndex(RxIndex&&) noexcept;
   RxIndex& operator=(RxIndex&&) noexcept;

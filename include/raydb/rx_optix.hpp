@@ -11,8 +11,9 @@
 // build() fails with Errc::unsupported and that reason.
 //
 // Ownership: an RxOptixIndex owns its GAS, pipeline and buffers and borrows the RxIndex's records:
-// the RxIndex must outlive it and must not be rebuilt or updated meanwhile. Thread-safety: none
-// (see Context).
+// the RxIndex must outlive it and must not be rebuilt or updated meanwhile. Thread-safety: none:
+// one thread at a time, and no other call on its Context meanwhile (the OptiX twins take no
+// Context lock).
 #pragma once
 
 #include <memory>
@@ -80,7 +81,7 @@ class RxOptixIndex {
   // counted again.
   const RxBuildStats& build_stats() const;
   // upload_ms, probe_ms (the launches), download_ms; rays as the Vulkan index counts them.
-  const RxProbeStats& last_probe() const;
+  const RxProbeStats& last_stats() const;
 
   RxOptixIndex(RxOptixIndex&&) noexcept;
   RxOptixIndex& operator=(RxOptixIndex&&) noexcept;

@@ -3,7 +3,8 @@
 // every ray-traced scan is measured against, and the bitmap kernels serve the scan operators.
 //
 // Ownership: a ColumnTable or Bitmap owns its device buffers and keeps its Context alive.
-// Thread-safety: none (see Context).
+// Thread-safety: any thread, also on one object at once; calls on one Context are serialised (see
+// Context).
 #pragma once
 
 #include <cstdint>
@@ -93,7 +94,8 @@ struct BitmapReadStats {
 // where the device has such memory, so the host's copy out runs at host memory speed), grown to
 // the largest bitmap read and reused by every later read: no allocation, no page mapping per
 // read. Reading into a caller's vector that is reused also spares the page faults of fresh host
-// memory. Ownership: keeps the Context alive. Thread-safety: none.
+// memory. Ownership: keeps the Context alive. Thread-safety: as Bitmap (its reads are serialised
+// on the Context).
 class BitmapReader {
  public:
   explicit BitmapReader(const Context& ctx);

@@ -77,7 +77,7 @@ class SortedIndex {
   uint64_t size() const;
   KeyWidth key_width() const;
   const SortedBuildStats& build_stats() const;
-  const RxProbeStats& last_probe() const;  // rays is 0
+  const RxProbeStats& last_stats() const;  // rays is 0
 
   SortedIndex(SortedIndex&&) noexcept;
   SortedIndex& operator=(SortedIndex&&) noexcept;

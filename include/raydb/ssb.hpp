@@ -79,7 +79,9 @@ struct SsbQueryStats {
 
 // The RT engine over one set of tables, on one context. Each query builds its own BVH (the
 // paper's per-query materialized view) when run; the last query's BVH stays resident until the
-// next run() (so rerun() can time the query alone). Not thread-safe.
+// next run() (so rerun() can time the query alone). Thread-safety: any thread, also on one
+// engine at once; calls on one Context are serialised (see Context); rerun() and last_stats() see
+// the latest run() of any thread.
 class SsbEngine {
  public:
   // `tables` must outlive the engine. Joins the tables into the flat table (every foreign key must
@@ -108,10 +110,18 @@ class SsbEngine {
   std::unique_ptr<Impl> impl_;
 };
 
+// The last query's GPU times in milliseconds of the two baselines below: the fused kernel, and
+// (SsbCrystalCuda only; 0 for SsbStarJoin, whose tables are built on the host) the hash-table
+// build kernels.
+struct SsbKernelStats {
+  double kernel_ms = 0;
+  double build_ms = 0;
+};
+
 // The baseline in Crystal's style, as a Vulkan compute kernel: one fused pass over lineorder per
 // query with perfect-hash joins on the dimension tables (arrays indexed by key - min key), the
 // filters and the group index folded into them, and 64-bit atomic sums. No BVH. `tables` must
-// outlive it; the lineorder columns stay on the device. Not thread-safe.
+// outlive it; the lineorder columns stay on the device. Thread-safety: as SsbEngine.
 class SsbStarJoin {
  public:
   static Result<SsbStarJoin> create(const Context& ctx, const SsbTables& tables);
@@ -119,8 +129,8 @@ class SsbStarJoin {
   SsbStarJoin& operator=(SsbStarJoin&&) noexcept;
   ~SsbStarJoin();
   Result<ResultTable> run(std::string_view query);
-  double last_kernel_ms() const;  // GPU time of the last query's fused kernel
-  uint64_t column_bytes() const;  // the lineorder columns held on the device
+  const SsbKernelStats& last_stats() const;  // Vulkan timestamps
+  uint64_t column_bytes() const;             // the lineorder columns held on the device
 
   struct Impl;
 
@@ -135,7 +145,7 @@ class SsbStarJoin {
 // filters, probes and sums into the group slots with 64-bit atomics. The lineorder columns and the
 // dimension keys and codes stay in Vulkan buffers shared with CUDA. create() fails with
 // Errc::unsupported ("CUDA not available: ...") where the context has no CUDA device or raydb was
-// built without CUDA. `tables` must outlive it. Not thread-safe.
+// built without CUDA. `tables` must outlive it. Thread-safety: as SsbEngine.
 class SsbCrystalCuda {
  public:
   static Result<SsbCrystalCuda> create(const Context& ctx, const SsbTables& tables);
@@ -143,9 +153,8 @@ class SsbCrystalCuda {
   SsbCrystalCuda& operator=(SsbCrystalCuda&&) noexcept;
   ~SsbCrystalCuda();
   Result<ResultTable> run(std::string_view query);
-  double last_kernel_ms() const;  // GPU time (CUDA events) of the last query's fused kernel
-  double last_build_ms() const;   // GPU time of the last query's hash-table builds
-  uint64_t column_bytes() const;  // the lineorder columns held on the device
+  const SsbKernelStats& last_stats() const;  // CUDA events
+  uint64_t column_bytes() const;             // the lineorder columns held on the device
 
   struct Impl;
 

@@ -138,9 +138,9 @@ void bind_indexes(py::module_& m) {
           },
           "Build timings (ms) and sizes (bytes) as a dict.")
       .def_property_readonly(
-          "last_probe",
+          "last_stats",
           [](const PyIndex<RxIndex>& s) {
-            const RxProbeStats& p = s.index.last_probe();
+            const RxProbeStats& p = s.index.last_stats();
             py::dict d;
             d["upload_ms"] = p.upload_ms;
             d["sort_ms"] = p.sort_ms;

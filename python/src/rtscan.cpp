@@ -53,9 +53,9 @@ void bind_rtscan(py::module_& m) {
       .def_property_readonly(
           "columns", [](const PyRtScan& s) { return s.table.columns(); }, "Columns of the table.")
       .def_property_readonly(
-          "last_query",
+          "last_stats",
           [](const PyRtScan& s) {
-            const RtScanQueryStats& q = s.table.last_query();
+            const RtScanQueryStats& q = s.table.last_stats();
             py::dict d;
             d["sieve_ms"] = q.sieve_ms;
             d["refine_ms"] = q.refine_ms;

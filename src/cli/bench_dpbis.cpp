@@ -343,8 +343,8 @@ void run(BenchDpBisOptions& o) {
                 Bitmap bm = dp ? index->select(preds, combine).value()
                                : full_scan(table_dev, preds).value();
                 if (r >= o.run.warmup)
-                  ms.push_back(dp ? index->last_query().gpu_ms : bm.last_gpu_ms());
-                candidates = dp ? index->last_query().candidates : 0;
+                  ms.push_back(dp ? index->last_stats().gpu_ms : bm.last_gpu_ms());
+                candidates = dp ? index->last_stats().candidates : 0;
                 if (r + 1 == o.run.warmup + o.run.repeats) got = bm.words().value();
               }
               std::string checked = "skipped";
@@ -368,7 +368,7 @@ void run(BenchDpBisOptions& o) {
               double scans = static_cast<double>(preds.size() * n);
               // cpu_bindex: two vectors per predicate, the boundary bins' values and row ids.
               double bytes =
-                  dp     ? static_cast<double>(index->last_query().bytes)
+                  dp     ? static_cast<double>(index->last_stats().bytes)
                   : none ? bitmap_bytes
                   : which == "cpu_bindex"
                       ? scans / 4.0 + 8.0 * static_cast<double>(candidates) + bitmap_bytes

@@ -67,7 +67,7 @@ std::tuple<double, double, JoinAggregate> baseline_aggregate(const BenchJoinOpti
   JoinAggregate a;
   for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
     auto per_key = index.lookup(probe).value();
-    if (r >= o.run.warmup) ms.push_back(index.last_probe().probe_ms);
+    if (r >= o.run.warmup) ms.push_back(index.last_stats().probe_ms);
     a = {};
     for (const RxLookup& l : per_key) {
       a.matches += l.count;

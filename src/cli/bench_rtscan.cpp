@@ -242,7 +242,7 @@ void run(BenchRtScanOptions& o) {
           } else {
             Bitmap bm =
                 dp ? dp->select(queries[q]).value() : full_scan(*scan_table, queries[q]).value();
-            t = dp ? dp->last_query().gpu_ms : bm.last_gpu_ms();
+            t = dp ? dp->last_stats().gpu_ms : bm.last_gpu_ms();
             read_result(bm, transfer, r >= o.run.warmup);
           }
           if (r >= o.run.warmup) ms.push_back(t);
@@ -322,7 +322,7 @@ void run(BenchRtScanOptions& o) {
                     return optix ? ox->select(queries[q]).value() : rt.select(queries[q]).value();
                   };
                   auto last = [&]() -> const RtScanQueryStats& {
-                    return optix ? ox->last_query() : rt.last_query();
+                    return optix ? ox->last_stats() : rt.last_stats();
                   };
                   progress(fmt::format("{} ({}): {}", to_string(mode), api, ds.names[q]));
                   RtScanQueryStats counted;

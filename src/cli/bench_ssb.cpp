@@ -106,7 +106,7 @@ void run(BenchSsbOptions& o) {
         bool stable = true;
         for (int i = 0; i < o.run.repeats; ++i) {
           stable = stable && join.run(q).value() == first;
-          times.push_back(join.last_kernel_ms());
+          times.push_back(join.last_stats().kernel_ms);
         }
         std::string checked = "unchecked";
         if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
@@ -146,10 +146,10 @@ void run(BenchSsbOptions& o) {
       detail::cuda::set_timer_hold(ctx.vk(), o.cuda_hold_us);
       baseline("crystal_cuda", join, [&o](ssb::SsbCrystalCuda& c, nlohmann::json& j) {
         // The hash-table build kernels of the last repeat, apart from the fused kernel's time.
-        j["build_ms"] = c.last_build_ms();
+        j["build_ms"] = c.last_stats().build_ms;
         j["timer"] = "cuda_events";
         j["cuda_hold_us"] = o.cuda_hold_us;
-        return fmt::format("{:.3f}", c.last_build_ms());
+        return fmt::format("{:.3f}", c.last_stats().build_ms);
       });
     }
     if (!rt) continue;

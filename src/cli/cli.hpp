@@ -16,6 +16,7 @@ struct CommonOptions {
   std::string device;
   std::string traversal = "auto";
   bool validation = false;
+  uint64_t memory_budget = 0;  // ContextOptions::memory_budget_bytes; 0: none
 };
 
 void add_common_options(CLI::App& app, CommonOptions& o);
@@ -33,6 +34,7 @@ void register_gen(CLI::App& app);
 void register_gen_ssb(CLI::App& gen);
 void register_ssb(CLI::App& app);
 void register_read(CLI::App& app);  // raydb read rtscan
+void register_sql(CLI::App& app);
 
 // Shared by the bench suites.
 double median(std::vector<double> v);
@@ -55,7 +57,7 @@ StreamTimes stream_times(const Context& ctx, uint64_t bytes);
 // --prefer: none | fast_trace | fast_build; anything else is Errc::invalid_argument.
 BuildPreference parse_preference(const std::string& s);
 
-// bench/results/<device>/ : a file-system-safe name for the device, e.g. "nvidia-h100-80gb-hbm3".
+// <results>/<device>/ : a file-system-safe name for the device, e.g. "nvidia-h100-80gb-hbm3".
 std::string device_slug(const DeviceInfo& d);
 // The device, driver and API fields every result line carries.
 nlohmann::json device_fields(const Context& ctx);
@@ -63,11 +65,17 @@ nlohmann::json device_fields(const Context& ctx);
 std::string append_results(const std::string& dir, const Context& ctx, const std::string& suite,
                            const std::vector<nlohmann::json>& rows);
 
+// Where benchmark results go without --out: $XDG_DATA_HOME/raydb/results (by default
+// ~/.local/share/raydb/results), or ./raydb-results where neither XDG_DATA_HOME nor HOME is set.
+// Never inside the source tree, so a benchmark run leaves `git status` clean; the repository's
+// bench/results/ is written only by scripts that pass --out.
+std::string default_results_dir();
+
 // The options every bench suite takes: timing repeats, checking, and where results go.
 struct BenchRunOptions {
   int repeats = 5, warmup = 2;
   bool no_check = false, no_save = false;
-  std::string out = "bench/results";
+  std::string out = default_results_dir();
   std::string label;
   uint64_t seed = 0;  // 0: a fresh one per run
 };

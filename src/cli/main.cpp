@@ -5,8 +5,8 @@
 #include <new>
 
 #include "cli/cli.hpp"
-#include "raydb/version.hpp"
 #include "common/printable.hpp"
+#include "raydb/version.hpp"
 
 namespace {
 
@@ -48,13 +48,23 @@ int main(int argc, char** argv) {
                        fmt::format("raydb {} (CUDA backend {}, OptiX backend {})", raydb::version,
                                    raydb::built_with_cuda ? "built" : "not built",
                                    raydb::built_with_optix ? "built" : "not built"));
+  // Every option's help shows its default.
+  app.option_defaults()->always_capture_default();
+  app.footer(
+      "Exit codes: 0 success; 1 an error (no usable device, a file that cannot be read or "
+      "written, a value out of range, or results that differ from the CPU or SQLite reference), "
+      "with its cause on stderr; 2 a command line that does not parse.\n"
+      "Benchmark results: " +
+      raydb::cli::default_results_dir() + "/<device>/<suite>.jsonl unless --out says otherwise.");
   app.require_subcommand(1);
   raydb::cli::register_info(app);
   raydb::cli::register_gen(app);
   raydb::cli::register_ssb(app);
   raydb::cli::register_read(app);
-  auto* bench =
-      app.add_subcommand("bench", "run a benchmark suite; results go to bench/results/<device>/");
+#ifdef RAYDB_HAS_SQL
+  raydb::cli::register_sql(app);
+#endif
+  auto* bench = app.add_subcommand("bench", "run a benchmark suite; results go to --out/<device>/");
   bench->require_subcommand(1);
   raydb::cli::register_bench_rx(*bench);
   raydb::cli::register_bench_dpbis(*bench);
@@ -69,7 +79,7 @@ int main(int argc, char** argv) {
     // CLI11 would echo an unexpected argument's bytes raw.
     std::fprintf(stderr, "raydb: error: %s\nRun with --help for more information.\n",
                  raydb::detail::printable_message(e.what()).c_str());
-    return e.get_exit_code();
+    return 2;  // a command line that does not parse (documented in --help and the README)
   } catch (const raydb::Error& e) {
     // Messages quote what the user or a file gave; escaped here once for every message.
     std::fprintf(stderr, "raydb: error (%s): %s\n", raydb::to_string(e.code()),

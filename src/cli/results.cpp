@@ -8,10 +8,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <random>
 
 #include "cli/cli.hpp"
+#include "common/append_file.hpp"
 #include "raydb/rx_optix.hpp"  // optix_support()
 #include "raydb/version.hpp"
 
@@ -22,6 +22,9 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "device index or name substring (default: best; env RAYDB_DEVICE)");
   app.add_option("--traversal", o.traversal, "auto | pipeline | ray_query");
   app.add_flag("--validation", o.validation, "enable the Vulkan validation layer");
+  app.add_option("--memory-budget", o.memory_budget,
+                 "device memory raydb may hold, bytes; past it a build or lookup fails naming "
+                 "the allocation (default: none; env RAYDB_MEMORY_BUDGET)");
 }
 
 Result<Context> open_context(const CommonOptions& o, Backend backend) {
@@ -29,6 +32,7 @@ Result<Context> open_context(const CommonOptions& o, Backend backend) {
   co.device = o.device;
   co.backend = backend;
   co.validation = o.validation;
+  co.memory_budget_bytes = o.memory_budget;
   auto mode = parse_traversal_mode(o.traversal);
   if (!mode) return mode.error();
   co.traversal = *mode;
@@ -90,11 +94,19 @@ std::string append_results(const std::string& dir, const Context& ctx, const std
   fs::create_directories(folder, ec);
   if (ec) throw Error(Errc::io, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
   fs::path file = folder / (suite + ".jsonl");
-  std::ofstream out(file, std::ios::app);
-  if (!out) throw Error(Errc::io, fmt::format("cannot open {} for appending", file.string()));
-  for (const auto& r : rows) out << r.dump() << '\n';
-  if (!out) throw Error(Errc::io, fmt::format("writing {} failed", file.string()));
+  // One write per complete line (common/append_file.hpp): a run killed midway leaves whole
+  // lines only, never a partial one for tools/report.py to choke on.
+  for (const auto& r : rows) detail::append_line(file.string(), r.dump() + '\n');
   return file.string();
+}
+
+std::string default_results_dir() {
+  namespace fs = std::filesystem;
+  const char* xdg = std::getenv("XDG_DATA_HOME");
+  if (xdg && fs::path(xdg).is_absolute()) return (fs::path(xdg) / "raydb" / "results").string();
+  const char* home = std::getenv("HOME");
+  if (home && *home) return (fs::path(home) / ".local" / "share" / "raydb" / "results").string();
+  return "raydb-results";
 }
 
 void add_bench_run_options(CLI::App& cmd, BenchRunOptions& o) {

@@ -25,10 +25,18 @@ struct SsbOptions {
 void run_ssb(const SsbOptions& o) {
   // The query names first, so a typo fails before any data is made.
   std::vector<std::string> names;
-  if (o.query == "all")
+  if (o.query == "all") {
     names = ssb::query_names();
-  else
-    names.push_back(ssb::canonical_query_name(o.query).value());
+  } else {
+    // A comma-separated list, such as 1.1,2.3,Q4.1.
+    size_t start = 0;
+    for (;;) {
+      size_t comma = o.query.find(',', start);
+      names.push_back(ssb::canonical_query_name(o.query.substr(start, comma - start)).value());
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
   // A given folder is read before the device opens, so a bad file fails at once.
   ssb::SsbTables tables;
   if (!o.data.empty()) tables = ssb::load_ssb_tbl(o.data).value();
@@ -94,7 +102,8 @@ void register_ssb(CLI::App& app) {
   add_common_options(*cmd, o->common);
   add_real(*cmd, "--sf", o->sf, "scale factor of generated data (fractions allowed)", 1e-4, 1000);
   add_count(*cmd, "--seed", o->seed, "seed of generated data");
-  cmd->add_option("--query", o->query, "1.1 .. 4.3 (or Q1.1), or all");
+  cmd->add_option("--query", o->query,
+                  "1.1 .. 4.3 (or Q1.1), a comma-separated list of them, or all");
   cmd->add_option("--data", o->data, "read the .tbl files of this folder instead of generating");
   cmd->add_flag("--check", o->check, "also run the query on SQLite and compare the whole result");
   cmd->add_flag("--stats", o->stats, "print encode, build and trace times");

@@ -9,6 +9,7 @@
 #include "raydb/context.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
+#include "raydb/vulkan_device.hpp"
 #include "support.hpp"
 
 using namespace raydb;
@@ -125,4 +126,86 @@ TEST_CASE("context: adopting a host application's device gives exact lookups") {
   auto refused = Context::adopt(bad);
   REQUIRE(!refused.ok());
   CHECK(refused.error().code() == Errc::invalid_argument);
+}
+
+// The typed helper: a host that chains structures of its own (here a
+// VkPhysicalDeviceVulkan12Features with a feature raydb does not need) gets raydb's features merged
+// into them, not duplicated.
+TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the host's chain") {
+  REQUIRE(volkInitialize() == VK_SUCCESS);
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.apiVersion = VK_API_VERSION_1_2;
+  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  ici.pApplicationInfo = &app;
+  VkInstance instance = VK_NULL_HANDLE;
+  REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
+  volkLoadInstanceOnly(instance);
+  uint32_t n = 0;
+  vkEnumeratePhysicalDevices(instance, &n, nullptr);
+  std::vector<VkPhysicalDevice> devices(n);
+  vkEnumeratePhysicalDevices(instance, &n, devices.data());
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+  for (auto d : devices) {
+    VkPhysicalDeviceProperties p;
+    vkGetPhysicalDeviceProperties(d, &p);
+    if (test::context().device().name == p.deviceName) physical = d;
+  }
+  REQUIRE(physical != VK_NULL_HANDLE);
+
+  auto chain = DeviceFeatureChain::query(instance, physical, vkGetInstanceProcAddr,
+                                         test::context().traversal());
+  REQUIRE_MESSAGE(chain.ok(), (chain.ok() ? "" : chain.error().what()));
+  CHECK(chain->traversal == test::context().traversal());
+
+  uint32_t nq = 0, family = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, nullptr);
+  std::vector<VkQueueFamilyProperties> qf(nq);
+  vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, qf.data());
+  while (family < nq && !(qf[family].queueFlags & VK_QUEUE_COMPUTE_BIT)) ++family;
+  REQUIRE(family < nq);
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qi.queueFamilyIndex = family;
+  qi.queueCount = 1;
+  qi.pQueuePriorities = &priority;
+  VkPhysicalDeviceVulkan12Features host12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  host12.hostQueryReset = VK_TRUE;  // the host's own wish
+  VkDeviceCreateInfo dci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  dci.pNext = &host12;
+  dci.queueCreateInfoCount = 1;
+  dci.pQueueCreateInfos = &qi;
+  std::vector<const char*> extensions;
+  chain->fill(dci, extensions);
+  // One Vulkan12Features in the chain: the host's, with raydb's features OR-ed in.
+  int count12 = 0;
+  for (auto* s = static_cast<const VkBaseInStructure*>(dci.pNext); s; s = s->pNext)
+    count12 += s->sType == VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  CHECK(count12 == 1);
+  CHECK(host12.hostQueryReset == VK_TRUE);
+  CHECK(host12.bufferDeviceAddress == VK_TRUE);
+  CHECK(host12.scalarBlockLayout == VK_TRUE);
+
+  VkDevice device = VK_NULL_HANDLE;
+  REQUIRE(vkCreateDevice(physical, &dci, nullptr, &device) == VK_SUCCESS);
+  auto get_queue =
+      reinterpret_cast<PFN_vkGetDeviceQueue>(vkGetDeviceProcAddr(device, "vkGetDeviceQueue"));
+  VkQueue queue = VK_NULL_HANDLE;
+  get_queue(device, family, 0, &queue);
+  {
+    ContextOptions o;
+    o.traversal = chain->traversal;
+    auto ctx = Context::adopt(chain->host(instance, physical, device, queue, family, app.apiVersion,
+                                          vkGetInstanceProcAddr),
+                              o);
+    REQUIRE_MESSAGE(ctx.ok(), (ctx.ok() ? "" : ctx.error().what()));
+    std::vector<uint32_t> keys = {9, 3, 3, 0xFFFFFFFFu, 1u << 24, (1u << 24) + 1};
+    std::vector<uint32_t> values = {1, 2, 3, 4, 5, 6};
+    auto index = RxIndex::build(*ctx, keys, values).value();
+    std::vector<uint32_t> probes = {3, 9, 4, 0xFFFFFFFFu, (1u << 24) + 1, 1u << 24, 0};
+    RxReference ref(keys, values);
+    test::check_lookups(index.lookup(probes).value(), ref.lookup(probes), "DeviceFeatureChain");
+  }
+  reinterpret_cast<PFN_vkDestroyDevice>(vkGetDeviceProcAddr(device, "vkDestroyDevice"))(device,
+                                                                                        nullptr);
+  vkDestroyInstance(instance, nullptr);
 }

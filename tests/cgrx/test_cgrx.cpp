@@ -127,8 +127,8 @@ void run_config(TraversalMode mode, uint32_t bucket, KeySet set) {
   test::check_lookups(index.lookup(std::span<const Key>(points)).value(),
                       ref.lookup(std::span<const Key>(points)), "points");
   CHECK(index.last_fallbacks() == 0);
-  CHECK(index.last_probe().rays >= points.size());
-  CHECK(index.last_probe().rays <= 4 * points.size());
+  CHECK(index.last_stats().rays >= points.size());
+  CHECK(index.last_stats().rays <= 4 * points.size());
 
   auto ranges = make_ranges(keys, rng);
   test::check_lookups(index.lookup_ranges(std::span<const KeyRange<Key>>(ranges)).value(),
@@ -177,8 +177,8 @@ TEST_CASE("cgrx: sparse keys need marker rays and still take at most four") {
         6, 1ull << 40, (1ull << 50) + 1, ~0ull, (1ull << 46) - 1, ~0ull - 1, 0};
     auto got = index.lookup(points).value();
     test::check_lookups(got, RxReference(keys).lookup(points), "sparse points");
-    CHECK(index.last_probe().rays > points.size());
-    CHECK(index.last_probe().rays <= 4 * points.size());
+    CHECK(index.last_stats().rays > points.size());
+    CHECK(index.last_stats().rays <= 4 * points.size());
     CHECK(index.last_fallbacks() == 0);
     // Above the last key: every ray misses, and the miss is confirmed against the largest key.
     std::vector<uint64_t> low = {5, 1ull << 50};
@@ -300,7 +300,7 @@ TEST_CASE("cgrx: a windowed first ray extends along its line only on a miss") {
       // (2^22 + 2, 2^23 - 1, 2^23 on the empty line 1, 2^32 - 1): 15. Windowed: 2000, 123456
       // and 2^22 + 2 and 2^23 (an empty line) need the rest of their line too; 2^23 - 1 and
       // 2^32 - 1 sit one key before the line's end, inside the window: 19.
-      CHECK(index.last_probe().rays == (window ? 19u : 15u));
+      CHECK(index.last_stats().rays == (window ? 19u : 15u));
     }
 }
 

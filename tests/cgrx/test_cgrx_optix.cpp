@@ -80,7 +80,7 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
       test::check_lookups(got, twin, "OptiX cgRX points vs Vulkan");
       CHECK(optix->last_fallbacks() == 0);
       CHECK(vulkan->last_fallbacks() == 0);
-      CHECK(optix->last_probe().rays == vulkan->last_probe().rays);  // the same rays
+      CHECK(optix->last_stats().rays == vulkan->last_stats().rays);  // the same rays
 
       auto ranges = make_ranges(keys, 5000, max_key, rng);
       std::vector<RxLookup> got_r(ranges.size()), twin_r(ranges.size());
@@ -91,7 +91,7 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
                           "OptiX cgRX ranges vs the CPU reference");
       test::check_lookups(got_r, twin_r, "OptiX cgRX ranges vs Vulkan");
       CHECK(optix->last_fallbacks() == 0);
-      CHECK(optix->last_probe().rays == vulkan->last_probe().rays);
+      CHECK(optix->last_stats().rays == vulkan->last_stats().rays);
 
       // The diagnostics through the same flags: no_trace stays exact; trace_only returns the
       // bucket the rays name and the rays cast, the same in both APIs.

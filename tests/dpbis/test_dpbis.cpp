@@ -95,8 +95,8 @@ TEST_CASE("dpbis: in_select counts its boundary rows and refuses the pass diagno
     test::check_equal_whole(a.select(preds).value().words().value(), want, "scatter");
     test::check_equal_whole(b.select(preds).value().words().value(), want, "in_select");
     // The same boundary bins are decided, both bins refined.
-    CHECK(b.last_query().candidates == a.last_query().candidates);
-    REQUIRE(b.last_query().candidates > 0);
+    CHECK(b.last_stats().candidates == a.last_stats().candidates);
+    REQUIRE(b.last_stats().candidates > 0);
     b.set_diagnostic(DpBisDiagnostic::select_only);
     auto refused = b.select(preds);
     REQUIRE(!refused.ok());
@@ -119,12 +119,12 @@ TEST_CASE("dpbis: a diagnostic runs the selection or the refinement alone") {
     auto want = test::reference(cols, preds, Combine::all, rows);
     auto full = table.select(preds).value().words().value();
     test::check_equal_whole(full, want, "all passes");
-    DpBisQueryStats all = table.last_query();
+    DpBisQueryStats all = table.last_stats();
     REQUIRE(all.candidates > 0);
 
     table.set_diagnostic(DpBisDiagnostic::select_only);
     auto inner = table.select(preds).value().words().value();
-    DpBisQueryStats select_only = table.last_query();
+    DpBisQueryStats select_only = table.last_stats();
     CHECK(select_only.candidates == 0);
     CHECK(select_only.bytes == all.bytes - all.candidates * 8);
     // The inner bins alone: a subset of the answer, and short of it by boundary rows only.
@@ -138,8 +138,8 @@ TEST_CASE("dpbis: a diagnostic runs the selection or the refinement alone") {
 
     table.set_diagnostic(DpBisDiagnostic::refine_only);
     REQUIRE(table.select(preds).ok());
-    CHECK(table.last_query().candidates == all.candidates);
-    CHECK(table.last_query().bytes == all.candidates * 8);
+    CHECK(table.last_stats().candidates == all.candidates);
+    CHECK(table.last_stats().bytes == all.candidates * 8);
 
     table.set_diagnostic(DpBisDiagnostic::none);
     test::check_equal_whole(table.select(preds).value().words().value(), want, "passes restored");

@@ -37,6 +37,7 @@ export RAYDB_VALIDATION=1
 run_examples() {  # <folder with the built examples> <how they were built>
   "$1/lookup" || fail "lookup ($2)"
   "$1/ssb" "$tmp/ssb" 2.1 || fail "ssb ($2)"
+  "$1/vulkan_app" || fail "vulkan_app ($2)"
 }
 
 # 1. CMake: find_package(raydb CONFIG REQUIRED), raydb::raydb.
@@ -48,6 +49,22 @@ cmake --build "$tmp/cmake" >"$tmp/build.log" ||
 say "examples built with find_package(raydb)"
 run_examples "$tmp/cmake" "find_package"
 
+# The components say what version.hpp says was built: find_package(... COMPONENTS x) succeeds
+# exactly when raydb::built_with_x is true.
+for comp in cuda optix; do
+  built=$(sed -n "s/.*built_with_$comp = \([a-z0-9]*\);/\1/p" "$prefix/include/raydb/version.hpp")
+  mkdir -p "$tmp/comp-$comp"
+  printf 'cmake_minimum_required(VERSION 3.25)\nproject(c CXX)\nfind_package(raydb CONFIG REQUIRED COMPONENTS %s)\n' \
+    "$comp" >"$tmp/comp-$comp/CMakeLists.txt"
+  if cmake -S "$tmp/comp-$comp" -B "$tmp/comp-$comp/build" -DCMAKE_PREFIX_PATH="$prefix" >/dev/null 2>&1; then
+    found=1
+  else
+    found=0
+  fi
+  [ "$found" = "$built" ] || fail "find_package(raydb COMPONENTS $comp) found=$found, version.hpp built_with_$comp=$built"
+done
+say "components cuda and optix agree with version.hpp"
+
 # 2. pkg-config; a static libraydb needs --static for its private libraries.
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 static=()
@@ -55,9 +72,12 @@ static=()
 flags=$(pkg-config "${static[@]}" --cflags --libs raydb) || fail "pkg-config raydb"
 say "pkg-config ${static[*]} raydb: $flags"
 mkdir -p "$tmp/pc"
-for ex in lookup ssb; do
+vulkan_flags=$(pkg-config --cflags --libs vulkan) || fail "pkg-config vulkan"
+for ex in lookup ssb vulkan_app/main; do
+  extra=""
+  [ "$ex" = vulkan_app/main ] && extra=$vulkan_flags  # it links the system's Vulkan loader too
   # shellcheck disable=SC2086  # the flags are words
-  ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/$ex" "$src/examples/$ex.cpp" $flags ||
+  ${CXX:-c++} -std=c++20 -O1 -o "$tmp/pc/${ex%/main}" "$src/examples/$ex.cpp" $flags $extra ||
     fail "building examples/$ex.cpp with pkg-config"
 done
 say "examples built with pkg-config"

@@ -29,7 +29,7 @@ void check_join(RxJoin& join, const std::vector<K>& build, const std::vector<uin
   REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
   std::sort(pairs->begin(), pairs->end());
   test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
-  CHECK(join.last().matches == pairs->size());
+  CHECK(join.last_stats().matches == pairs->size());
   auto agg = join.aggregate(probe);
   REQUIRE(agg.ok());
   CHECK(*agg == join_aggregate_reference(build, values, probe));
@@ -53,7 +53,7 @@ TEST_CASE_TEMPLATE("join: pairs and aggregates equal the CPU hash join", K, uint
   std::vector<uint32_t> ones(same.size(), 0xFFFFFFFFu);
   auto all = RxJoin::build(test::context(), same, ones).value();
   check_join(all, same, ones, probe_same, "all-match");
-  CHECK(all.last().matches == 80000);
+  CHECK(all.last_stats().matches == 80000);
 
   // Empty sides.
   std::vector<K> none;
@@ -116,11 +116,11 @@ void check_cgrx_join(CgrxJoin& join, const std::vector<K>& build,
   CHECK(join.index().last_fallbacks() == 0);  // the rays, not the exact fallback, found buckets
   std::sort(pairs->begin(), pairs->end());
   test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
-  CHECK(join.last().matches == pairs->size());
+  CHECK(join.last_stats().matches == pairs->size());
   auto agg = join.aggregate(probe);
   REQUIRE_MESSAGE(agg.ok(), (agg.ok() ? "" : agg.error().what()));
   CHECK(*agg == join_aggregate_reference(build, values, probe));
-  CHECK(join.last().matches == agg->matches);
+  CHECK(join.last_stats().matches == agg->matches);
 }
 
 }  // namespace
@@ -153,7 +153,7 @@ TEST_CASE_TEMPLATE("join: the cgRX join equals the CPU hash join", K, uint32_t, 
     check_cgrx_join(join, build, values, none, "empty probe side");
     auto all = CgrxJoin::build(test::context(), same, ones, o).value();
     check_cgrx_join(all, same, ones, probe_same, "all-match");
-    CHECK(all.last().matches == 80000);
+    CHECK(all.last_stats().matches == 80000);
     auto empty = CgrxJoin::build(test::context(), none, {}, o).value();
     check_cgrx_join(empty, none, {}, probe, "empty build side");
   }

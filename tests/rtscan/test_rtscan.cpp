@@ -309,14 +309,14 @@ TEST_CASE("rtscan: random predicates on every distribution equal the CPU scan") 
         CAPTURE(trial);
         check_select(table, cols, preds, "rtscan bitmap");
       }
-      CHECK(table.last_query().refined_rows <= co.rows);
+      CHECK(table.last_stats().refined_rows <= co.rows);
       // The refine boxes of a query on every column hold rows, and the rays meet them.
       check_select(table, cols,
                    {{0, CompareOp::gt, data[0][0]},
                     {1, CompareOp::lt, data[1][1]},
                     {2, CompareOp::ge, data[2][2]}},
                    "rtscan bitmap");
-      if (table.last_query().refined_rows > 0) CHECK(table.last_query().intersections > 0);
+      if (table.last_stats().refined_rows > 0) CHECK(table.last_stats().intersections > 0);
     }
   }
 }
@@ -367,7 +367,7 @@ TEST_CASE("rtscan: 1 to 4 predicates in the 3+1 and 2+2 groupings and the RT var
     for (size_t t = 2; t < tables.size(); ++t) {
       std::vector<Predicate> all = {{1, CompareOp::ge, 0}};
       CHECK(tables[t].select(all).value().count().value() == co.rows);
-      CHECK(tables[t].last_query().intersections >= co.rows);
+      CHECK(tables[t].last_stats().intersections >= co.rows);
     }
   }
 }
@@ -478,7 +478,7 @@ TEST_CASE("rtscan: default lattice, row ids and counts") {
       if (want[r / 32] >> (r % 32) & 1) rows.push_back(r);
     test::check_equal_whole(bitmap.row_ids().value(), rows, "rtscan row ids");
     CHECK(bitmap.count().value() == rows.size());
-    CHECK(table.last_query().rays > 0);
+    CHECK(table.last_stats().rays > 0);
   }
 }
 

@@ -97,11 +97,11 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
         auto got = optix->select(queries[q]);
         REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
         auto optix_words = got->words().value();
-        uint64_t optix_rays = optix->last_query().rays;
+        uint64_t optix_rays = optix->last_stats().rays;
         auto vulkan_words = table->select(queries[q]).value().words().value();
         test::check_equal_whole(optix_words, want, "OptiX RTScan bitmap vs the CPU scan");
         test::check_equal_whole(optix_words, vulkan_words, "OptiX RTScan bitmap vs Vulkan");
-        CHECK(optix_rays == table->last_query().rays);  // the same lattice
+        CHECK(optix_rays == table->last_stats().rays);  // the same lattice
       }
     }
   }

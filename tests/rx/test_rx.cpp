@@ -143,7 +143,7 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
     auto got_r = index->lookup_ranges(ranges.span());
     REQUIRE_MESSAGE(got_r.ok(), (got_r.ok() ? "" : got_r.error().what()));
     test::check_lookups(*got_r, ref.lookup_ranges(ranges.span()), "ranges");
-    CHECK(index->last_probe().rays >= ranges.size());
+    CHECK(index->last_stats().rays >= ranges.size());
   }
 }
 
@@ -256,7 +256,7 @@ TEST_CASE("rx: lookups sorted on the GPU answer in the caller's order") {
     auto points = probes_for(keys, 3000, rng, max_key);
     test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                         "gpu-sorted points");
-    CHECK(index.last_probe().sort_ms > 0);
+    CHECK(index.last_stats().sort_ms > 0);
     auto one = probes_for(keys, 1, rng, max_key);
     test::check_lookups(index.lookup(one.span()).value(), ref.lookup(one.span()), "one point");
     // Collected pairs name the caller's query, not its sorted position.
@@ -270,7 +270,7 @@ TEST_CASE("rx: lookups sorted on the GPU answer in the caller's order") {
     auto ranges = ranges_for(keys, 500, rng, max_key);
     test::check_lookups(index.lookup_ranges(ranges.span()).value(),
                         ref.lookup_ranges(ranges.span()), "ranges with sort_probes");
-    CHECK(index.last_probe().sort_ms > 0);
+    CHECK(index.last_stats().sort_ms > 0);
     auto want_r = ref.collect_rows(ranges.span());
     std::vector<RxRowMatch> out_r(want_r.size());
     CHECK(index.collect_rows(ranges.span(), out_r).value().complete());
@@ -279,7 +279,7 @@ TEST_CASE("rx: lookups sorted on the GPU answer in the caller's order") {
     index.set_sort_probes(false);
     test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                         "points, sort off");
-    CHECK(index.last_probe().sort_ms == 0);
+    CHECK(index.last_stats().sort_ms == 0);
   }
 }
 

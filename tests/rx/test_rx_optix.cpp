@@ -100,7 +100,7 @@ TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
     auto want = ref.lookup(points.span());
     test::check_lookups(got, want, "OptiX points vs the CPU reference");
     test::check_lookups(got, twin, "OptiX points vs Vulkan");
-    CHECK(optix->last_probe().rays == points.size());
+    CHECK(optix->last_stats().rays == points.size());
 
     auto ranges = make_ranges(keys, 5000, max_key, rng);
     std::vector<RxLookup> got_r(ranges.size()), twin_r(ranges.size());
@@ -110,7 +110,7 @@ TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
     test::check_lookups(got_r, ref.lookup_ranges(ranges.span()),
                         "OptiX ranges vs the CPU reference");
     test::check_lookups(got_r, twin_r, "OptiX ranges vs Vulkan");
-    CHECK(optix->last_probe().rays == vulkan->last_probe().rays);
+    CHECK(optix->last_stats().rays == vulkan->last_stats().rays);
 
     // A rebuild over the same records answers the same.
     REQUIRE(optix->rebuild().ok());

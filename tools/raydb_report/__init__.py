@@ -1,4 +1,4 @@
-"""raydb's results tooling: bench/results/<device>/*.jsonl into the README's result sections
+"""raydb's results tooling: bench/results/<device>/*.jsonl into RESULTS.md's result sections
 and bench/plots/*.png, with labels and targets from bench/registry.toml.
 
 Modules: registry (labels, targets), rows (loading and picking rows), fmt (number formats), one

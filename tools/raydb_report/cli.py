@@ -8,14 +8,14 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "bench" / "results"
 PLOTS = ROOT / "bench" / "plots"
 # The file that holds each section's markers. Sections listed as optional are written only where
-# their markers are (the thesis table was once not in the README); the others must be there.
-FILES = {"README.md": list(sections.SECTIONS)}
+# their markers are (the thesis table was once not in the results file); the others must be there.
+FILES = {"RESULTS.md": list(sections.SECTIONS)}
 OPTIONAL = {"thesis"}
 
 USAGE = """\
 usage: tools/report.py tables | thesis | check | plots
 
-  tables   rewrites every results section of README.md (between <!-- results:<name>:begin -->
+  tables   rewrites every results section of RESULTS.md (between <!-- results:<name>:begin -->
            and <!-- results:<name>:end -->; names: {names}) from bench/results/
   thesis   only "Where each optimization helps" (results:thesis; bench/gpu/rx.sh thesis rows)
   check    regenerates the sections and says which differ from the committed files (exit 1)

@@ -1,7 +1,7 @@
 """The named result sections and the markers that hold them in a Markdown file.
 
 Each section lies between `<!-- results:<name>:begin -->` and `<!-- results:<name>:end -->`; today
-all of them are in README.md. Moving some to another file (RESULTS.md) needs only the markers
+all of them are in RESULTS.md. Moving some to another file (RESULTS.md) needs only the markers
 moved and cli.FILES told which file holds which section.
 """
 from .cgrx import cgrx_section
@@ -13,7 +13,7 @@ from .scans import bandwidth_section
 from .ssb import ssb_section
 from .thesis import thesis_section
 
-# name -> the function making its lines from bench/results (a pathlib.Path); in README order.
+# name -> the function making its lines from bench/results (a pathlib.Path); in RESULTS.md order.
 SECTIONS = {
     "rx": rx_section,
     "optix": optix_section,

@@ -1,4 +1,4 @@
-"""The committed README sections are what the generator makes from the committed rows, byte for
+"""The committed RESULTS.md sections are what the generator makes from the committed rows, byte for
 byte; and the marker handling that a move of sections to another file relies on."""
 import subprocess
 import sys
@@ -9,8 +9,8 @@ from raydb_report import cli, sections
 
 
 def test_every_section_equals_its_regeneration():
-    # The README was regenerated and compared with cmp when the package replaced the old script;
-    # from then on the committed text and the generator must agree.
+    # The results (then in README.md) were regenerated and compared with cmp when the package
+    # replaced the old script; from then on the committed text and the generator must agree.
     for name, files in cli.FILES.items():
         text = (cli.ROOT / name).read_text()
         made = sections.generate(cli.RESULTS, files)
@@ -45,25 +45,25 @@ def test_missing_markers_name_the_section_and_the_file():
 
 
 def test_check_finds_a_stale_section(tmp_path, monkeypatch, capsys):
-    readme = tmp_path / "README.md"
-    text = (cli.ROOT / "README.md").read_text()
+    readme = tmp_path / "RESULTS.md"
+    text = (cli.ROOT / "RESULTS.md").read_text()
     readme.write_text(text)
     monkeypatch.setattr(cli, "ROOT", tmp_path)
     assert cli.check() == 0
     b, _ = sections.markers("ssb")
     readme.write_text(text.replace(b + "\n", b + "\nedited by hand\n", 1))
     assert cli.check() == 1
-    assert "stale: README.md: results:ssb" in capsys.readouterr().out
+    assert "stale: RESULTS.md: results:ssb" in capsys.readouterr().out
 
 
 def test_tables_rewrites_a_stale_section(tmp_path, monkeypatch):
-    text = (cli.ROOT / "README.md").read_text()
+    text = (cli.ROOT / "RESULTS.md").read_text()
     b, e = sections.markers("join")
     stale = text.split(b)[0] + b + "\nold\n" + e + text.split(e)[1]
-    (tmp_path / "README.md").write_text(stale)
+    (tmp_path / "RESULTS.md").write_text(stale)
     monkeypatch.setattr(cli, "ROOT", tmp_path)
     cli.write_tables()
-    assert (tmp_path / "README.md").read_text() == text
+    assert (tmp_path / "RESULTS.md").read_text() == text
 
 
 def test_the_entry_point_still_runs():
@@ -75,16 +75,16 @@ def test_the_entry_point_still_runs():
 
 
 def test_the_thesis_section_is_written_only_where_its_markers_are(tmp_path, monkeypatch):
-    text = (cli.ROOT / "README.md").read_text()
+    text = (cli.ROOT / "RESULTS.md").read_text()
     b, e = sections.markers("thesis")
     without = text.replace(b, "").replace(e, "")
-    (tmp_path / "README.md").write_text(without)
+    (tmp_path / "RESULTS.md").write_text(without)
     monkeypatch.setattr(cli, "ROOT", tmp_path)
     cli.write_tables()
-    assert (tmp_path / "README.md").read_text() == without
-    with pytest.raises(SystemExit, match="README.md lacks the <!-- results:thesis:begin -->"):
+    assert (tmp_path / "RESULTS.md").read_text() == without
+    with pytest.raises(SystemExit, match="RESULTS.md lacks the <!-- results:thesis:begin -->"):
         cli.write_tables({"thesis"})
     b, _ = sections.markers("ssb")
-    (tmp_path / "README.md").write_text(without.replace(b, ""))
-    with pytest.raises(SystemExit, match="README.md lacks the <!-- results:ssb:begin -->"):
+    (tmp_path / "RESULTS.md").write_text(without.replace(b, ""))
+    with pytest.raises(SystemExit, match="RESULTS.md lacks the <!-- results:ssb:begin -->"):
         cli.write_tables()

@@ -1,6 +1,8 @@
 // Context::cuda and the backend choice: the same in every build (cuda::probe differs).
 #include <fmt/format.h>
 
+#include <mutex>
+
 #include "backend/cuda/cuda.hpp"
 #include "common/capture.hpp"
 
@@ -27,6 +29,8 @@ Result<Backend> parse_backend(std::string_view text) {
 }
 
 const CudaSupport& Context::cuda() const {
+  // The probe is made once, lazily, and may race an operator's first use on another thread.
+  std::lock_guard lock(impl_->call_mutex);
   if (!impl_->cuda_support) impl_->cuda_support = detail::cuda::probe(*impl_);
   return *impl_->cuda_support;
 }

@@ -21,6 +21,7 @@ Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, Memo
         VMA_ALLOCATION_CREATE_HOST_ACCESS_SEQUENTIAL_WRITE_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT;
   if (use == MemoryUse::readback)
     ai.flags = VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT;
+  check_budget(ctx, bi.size, name);
   VmaAllocationInfo info{};
   // At least 16-byte aligned, so shaders may read any buffer as uvec4 from its start (the full
   // scan does; kMinAlignment in buffer.hpp).
@@ -38,6 +39,16 @@ Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, Memo
   ainfo.buffer = buffer_;
   address_ = ctx.vk.vkGetBufferDeviceAddress(ctx.device, &ainfo);
   ctx.set_name(VK_OBJECT_TYPE_BUFFER, reinterpret_cast<uint64_t>(buffer_), "raydb " + name);
+}
+
+void check_budget(const VkContext& ctx, VkDeviceSize bytes, const std::string& name) {
+  const uint64_t held = ctx.allocated_bytes.load(), budget = ctx.memory_budget;
+  if (budget == 0 || (held <= budget && bytes <= budget - held)) return;
+  throw Error(Errc::out_of_memory,
+              fmt::format("allocating {} ({} bytes) would exceed the device memory budget: {} "
+                          "bytes held of {} (ContextOptions::memory_budget_bytes or "
+                          "RAYDB_MEMORY_BUDGET)",
+                          name, bytes, held, budget));
 }
 
 Buffer& Buffer::operator=(Buffer&& o) noexcept {

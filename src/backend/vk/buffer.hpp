@@ -72,6 +72,10 @@ class Buffer {
   mutable std::shared_ptr<void> cuda_mapping_;
 };
 
+// Throws Errc::out_of_memory, naming the allocation, its size and the budget, when `bytes` more
+// would take the context past its memory budget (ContextOptions::memory_budget_bytes).
+void check_budget(const VkContext& ctx, VkDeviceSize bytes, const std::string& name);
+
 // Usage every raydb device buffer gets: storage, transfers both ways, device address.
 inline constexpr VkBufferUsageFlags kStorageUsage =
     VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |

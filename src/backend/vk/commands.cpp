@@ -2,9 +2,13 @@
 
 #include <cstring>
 
+#include "backend/vk/call_lock.hpp"
+
 namespace raydb::detail {
 
 CommandBatch::CommandBatch(VkContext& ctx) : ctx_(ctx) {
+  if (!CallLock::held(ctx)) lock_ = std::unique_lock(ctx.call_mutex);
+  check_not_lost(ctx);
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = ctx.command_pool;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
@@ -54,15 +58,22 @@ void CommandBatch::submit() {
     si.signalSemaphoreCount = static_cast<uint32_t>(signal_sems_.size());
     si.pSignalSemaphores = signal_sems_.data();
   }
-  vk_check(ctx_.vk.vkQueueSubmit(ctx_.queue, 1, &si, fence_), "vkQueueSubmit");
+  if (ctx_.lose_on_next_submit.exchange(false)) {
+    mark_lost(ctx_);
+    vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
+  }
+  VkResult r = ctx_.vk.vkQueueSubmit(ctx_.queue, 1, &si, fence_);
+  if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
+  vk_check(r, "vkQueueSubmit");
   pending_ = true;
 }
 
 void CommandBatch::wait() {
   if (!pending_) return;
   pending_ = false;
-  vk_check(ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX),
-           "vkWaitForFences");
+  VkResult r = ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX);
+  if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
+  vk_check(r, "vkWaitForFences");
 }
 
 void CommandBatch::submit_and_wait() {

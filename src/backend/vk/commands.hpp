@@ -1,13 +1,17 @@
 // One-shot command recording and GPU timestamps.
 #pragma once
 
+#include <mutex>
 #include <vector>
 
 #include "backend/vk/buffer.hpp"
 
 namespace raydb::detail {
 
-// A primary command buffer, recorded once, submitted, waited for on a fence.
+// A primary command buffer, recorded once, submitted, waited for on a fence. It comes from the
+// context's one command pool, which Vulkan requires to be used by one thread at a time: a batch
+// made outside the context's call lock (a path no public call guards) takes that lock for its
+// lifetime. Refuses with Errc::device_lost once the context's device is lost.
 class CommandBatch {
  public:
   explicit CommandBatch(VkContext& ctx);
@@ -30,6 +34,7 @@ class CommandBatch {
 
  private:
   VkContext& ctx_;
+  std::unique_lock<std::recursive_mutex> lock_;  // engaged only when made outside the call lock
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   bool pending_ = false;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <set>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/context_impl.hpp"
 #include "common/capture.hpp"
 
@@ -446,8 +447,11 @@ TraversalMode pick_mode(const VkContext& c, TraversalMode asked) {
 }  // namespace
 
 void VkContext::track_allocation(int64_t delta) {
-  allocated_bytes = static_cast<uint64_t>(static_cast<int64_t>(allocated_bytes) + delta);
-  peak_bytes = std::max(peak_bytes, allocated_bytes);
+  uint64_t now =
+      allocated_bytes.fetch_add(static_cast<uint64_t>(delta)) + static_cast<uint64_t>(delta);
+  uint64_t peak = peak_bytes.load();
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now)) {
+  }
 }
 
 void VkContext::set_name(VkObjectType type, uint64_t handle, const std::string& name) const {
@@ -643,6 +647,7 @@ Result<Context> Context::create(const ContextOptions& options) {
     create_device(*c);
     create_allocator(*c);
     create_command_pool(*c);
+    c->memory_budget = memory_budget_of(options);
     return Context(std::move(c));
   });
 }
@@ -687,6 +692,7 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
     volkLoadDeviceTable(&c->vk, c->device);
     create_allocator(*c);
     create_command_pool(*c);
+    c->memory_budget = memory_budget_of(options);
     return Context(std::move(c));
   });
 }
@@ -739,7 +745,7 @@ uint64_t Context::validation_messages() const {
   return impl_->validation_messages.load();
 }
 uint64_t Context::allocated_bytes() const {
-  return impl_->allocated_bytes;
+  return impl_->allocated_bytes.load();
 }
 
 }  // namespace raydb

@@ -5,9 +5,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "backend/vk/vk_common.hpp"
 #include "raydb/context.hpp"
@@ -65,11 +67,28 @@ struct VkContext {
   std::atomic<uint64_t> validation_messages{0};
   std::function<void(std::string_view)> on_validation_message;
 
-  // Device bytes allocated through this context, now and at the peak since reset_peak().
-  uint64_t allocated_bytes = 0;
-  uint64_t peak_bytes = 0;
+  // Device bytes allocated through this context, now and at the peak since reset_peak(). Atomic:
+  // buffers may be freed outside any call lock (an index destroyed on another thread).
+  std::atomic<uint64_t> allocated_bytes{0};
+  std::atomic<uint64_t> peak_bytes{0};
   void track_allocation(int64_t delta_bytes);
-  void reset_peak() { peak_bytes = allocated_bytes; }
+  void reset_peak() { peak_bytes = allocated_bytes.load(); }
+  // ContextOptions::memory_budget_bytes (or RAYDB_MEMORY_BUDGET); 0: none. Buffer creation checks
+  // it (buffer.cpp) and fails with Errc::out_of_memory naming the allocation.
+  uint64_t memory_budget = 0;
+
+  // Thread-safety (raydb/context.hpp): every public call that reaches this context runs under
+  // call_mutex (CallLock, call_lock.hpp), so one thread at a time uses the queue, the command
+  // pool, kernel_cache, the lazily made CUDA and OptiX state, and each operator's per-call
+  // buffers and pipelines. Recursive: a join calls its index's public methods under the lock.
+  std::recursive_mutex call_mutex;
+  std::atomic<std::thread::id> call_owner{};  // the thread holding call_mutex, if any
+  uint32_t call_depth = 0;                    // its recursion depth; changed under call_mutex
+  // Set once a submit or wait returned VK_ERROR_DEVICE_LOST: every later call fails with
+  // Errc::device_lost (CallLock) instead of touching the lost device.
+  std::atomic<bool> device_lost{false};
+  // detail::inject_device_loss (a test hook): the next submit fails as if the device were lost.
+  std::atomic<bool> lose_on_next_submit{false};
 
   // VK_EXT_debug_utils object name, when the extension is there.
   void set_name(VkObjectType type, uint64_t handle, const std::string& name) const;

@@ -52,6 +52,7 @@ Buffer Buffer::exportable(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags 
   Buffer b;
   b.ctx_ = &ctx;
   b.size_ = size;
+  check_budget(ctx, std::max<VkDeviceSize>(size, 256), name);
   VkExternalMemoryBufferCreateInfo ext{VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO};
   ext.handleTypes = kHandleType;
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};

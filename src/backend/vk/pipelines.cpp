@@ -13,8 +13,7 @@ namespace raydb::detail {
 
 namespace {
 
-VkShaderModule make_module(VkContext& ctx, ShaderId id) {
-  auto code = spirv(id);
+VkShaderModule make_module(VkContext& ctx, std::span<const uint32_t> code) {
   VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
   ci.codeSize = code.size_bytes();
   ci.pCode = code.data();
@@ -91,9 +90,13 @@ void TlasBinding::bind(VkAccelerationStructureKHR tlas) {
 
 ComputePipeline::ComputePipeline(VkContext& ctx, ShaderId shader, uint32_t push_bytes,
                                  VkDescriptorSetLayout set_layout)
+    : ComputePipeline(ctx, spirv(shader), push_bytes, set_layout) {}
+
+ComputePipeline::ComputePipeline(VkContext& ctx, std::span<const uint32_t> code,
+                                 uint32_t push_bytes, VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {
   layout_ = make_layout(ctx, VK_SHADER_STAGE_COMPUTE_BIT, push_bytes, set_layout);
-  VkShaderModule module = make_module(ctx, shader);
+  VkShaderModule module = make_module(ctx, code);
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   ci.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   ci.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
@@ -171,7 +174,13 @@ RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
   auto add = [&](ShaderId id, VkShaderStageFlagBits kind) {
     VkPipelineShaderStageCreateInfo st{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
     st.stage = kind;
-    st.module = make_module(ctx, id);
+    std::span<const uint32_t> code = kind == VK_SHADER_STAGE_RAYGEN_BIT_KHR    ? s.raygen_code
+                                     : kind == VK_SHADER_STAGE_MISS_BIT_KHR    ? s.miss_code
+                                     : kind == VK_SHADER_STAGE_ANY_HIT_BIT_KHR ? s.any_hit_code
+                                     : kind == VK_SHADER_STAGE_CLOSEST_HIT_BIT_KHR
+                                         ? s.closest_hit_code
+                                         : s.intersection_code;
+    st.module = make_module(ctx, code.empty() ? spirv(id) : code);
     st.pName = "main";
     stages.push_back(st);
     return static_cast<uint32_t>(stages.size() - 1);

@@ -29,6 +29,9 @@ class ComputePipeline {
  public:
   ComputePipeline(VkContext& ctx, ShaderId shader, uint32_t push_bytes,
                   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE);
+  // From SPIR-V compiled at run time (the SQL engine's generated kernels).
+  ComputePipeline(VkContext& ctx, std::span<const uint32_t> spirv, uint32_t push_bytes,
+                  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE);
   ComputePipeline(const ComputePipeline&) = delete;
   ComputePipeline& operator=(const ComputePipeline&) = delete;
   ~ComputePipeline();
@@ -66,6 +69,10 @@ struct RtShaders {
   ShaderId raygen, miss, any_hit, closest_hit, intersection;
   RtPrimitives primitives = RtPrimitives::both;
   bool uses_any_hit = true, uses_closest_hit = true;
+  // SPIR-V compiled at run time (the SQL engine's generated shaders): a non-empty span replaces
+  // the stage's ShaderId.
+  std::span<const uint32_t> raygen_code, miss_code, any_hit_code, closest_hit_code,
+      intersection_code;
 };
 
 class RtPipeline {

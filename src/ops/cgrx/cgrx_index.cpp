@@ -11,9 +11,9 @@
 #include <cstring>
 
 #include "backend/vk/accel.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
-#include "common/capture.hpp"
 #include "ops/cgrx/cgrx_layout.hpp"
 #include "ops/cgrx/cgrx_params.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
@@ -302,8 +302,8 @@ uint64_t cgrx_records_address(CgrxIndex& index) {
 
 }  // namespace detail
 
-using detail::capture;
 using detail::CgrxIndexImpl;
+using detail::guarded;
 using detail::QueryBatch;
 
 CgrxIndex::CgrxIndex(std::unique_ptr<CgrxIndexImpl> impl) : impl_(std::move(impl)) {}
@@ -314,7 +314,7 @@ CgrxIndex::~CgrxIndex() = default;
 Result<CgrxIndex> CgrxIndex::build(const Context& ctx, KeySpan keys,
                                    std::span<const uint32_t> values,
                                    const CgrxBuildOptions& options) {
-  return capture([&]() -> CgrxIndex {
+  return guarded(ctx.vk(), [&]() -> CgrxIndex {
     auto impl = std::make_unique<CgrxIndexImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;
@@ -361,7 +361,7 @@ const CgrxBuildOptions& CgrxIndex::options() const {
 const CgrxBuildStats& CgrxIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& CgrxIndex::last_probe() const {
+const RxProbeStats& CgrxIndex::last_stats() const {
   return impl_->probe_stats;
 }
 uint64_t CgrxIndex::last_fallbacks() const {

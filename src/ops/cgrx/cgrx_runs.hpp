@@ -12,7 +12,7 @@
 
 namespace raydb::detail {
 
-// Point lookups as CgrxIndex::lookup (count and value sum per key, last_probe() updated), except
+// Point lookups as CgrxIndex::lookup (count and value sum per key, last_stats() updated), except
 // that a hit's first_row is the position in the index's records (key order,
 // shaders/common/records.glsl) of the key's first record: its rows are the records
 // [first_row, first_row + count). Misses stay (kMissRow, 0, 0). Refused while a diagnostic is set.

@@ -8,9 +8,9 @@
 #include <span>
 #include <vector>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
-#include "common/capture.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
 
@@ -39,14 +39,14 @@ void check_output_size(const QueryBatch& q, size_t out_size);
 // index's probe(QueryBatch, RxLookup*), with errors returned as values.
 template <class Impl>
 Status lookup_into(Impl& impl, const QueryBatch& q, std::span<RxLookup> out) {
-  return capture([&] {
+  return guarded(*impl.ctx, [&] {
     check_output_size(q, out.size());
     impl.probe(q, out.data());
   });
 }
 template <class Impl>
 Result<std::vector<RxLookup>> lookup_vector(Impl& impl, const QueryBatch& q) {
-  return capture([&] {
+  return guarded(*impl.ctx, [&] {
     std::vector<RxLookup> out(q.count);
     impl.probe(q, out.data());
     return out;

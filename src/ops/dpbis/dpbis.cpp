@@ -8,10 +8,10 @@
 #include <optional>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
-#include "common/capture.hpp"
 #include "ops/dpbis/cuda/dpbis_cuda.hpp"
 #include "ops/dpbis/dpbis_params.hpp"
 #include "ops/scan/scan_impl.hpp"
@@ -445,8 +445,8 @@ struct DpBisImpl {
 
 }  // namespace detail
 
-using detail::capture;
 using detail::DpBisImpl;
+using detail::guarded;
 
 DpBisTable::DpBisTable(std::unique_ptr<DpBisImpl> impl) : impl_(std::move(impl)) {}
 DpBisTable::DpBisTable(DpBisTable&&) noexcept = default;
@@ -456,7 +456,7 @@ DpBisTable::~DpBisTable() = default;
 Result<DpBisTable> DpBisTable::build(const Context& ctx,
                                      std::span<const std::span<const uint32_t>> columns,
                                      const DpBisOptions& options) {
-  return capture([&]() -> DpBisTable {
+  return guarded(ctx.vk(), [&]() -> DpBisTable {
     auto impl = std::make_unique<DpBisImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;
@@ -466,7 +466,7 @@ Result<DpBisTable> DpBisTable::build(const Context& ctx,
 }
 
 Result<Bitmap> DpBisTable::select(std::span<const Predicate> predicates, Combine combine) {
-  return capture([&] { return impl_->select(predicates, combine); });
+  return guarded(*impl_->ctx, [&] { return impl_->select(predicates, combine); });
 }
 
 uint64_t DpBisTable::rows() const {
@@ -481,7 +481,7 @@ Backend DpBisTable::backend() const {
 const DpBisBuildStats& DpBisTable::build_stats() const {
   return impl_->build_stats;
 }
-const DpBisQueryStats& DpBisTable::last_query() const {
+const DpBisQueryStats& DpBisTable::last_stats() const {
   return impl_->query_stats;
 }
 void DpBisTable::set_diagnostic(DpBisDiagnostic diagnostic) {

@@ -5,7 +5,7 @@
 
 #include <bit>
 
-#include "common/capture.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/hash/hash_table.hpp"
@@ -115,7 +115,7 @@ HashTableView hash_table_view(const HashIndex& index) {
 
 }  // namespace detail
 
-using detail::capture;
+using detail::guarded;
 using detail::HashIndexImpl;
 using detail::QueryBatch;
 
@@ -126,7 +126,7 @@ HashIndex::~HashIndex() = default;
 
 Result<HashIndex> HashIndex::build(const Context& ctx, KeySpan keys,
                                    std::span<const uint32_t> values) {
-  return capture([&]() -> HashIndex {
+  return guarded(ctx.vk(), [&]() -> HashIndex {
     auto impl = std::make_unique<HashIndexImpl>();
     impl->ctx = ctx.shared();
     impl->build(keys, values);
@@ -151,7 +151,7 @@ KeyWidth HashIndex::key_width() const {
 const HashBuildStats& HashIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& HashIndex::last_probe() const {
+const RxProbeStats& HashIndex::last_stats() const {
   return impl_->probe_stats;
 }
 

@@ -10,10 +10,10 @@
 #include <cstring>
 #include <optional>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
-#include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/hash/hash_table.hpp"
 #include "ops/join/join_expand.hpp"
@@ -197,7 +197,7 @@ const char* to_string(BaselineJoin kind) {
 Result<std::vector<JoinPair>> baseline_join(const Context& ctx, BaselineJoin kind,
                                             KeySpan build_keys, KeySpan probe_keys,
                                             JoinStats* stats) {
-  return detail::capture([&]() -> std::vector<JoinPair> {
+  return detail::guarded(ctx.vk(), [&]() -> std::vector<JoinPair> {
     detail::check_sides(build_keys, {}, probe_keys);
     JoinStats st;
     std::vector<JoinPair> out;
@@ -214,7 +214,7 @@ Result<JoinAggregate> baseline_join_aggregate(const Context& ctx, BaselineJoin k
                                               KeySpan build_keys,
                                               std::span<const uint32_t> build_values,
                                               KeySpan probe_keys, JoinStats* stats) {
-  return detail::capture([&]() -> JoinAggregate {
+  return detail::guarded(ctx.vk(), [&]() -> JoinAggregate {
     detail::check_sides(build_keys, build_values, probe_keys);
     JoinStats st;
     JoinAggregate a;

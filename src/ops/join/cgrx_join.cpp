@@ -3,9 +3,10 @@
 // those runs: the pairs cost a copy per pair instead of a second pass of rays.
 #include <fmt/format.h>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
-#include "common/capture.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
+#include "ops/cgrx/cgrx_view.hpp"
 #include "ops/join/join_expand.hpp"
 #include "raydb/join.hpp"
 
@@ -25,7 +26,7 @@ void check_width(const CgrxIndex& index, KeySpan probe) {
 Result<CgrxJoin> CgrxJoin::build(const Context& ctx, KeySpan build_keys,
                                  std::span<const uint32_t> build_values,
                                  const CgrxBuildOptions& options, RayTracingApi api) {
-  return detail::capture([&]() -> CgrxJoin {
+  return detail::guarded(ctx.vk(), [&]() -> CgrxJoin {
     CgrxJoin join(ctx, CgrxIndex::build(ctx, build_keys, build_values, options).value());
     if (api == RayTracingApi::optix)
       join.optix_ = std::make_unique<CgrxOptixIndex>(CgrxOptixIndex::build(join.index_).value());
@@ -39,18 +40,18 @@ double CgrxJoin::index_ms() const {
 }
 
 Result<std::vector<RxLookup>> CgrxJoin::lookup(KeySpan probe_keys) {
-  return detail::capture([&]() -> std::vector<RxLookup> {
+  return detail::guarded(*detail::cgrx_view(index_).ctx, [&]() -> std::vector<RxLookup> {
     check_width(index_, probe_keys);
     stats_ = {};
     std::vector<RxLookup> per_key(probe_keys.size);
     (optix_ ? optix_->lookup(probe_keys, per_key) : index_.lookup(probe_keys, per_key)).value();
-    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     return per_key;
   });
 }
 
 Result<JoinAggregate> CgrxJoin::aggregate(KeySpan probe_keys) {
-  return detail::capture([&]() -> JoinAggregate {
+  return detail::guarded(*detail::cgrx_view(index_).ctx, [&]() -> JoinAggregate {
     std::vector<RxLookup> per_key = lookup(probe_keys).value();
     JoinAggregate a = detail::sum_lookups(per_key);
     stats_.matches = a.matches;
@@ -59,7 +60,7 @@ Result<JoinAggregate> CgrxJoin::aggregate(KeySpan probe_keys) {
 }
 
 Result<std::vector<JoinPair>> CgrxJoin::pairs(KeySpan probe_keys) {
-  return detail::capture([&]() -> std::vector<JoinPair> {
+  return detail::guarded(*detail::cgrx_view(index_).ctx, [&]() -> std::vector<JoinPair> {
     using namespace detail;
     check_width(index_, probe_keys);
     stats_ = {};
@@ -69,7 +70,7 @@ Result<std::vector<JoinPair>> CgrxJoin::pairs(KeySpan probe_keys) {
       cgrx_lookup_runs(*optix_, probe_keys, runs).value();
     else
       cgrx_lookup_runs(index_, probe_keys, runs).value();
-    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     uint64_t total = 0;
     std::vector<uint32_t> starts(n), lengths(n);
     for (uint64_t i = 0; i < n; ++i) {

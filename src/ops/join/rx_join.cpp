@@ -7,15 +7,16 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "common/capture.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "ops/join/join_expand.hpp"
+#include "ops/rx/rx_view.hpp"
 
 namespace raydb {
 
 Result<RxJoin> RxJoin::build(const Context& ctx, KeySpan build_keys,
                              std::span<const uint32_t> build_values, const RxBuildOptions& options,
                              RayTracingApi api) {
-  return detail::capture([&]() -> RxJoin {
+  return detail::guarded(ctx.vk(), [&]() -> RxJoin {
     RxJoin join(RxIndex::build(ctx, build_keys, build_values, options).value());
     if (api == RayTracingApi::optix)
       join.optix_ = std::make_unique<RxOptixIndex>(RxOptixIndex::build(join.index_).value());
@@ -29,20 +30,20 @@ double RxJoin::index_ms() const {
 }
 
 Result<std::vector<RxLookup>> RxJoin::lookup(KeySpan probe_keys) {
-  return detail::capture([&]() -> std::vector<RxLookup> {
+  return detail::guarded(*detail::rx_view(index_).ctx, [&]() -> std::vector<RxLookup> {
     stats_ = {};
     std::vector<RxLookup> out(probe_keys.size);
     if (optix_)
       optix_->lookup(probe_keys, out).value();
     else
       index_.lookup(probe_keys, out).value();
-    stats_.count_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     return out;
   });
 }
 
 Result<JoinAggregate> RxJoin::aggregate(KeySpan probe_keys) {
-  return detail::capture([&]() -> JoinAggregate {
+  return detail::guarded(*detail::rx_view(index_).ctx, [&]() -> JoinAggregate {
     std::vector<RxLookup> per_key = lookup(probe_keys).value();
     JoinAggregate a = detail::sum_lookups(per_key);
     stats_.matches = a.matches;
@@ -51,7 +52,7 @@ Result<JoinAggregate> RxJoin::aggregate(KeySpan probe_keys) {
 }
 
 Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
-  return detail::capture([&]() -> std::vector<JoinPair> {
+  return detail::guarded(*detail::rx_view(index_).ctx, [&]() -> std::vector<JoinPair> {
     JoinAggregate counted = aggregate(probe_keys).value();
     double count_ms = stats_.count_ms;
     detail::check_pair_count(counted.matches);
@@ -65,7 +66,7 @@ Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
                               counted.matches));
     stats_ = {};
     stats_.count_ms = count_ms;
-    stats_.collect_ms = optix_ ? optix_->last_probe().probe_ms : index_.last_probe().probe_ms;
+    stats_.collect_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
     stats_.matches = counted.matches;
     std::vector<JoinPair> out(found.size());
     for (size_t i = 0; i < found.size(); ++i) out[i] = {found[i].row, found[i].query};
@@ -128,7 +129,7 @@ std::vector<JoinPair> one_shot_pairs(const Context& ctx, KeySpan build_keys, Key
     auto join = Kind::build(ctx, build_keys, {}, options);
     auto out = join.pairs(probe_keys).value();
     if (stats) {
-      *stats = join.last();
+      *stats = join.last_stats();
       stats->index_ms = join.index_ms();
     }
     return out;
@@ -139,7 +140,7 @@ std::vector<JoinPair> one_shot_pairs(const Context& ctx, KeySpan build_keys, Key
   auto swapped = join.pairs(build_keys).value();
   for (JoinPair& p : swapped) p = {p.probe_row, p.build_row};
   if (stats) {
-    *stats = join.last();
+    *stats = join.last_stats();
     stats->index_ms = join.index_ms();
     stats->indexed = JoinSide::probe;
   }
@@ -158,7 +159,7 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
     auto join = Kind::build(ctx, build_keys, build_values, options);
     auto a = join.aggregate(probe_keys).value();
     if (stats) {
-      *stats = join.last();
+      *stats = join.last_stats();
       stats->index_ms = join.index_ms();
     }
     return a;
@@ -174,7 +175,7 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
   if (stats) {
     *stats = {};
     stats->index_ms = index.index_ms();
-    stats->count_ms = index.last().count_ms;
+    stats->count_ms = index.last_stats().count_ms;
     stats->matches = a.matches;
     stats->indexed = JoinSide::probe;
   }
@@ -185,7 +186,7 @@ JoinAggregate one_shot_aggregate(const Context& ctx, KeySpan build_keys,
 
 Result<std::vector<JoinPair>> rx_join(const Context& ctx, KeySpan build_keys, KeySpan probe_keys,
                                       const JoinOptions& options, JoinStats* stats) {
-  return detail::capture([&]() -> std::vector<JoinPair> {
+  return detail::guarded(ctx.vk(), [&]() -> std::vector<JoinPair> {
     if (options.kind == JoinIndex::cgrx)
       return one_shot_pairs<CgrxKind>(ctx, build_keys, probe_keys, options, stats);
     return one_shot_pairs<RxKind>(ctx, build_keys, probe_keys, options, stats);
@@ -195,7 +196,7 @@ Result<std::vector<JoinPair>> rx_join(const Context& ctx, KeySpan build_keys, Ke
 Result<JoinAggregate> rx_join_aggregate(const Context& ctx, KeySpan build_keys,
                                         std::span<const uint32_t> build_values, KeySpan probe_keys,
                                         const JoinOptions& options, JoinStats* stats) {
-  return detail::capture([&]() -> JoinAggregate {
+  return detail::guarded(ctx.vk(), [&]() -> JoinAggregate {
     if (options.kind == JoinIndex::cgrx)
       return one_shot_aggregate<CgrxKind>(ctx, build_keys, build_values, probe_keys, options,
                                           stats);

@@ -11,9 +11,9 @@
 #include <limits>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/radix_sort.hpp"
-#include "common/capture.hpp"
 #include "common/parallel.hpp"
 #include "ops/rtscan/gpu_encoding.hpp"
 #include "ops/rtscan/rtscan_impl.hpp"
@@ -567,13 +567,13 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
 
 }  // namespace detail
 
-using detail::capture;
+using detail::guarded;
 using detail::RtScanImpl;
 
 Result<RtScanTable> RtScanTable::build(const Context& ctx,
                                        std::span<const std::span<const uint32_t>> columns,
                                        const RtScanOptions& options) {
-  return capture([&]() -> RtScanTable {
+  return guarded(ctx.vk(), [&]() -> RtScanTable {
     auto impl = std::make_unique<RtScanImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;
@@ -591,7 +591,7 @@ RtScanImpl& detail::rtscan_impl(RtScanTable& table) {
 }
 
 Result<Bitmap> RtScanTable::select(std::span<const Predicate> predicates) {
-  return capture([&] { return Bitmap(impl_->select(predicates)); });
+  return guarded(*impl_->ctx, [&] { return Bitmap(impl_->select(predicates)); });
 }
 
 uint64_t RtScanTable::rows() const {
@@ -609,7 +609,7 @@ const RtScanOptions& RtScanTable::options() const {
 const RtScanBuildStats& RtScanTable::build_stats() const {
   return impl_->build_stats;
 }
-const RtScanQueryStats& RtScanTable::last_query() const {
+const RtScanQueryStats& RtScanTable::last_stats() const {
   return impl_->query_stats;
 }
 void RtScanTable::set_count_intersections(bool on) {

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
-#include "common/capture.hpp"
 #include "ops/scan/scan_impl.hpp"
 #include "raydb/scan.hpp"
 
@@ -33,7 +33,7 @@ BitmapReader& BitmapReader::operator=(BitmapReader&&) noexcept = default;
 BitmapReader::~BitmapReader() = default;
 
 Status BitmapReader::read(const Bitmap& bitmap, std::vector<uint32_t>& out) {
-  return detail::capture([&] {
+  return detail::guarded(*impl_->ctx, [&] {
     using namespace detail;
     using Clock = std::chrono::steady_clock;
     auto t0 = Clock::now();

@@ -9,10 +9,10 @@
 #include <optional>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
-#include "common/capture.hpp"
 #include "common/parallel.hpp"
 #include "ops/scan/scan_impl.hpp"
 
@@ -199,12 +199,12 @@ void check_same_rows(const BitmapImpl& a, const BitmapImpl& b) {
 }  // namespace detail
 
 using detail::BitmapImpl;
-using detail::capture;
 using detail::ColumnTableImpl;
+using detail::guarded;
 
 Result<ColumnTable> ColumnTable::upload(const Context& ctx,
                                         std::span<const std::span<const uint32_t>> columns) {
-  return capture([&]() -> ColumnTable {
+  return guarded(ctx.vk(), [&]() -> ColumnTable {
     auto t = std::make_shared<ColumnTableImpl>();
     t->ctx = ctx.shared();
     t->rows = columns.empty() ? 0 : columns[0].size();
@@ -236,7 +236,7 @@ uint32_t ColumnTable::columns() const {
 }
 
 Result<Bitmap> full_scan(const ColumnTable& table, std::span<const Predicate> predicates) {
-  return capture([&]() -> Bitmap {
+  return guarded(*table.impl()->ctx, [&]() -> Bitmap {
     using namespace detail;
     const ColumnTableImpl& t = *table.impl();
     VkContext& c = *t.ctx;
@@ -292,12 +292,13 @@ double Bitmap::last_gpu_ms() const {
 }
 
 Result<std::vector<uint32_t>> Bitmap::words() const {
-  return capture(
-      [&] { return detail::download<uint32_t>(*impl_->ctx, impl_->words, impl_->word_count()); });
+  return guarded(*impl_->ctx, [&] {
+    return detail::download<uint32_t>(*impl_->ctx, impl_->words, impl_->word_count());
+  });
 }
 
 Result<uint64_t> Bitmap::count() const {
-  return capture([&]() -> uint64_t {
+  return guarded(*impl_->ctx, [&]() -> uint64_t {
     if (impl_->cuda) return detail::cuda::bitmap_count(*impl_->ctx, impl_->words, impl_->rows);
     if (impl_->word_count() == 0) return 0;
     detail::Buffer offsets;
@@ -306,7 +307,7 @@ Result<uint64_t> Bitmap::count() const {
 }
 
 Result<std::vector<uint32_t>> Bitmap::row_ids() const {
-  return capture([&]() -> std::vector<uint32_t> {
+  return guarded(*impl_->ctx, [&]() -> std::vector<uint32_t> {
     using namespace detail;
     VkContext& c = *impl_->ctx;
     uint64_t words = impl_->word_count();
@@ -335,21 +336,21 @@ Result<std::vector<uint32_t>> Bitmap::row_ids() const {
 }
 
 Status Bitmap::and_with(const Bitmap& other) {
-  return capture([&] {
+  return guarded(*impl_->ctx, [&] {
     detail::check_same_rows(*impl_, *other.impl_);
     detail::bitmap_op(*impl_, other.impl_.get(), detail::kAnd);
   });
 }
 
 Status Bitmap::or_with(const Bitmap& other) {
-  return capture([&] {
+  return guarded(*impl_->ctx, [&] {
     detail::check_same_rows(*impl_, *other.impl_);
     detail::bitmap_op(*impl_, other.impl_.get(), detail::kOr);
   });
 }
 
 Status Bitmap::invert() {
-  return capture([&] { detail::bitmap_op(*impl_, nullptr, detail::kNot); });
+  return guarded(*impl_->ctx, [&] { detail::bitmap_op(*impl_, nullptr, detail::kNot); });
 }
 
 std::vector<uint32_t> full_scan_reference(std::span<const std::span<const uint32_t>> columns,

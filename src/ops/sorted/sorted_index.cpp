@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <iterator>
 
-#include "common/capture.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/rx/rx_params.hpp"
@@ -215,6 +215,7 @@ struct SortedIndexImpl {
 }  // namespace detail
 
 using detail::capture;
+using detail::guarded;
 using detail::QueryBatch;
 using detail::SortedIndexImpl;
 
@@ -245,7 +246,7 @@ Result<SortedLayout> parse_sorted_layout(std::string_view name) {
 Result<SortedIndex> SortedIndex::build(const Context& ctx, KeySpan keys,
                                        std::span<const uint32_t> values,
                                        const SortedOptions& options) {
-  return capture([&]() -> SortedIndex {
+  return guarded(ctx.vk(), [&]() -> SortedIndex {
     auto impl = std::make_unique<SortedIndexImpl>();
     impl->ctx = ctx.shared();
     impl->build(keys, values, options);
@@ -278,7 +279,7 @@ KeyWidth SortedIndex::key_width() const {
 const SortedBuildStats& SortedIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& SortedIndex::last_probe() const {
+const RxProbeStats& SortedIndex::last_stats() const {
   return impl_->probe_stats;
 }
 

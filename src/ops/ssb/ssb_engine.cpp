@@ -6,9 +6,9 @@
 #include <cstring>
 
 #include "backend/vk/accel.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
-#include "common/capture.hpp"
 #include "ops/ssb/ssb_encoding.hpp"
 #include "ops/ssb/ssb_optix_tracer.hpp"
 #include "ops/ssb/ssb_params.hpp"
@@ -300,7 +300,7 @@ SsbEngine::~SsbEngine() = default;
 
 Result<SsbEngine> SsbEngine::create(const Context& ctx, const SsbTables& tables,
                                     const SsbEngineOptions& options) {
-  return capture([&] {
+  return guarded(ctx.vk(), [&] {
     auto impl = std::make_unique<Impl>();
     impl->ctx = ctx.shared();
     impl->options = options;
@@ -329,10 +329,10 @@ Status SsbEngine::check_fits(const Context& ctx, uint64_t lineorder_rows) {
 }
 
 Result<ResultTable> SsbEngine::run(std::string_view query) {
-  return capture([&] { return impl_->run(query); });
+  return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
 Result<ResultTable> SsbEngine::rerun() {
-  return capture([&] {
+  return guarded(*impl_->ctx, [&] {
     if (!impl_->built()) throw Error(Errc::invalid_argument, "rerun() needs a query run first");
     return impl_->trace();
   });

@@ -5,9 +5,9 @@
 
 #include <cstring>
 
+#include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
-#include "common/capture.hpp"
 #include "ops/ssb/ssb_encoding.hpp"
 #include "ops/ssb/ssb_params.hpp"
 #include "ops/ssb/ssb_star_plan.hpp"
@@ -23,7 +23,7 @@ struct SsbStarJoin::Impl {
   std::shared_ptr<VkContext> ctx;
   detail::FlatTable flat;
   Buffer columns;
-  double kernel_ms = 0;
+  SsbKernelStats stats;
 
   ResultTable run(std::string_view query) {
     VkContext& c = *ctx;
@@ -84,7 +84,7 @@ struct SsbStarJoin::Impl {
     memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
     batch.submit_and_wait();
-    kernel_ms = timer.ms(t0, t1);
+    stats.kernel_ms = timer.ms(t0, t1);
     readback.invalidate();
     std::vector<int64_t> sum(gspace);
     std::vector<uint32_t> count(gspace);
@@ -101,7 +101,7 @@ SsbStarJoin& SsbStarJoin::operator=(SsbStarJoin&&) noexcept = default;
 SsbStarJoin::~SsbStarJoin() = default;
 
 Result<SsbStarJoin> SsbStarJoin::create(const Context& ctx, const SsbTables& tables) {
-  return capture([&] {
+  return guarded(ctx.vk(), [&] {
     auto impl = std::make_unique<Impl>();
     impl->ctx = ctx.shared();
     if (!impl->ctx->info.buffer_int64_atomics)
@@ -125,10 +125,10 @@ Result<SsbStarJoin> SsbStarJoin::create(const Context& ctx, const SsbTables& tab
 }
 
 Result<ResultTable> SsbStarJoin::run(std::string_view query) {
-  return capture([&] { return impl_->run(query); });
+  return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
-double SsbStarJoin::last_kernel_ms() const {
-  return impl_->kernel_ms;
+const SsbKernelStats& SsbStarJoin::last_stats() const {
+  return impl_->stats;
 }
 uint64_t SsbStarJoin::column_bytes() const {
   return impl_->columns.size();

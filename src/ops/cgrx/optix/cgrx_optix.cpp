@@ -281,7 +281,7 @@ Status CgrxOptixIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) 
 const CgrxBuildStats& CgrxOptixIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& CgrxOptixIndex::last_probe() const {
+const RxProbeStats& CgrxOptixIndex::last_stats() const {
   return impl_->probe_stats;
 }
 uint64_t CgrxOptixIndex::last_fallbacks() const {

@@ -33,7 +33,7 @@ const CgrxBuildStats& CgrxOptixIndex::build_stats() const {
   static const CgrxBuildStats none;
   return none;
 }
-const RxProbeStats& CgrxOptixIndex::last_probe() const {
+const RxProbeStats& CgrxOptixIndex::last_stats() const {
   static const RxProbeStats none;
   return none;
 }

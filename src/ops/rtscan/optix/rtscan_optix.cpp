@@ -243,7 +243,7 @@ Result<Bitmap> RtScanOptix::select(std::span<const Predicate> predicates) {
 const RtScanOptixBuildStats& RtScanOptix::build_stats() const {
   return impl_->build_stats;
 }
-const RtScanQueryStats& RtScanOptix::last_query() const {
+const RtScanQueryStats& RtScanOptix::last_stats() const {
   return impl_->query_stats;
 }
 

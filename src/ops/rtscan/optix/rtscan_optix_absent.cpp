@@ -25,7 +25,7 @@ const RtScanOptixBuildStats& RtScanOptix::build_stats() const {
   static const RtScanOptixBuildStats none;
   return none;
 }
-const RtScanQueryStats& RtScanOptix::last_query() const {
+const RtScanQueryStats& RtScanOptix::last_stats() const {
   static const RtScanQueryStats none;
   return none;
 }

@@ -328,7 +328,7 @@ Result<RxCollectResult> RxOptixIndex::collect_rows(RangeSpan ranges, std::span<R
 const RxBuildStats& RxOptixIndex::build_stats() const {
   return impl_->build_stats;
 }
-const RxProbeStats& RxOptixIndex::last_probe() const {
+const RxProbeStats& RxOptixIndex::last_stats() const {
   return impl_->probe_stats;
 }
 

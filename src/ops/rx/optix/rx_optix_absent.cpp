@@ -43,7 +43,7 @@ const RxBuildStats& RxOptixIndex::build_stats() const {
   static const RxBuildStats none;
   return none;
 }
-const RxProbeStats& RxOptixIndex::last_probe() const {
+const RxProbeStats& RxOptixIndex::last_stats() const {
   static const RxProbeStats none;
   return none;
 }

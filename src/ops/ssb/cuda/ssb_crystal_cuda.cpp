@@ -3,7 +3,7 @@
 // perfect-hash tables from them and runs the fused probe (src/backend/cuda/ssb_crystal.cu).
 #include <fmt/format.h>
 
-#include "common/capture.hpp"
+#include "backend/vk/call_lock.hpp"
 #include "ops/ssb/cuda/ssb_cuda.hpp"
 #include "ops/ssb/ssb_params.hpp"
 #include "ops/ssb/ssb_star_plan.hpp"
@@ -22,7 +22,7 @@ struct SsbCrystalCuda::Impl {
   Buffer dim_data;  // per dimension its keys, then the codes of its attributes (row order)
   std::array<uint32_t, 4> key_offset{};
   std::array<uint32_t, detail::kAttrs> code_offset{};
-  double kernel_ms = 0, build_ms = 0;
+  SsbKernelStats stats;
 
   static uint32_t words(uint64_t n) {
     if (n >= (uint64_t{1} << 32))
@@ -92,8 +92,8 @@ struct SsbCrystalCuda::Impl {
     q.table_words = words(table_words);
     q.mask_words = words(masks.size());
     cuda::SsbCrystalResult r = cuda::ssb_crystal(*ctx, columns, dim_data, masks, q);
-    kernel_ms = r.probe_ms;
-    build_ms = r.build_ms;
+    stats.kernel_ms = r.probe_ms;
+    stats.build_ms = r.build_ms;
     return detail::finish_star(plan, flat, r.sums, r.counts);
   }
 };
@@ -104,7 +104,7 @@ SsbCrystalCuda& SsbCrystalCuda::operator=(SsbCrystalCuda&&) noexcept = default;
 SsbCrystalCuda::~SsbCrystalCuda() = default;
 
 Result<SsbCrystalCuda> SsbCrystalCuda::create(const Context& ctx, const SsbTables& tables) {
-  return capture([&] {
+  return guarded(ctx.vk(), [&] {
     const CudaSupport& s = ctx.cuda();
     if (!s.available) throw Error(Errc::unsupported, "CUDA not available: " + s.reason);
     auto impl = std::make_unique<Impl>();
@@ -121,13 +121,10 @@ Result<SsbCrystalCuda> SsbCrystalCuda::create(const Context& ctx, const SsbTable
 }
 
 Result<ResultTable> SsbCrystalCuda::run(std::string_view query) {
-  return capture([&] { return impl_->run(query); });
+  return guarded(*impl_->ctx, [&] { return impl_->run(query); });
 }
-double SsbCrystalCuda::last_kernel_ms() const {
-  return impl_->kernel_ms;
-}
-double SsbCrystalCuda::last_build_ms() const {
-  return impl_->build_ms;
+const SsbKernelStats& SsbCrystalCuda::last_stats() const {
+  return impl_->stats;
 }
 uint64_t SsbCrystalCuda::column_bytes() const {
   return impl_->columns.size();

@@ -1,0 +1,103 @@
+// Ad-hoc SQL over a star schema, run as RTCUDB ray-tracing jobs (docs: issue 17, DESIGN.md's
+// parse -> plan -> generated GLSL -> operator layer).
+//
+// A schema comes from a DDL file (CREATE TABLE with INTEGER/BIGINT, DECIMAL(p,s), CHAR/VARCHAR/
+// TEXT and DATE columns, PRIMARY KEY and FOREIGN KEY ... REFERENCES); data from `.tbl` files
+// (`|`-separated with a trailing `|`, as SSB/TPC dbgen writes them) or CSV with a header, either
+// possibly gzip-compressed. Queries are parsed with PostgreSQL's grammar (libpg_query).
+//
+// The query class: one fact table joined to dimensions on key equality; WHERE conjuncts on one
+// attribute each (= <> < <= > >=, BETWEEN, IN, OR within the attribute); GROUP BY attributes;
+// SUM/COUNT/MIN/MAX/AVG over + - * expressions of fact columns; HAVING, ORDER BY, LIMIT.
+// Everything else is refused with an error naming the construct, line and column.
+//
+// Values: integers as int64, decimals as int64 scaled by 10^scale, dates as yyyymmdd. Sums are
+// exact 64-bit (two's complement wrap past 2^63, as in the SSB engine); AVG is sum / count in
+// double precision.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "raydb/context.hpp"
+#include "raydb/error.hpp"
+
+namespace raydb::sql {
+
+struct SqlTable {
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;  // text cells; SQL NULL as "NULL"
+  // The output columns the query's ORDER BY sorts on, in key order (empty: no ORDER BY, or the
+  // keys are not all output columns). Set by SqlEngine::query.
+  std::vector<int> order_keys;
+  std::vector<bool> order_desc;  // per order key: descending
+  // Like sqlite3/psql: a header, a rule, the rows, "(N rows)".
+  std::string format_table() const;
+  std::string format_csv() const;
+  std::string format_json() const;  // an array of objects, numbers unquoted
+};
+
+struct SqlOptions {
+  // Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
+  // $XDG_CACHE_HOME/raydb (or ~/.cache/raydb); "-" disables the disk cache.
+  std::string cache_dir;
+  TraversalMode traversal = TraversalMode::automatic;
+  char csv_delimiter = ',';
+  // Long Z intervals are cut into rays of at most ceil(total Z length / target_rays) codes.
+  uint32_t target_rays = 262144;
+};
+
+// Per query, milliseconds. compile_ms is apart from the query itself (0 when the SPIR-V was in
+// the memory or disk cache).
+struct SqlStats {
+  double parse_ms = 0, plan_ms = 0, compile_ms = 0, upload_ms = 0, bvh_build_ms = 0, trace_ms = 0,
+         post_ms = 0;
+  bool shader_cached = false;
+  uint64_t rows = 0, rays = 0, intervals = 0, groups = 0, bvh_bytes = 0, rows_hit = 0;
+};
+
+// One schema, its loaded tables and one Vulkan context. Not thread-safe.
+class SqlEngine {
+ public:
+  static Result<SqlEngine> create(const Context& ctx, const SqlOptions& options = {});
+  SqlEngine(SqlEngine&&) noexcept;
+  SqlEngine& operator=(SqlEngine&&) noexcept;
+  ~SqlEngine();
+
+  // CREATE TABLE statements (other statements are refused, naming line and column).
+  Status load_schema_file(const std::string& ddl_path);
+  Status load_schema_text(std::string_view ddl, std::string_view source_name = "<ddl>");
+  // Loads every table of the schema from `dir`: <table>.tbl, .csv, .tbl.gz or .csv.gz.
+  Status load_data_dir(const std::string& dir);
+  Status load_table(std::string_view table, const std::string& path);
+
+  // A SELECT, or EXPLAIN SELECT (the plan as a one-column table).
+  Result<SqlTable> query(std::string_view sql);
+  Result<std::string> explain(std::string_view sql);
+  // The same SELECT through SQLite on the same rows (decimals as REAL, dates as 'YYYY-MM-DD'):
+  // the reference for tests and `raydb sql --check`.
+  Result<SqlTable> sqlite(std::string_view sql);
+
+  std::vector<std::string> table_names() const;
+  Result<std::string> table_ddl(std::string_view table) const;
+  uint64_t table_rows(std::string_view table) const;
+  const SqlStats& last_stats() const;
+
+  struct Impl;
+
+ private:
+  explicit SqlEngine(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Compares an engine result with SQLite's: same columns count, same rows as multisets, numbers
+// compared as numbers (decimals to the engine's printed digits, AVG to 1e-9 relative), and `got`
+// sorted by its ORDER BY keys (got.order_keys / order_desc; SQLite's REAL arithmetic on decimals
+// may break near-ties differently, so its sequence is not compared). Empty when equal, else what
+// differs.
+std::string compare_with_sqlite(const SqlTable& got, const SqlTable& want);
+
+}  // namespace raydb::sql

@@ -1,0 +1,223 @@
+// raydb bench rx: timing every probe configuration on the candidates and checking each result
+// whole against the CPU reference and across APIs.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <random>
+#include <type_traits>
+#include <variant>
+
+#include "cli/bench_rx.hpp"
+
+namespace raydb::cli::bench_rx {
+
+namespace {
+
+// The candidate's index through raydb::KeyLookup: one generic call per operation.
+template <class F>
+decltype(auto) with_index(Candidate& c, F&& f) {
+  return std::visit([&](auto& index) -> decltype(auto) { return f(*index); }, c.index);
+}
+
+bool has_ranges(Candidate& c) {
+  return with_index(c, []<KeyLookup I>(I&) { return RangeKeyLookup<I>; });
+}
+
+// Whether the index sorts a batch of lookups itself (RxBuildOptions::sort_probes); RX only.
+bool can_sort_probes(Candidate& c) {
+  return with_index(c, []<KeyLookup I>(I&) {
+    return requires(I & i) {
+      i.set_sort_probes(true);
+    };
+  });
+}
+
+void set_sort_probes(Candidate& c, bool on) {
+  with_index(c, [on]<KeyLookup I>(I& index) {
+    if constexpr (requires { index.set_sort_probes(on); }) index.set_sort_probes(on);
+  });
+}
+
+Status lookup_points(Candidate& c, const workload::KeyColumn& points, std::span<RxLookup> out) {
+  return with_index(c, [&]<KeyLookup I>(I& index) { return index.lookup(points.span(), out); });
+}
+
+Status lookup_ranges(Candidate& c, const workload::RangeColumn& ranges, std::span<RxLookup> out) {
+  return with_index(c, [&]<KeyLookup I>(I& index) -> Status {
+    if constexpr (RangeKeyLookup<I>)
+      return index.lookup_ranges(ranges.span(), out);
+    else
+      return Error(Errc::internal, "range lookups on an index without them");
+  });
+}
+
+RxProbeStats last_stats(Candidate& c) {
+  return with_index(c, []<KeyLookup I>(I& index) {
+    // The cgRX twin's fallback count is its own check of its traversal, as the Vulkan tests
+    // require 0.
+    if constexpr (std::is_same_v<I, CgrxOptixIndex>)
+      if (index.last_fallbacks() != 0)
+        progress(fmt::format("ERROR: {} OptiX cgRX lookups named a wrong bucket (fallbacks)",
+                             index.last_fallbacks()));
+    return index.last_stats();
+  });
+}
+
+}  // namespace
+
+// Times every probe configuration on one index, or on the twins of one index in several APIs
+// (the first is the one the others are checked against): warm-up, then the median of --repeats,
+// each result compared whole with the CPU reference, and every twin's results compared whole
+// with the first's. Probes depend only on the seed and the probe configuration, so every index
+// of one run answers the same lookups.
+void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
+               std::vector<Candidate*> twins, std::vector<nlohmann::json>& rows,
+               std::vector<std::string>& table) {
+  uint64_t config = 0;
+  for (uint64_t rw : o.range_widths)
+    for (double h : o.hit_rates)
+      for (const auto& order : o.orders) {
+        ++config;
+        if (order != "sorted" && order != "unsorted" && order != "gpu_sorted")
+          throw Error(Errc::invalid_argument, "--order takes unsorted, sorted, gpu_sorted");
+        bool gpu_sort = order == "gpu_sorted";
+        workload::ProbeOptions po;
+        po.count = w.nlookups;
+        po.hit_rate = h;
+        po.distribution = w.probe_dist;
+        po.zipf = o.probe_zipf;
+        po.sorted = order == "sorted";
+        po.range_width = rw;
+        po.seed = w.seed + 1000003 * config;
+        std::optional<workload::KeyColumn> points;
+        std::optional<workload::RangeColumn> ranges;
+        std::vector<RxLookup> want, first_out;
+        std::string first_api;
+        for (Candidate* cp : twins) {
+          Candidate& c = *cp;
+          if (gpu_sort && c.api != "vulkan") {
+            progress(fmt::format("skipped: gpu_sorted is not done in {}", c.api));
+            continue;
+          }
+          if (gpu_sort && !can_sort_probes(c)) {
+            progress("skipped: gpu_sorted applies to RX lookups");
+            continue;
+          }
+          if (rw > 0 && !has_ranges(c)) {
+            progress(fmt::format("skipped: {} answers point lookups only",
+                                 c.fields["index"].get<std::string>()));
+            continue;
+          }
+          ProbeRow pr{rw ? "range" : "point", h, po.sorted, rw, 0, 0, 0, {}, 0, 0, "skipped"};
+          progress(fmt::format("probing ({}): {} {} lookups, hit rate {}, {}{}", c.api,
+                               pow2_name(w.nlookups), pr.kind, h, order,
+                               rw ? fmt::format(", width {}", rw) : ""));
+          std::vector<RxLookup> out(w.nlookups);
+          std::vector<double> up, down, sort;
+          auto time_it = [&](auto&& call) {
+            for (int i = 0; i < o.run.warmup; ++i) call().value();
+            for (int r = 0; r < o.run.repeats; ++r) {
+              call().value();
+              RxProbeStats s = last_stats(c);
+              pr.all_ms.push_back(s.probe_ms);
+              up.push_back(s.upload_ms);
+              sort.push_back(s.sort_ms);
+              down.push_back(s.download_ms);
+            }
+            pr.rays = last_stats(c).rays;
+          };
+          if (gpu_sort) set_sort_probes(c, true);
+          if (rw == 0) {
+            if (!points) {
+              points = workload::make_point_probes(w.keys.universe, po).value();
+              if (w.ref) want = w.ref->lookup(points->span());
+            }
+            time_it([&] { return lookup_points(c, *points, out); });
+          } else {
+            if (!ranges) {
+              ranges = workload::make_range_probes(w.keys.universe, po).value();
+              if (w.ref) want = w.ref->lookup_ranges(ranges->span());
+            }
+            time_it([&] { return lookup_ranges(c, *ranges, out); });
+          }
+          if (gpu_sort) set_sort_probes(c, false);
+          for (auto& r : out) pr.hits += r.count;
+          if (w.ref) {
+            size_t bad = 0;
+            for (size_t i = 0; i < out.size(); ++i) bad += !(out[i] == want[i]);
+            pr.checked = bad == 0 ? "ok" : fmt::format("MISMATCH ({} of {})", bad, out.size());
+            if (bad) progress(fmt::format("ERROR: {} results differ from the CPU reference", bad));
+          }
+          // The cross-API check: every twin's results equal the first's, whole (also with
+          // --no-check, where there is no CPU reference).
+          std::string api_check = "-";
+          if (first_api.empty()) {
+            first_api = c.api;
+            if (twins.size() > 1) first_out = out;
+          } else {
+            size_t differ = 0;
+            for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == first_out[i]);
+            api_check = differ == 0 ? "identical to " + first_api
+                                    : fmt::format("DIFFER from {} ({} of {})", first_api, differ,
+                                                  out.size());
+            if (differ) {
+              progress(
+                  fmt::format("ERROR: {} {} results differ from {}'s", differ, c.api, first_api));
+              pr.checked =
+                  fmt::format("MISMATCH ({} of {} differ from {})", differ, out.size(), first_api);
+            }
+          }
+          pr.probe_ms = median(pr.all_ms);
+          pr.upload_ms = median(up);
+          pr.download_ms = median(down);
+          uint64_t nkeys = w.keys.keys.size();
+          nlohmann::json j = result_fields(ctx, "rx", o.run);
+          j.update({{"key_bits", w.bits},
+                    {"num_keys", nkeys},
+                    {"key_dist", o.key_dist},
+                    {"key_zipf", o.key_zipf},
+                    {"multiplicity", o.multiplicity},
+                    {"lookup_kind", pr.kind},
+                    {"num_lookups", w.nlookups},
+                    {"hit_rate", h},
+                    {"probe_dist", o.probe_dist},
+                    {"probe_zipf", o.probe_zipf},
+                    {"sorted_probes", pr.sorted},
+                    {"probe_order", order},
+                    {"probe_sort_ms", median(sort)},
+                    // gpu_sorted: CUB where the context runs CUDA, else the Vulkan radix sort.
+                    {"probe_sort_backend",
+                     order != "gpu_sorted"                                      ? "none"
+                     : ctx.resolve(Backend::automatic).value() == Backend::cuda ? "cub"
+                                                                                : "vulkan"},
+                    {"range_width", rw},
+                    {"probe_time_ms", pr.probe_ms},
+                    {"probe_time_ms_all", pr.all_ms},
+                    {"lookups_per_s", pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e-3) : 0.0},
+                    {"upload_ms", pr.upload_ms},
+                    {"download_ms", pr.download_ms},
+                    {"rays", pr.rays},
+                    {"hits", pr.hits},
+                    {"seed", w.seed},
+                    {"checked_result", pr.checked},
+                    {"api", c.api},
+                    {"api_check", api_check}});
+          j.update(c.fields);
+          rows.push_back(j);
+          table.push_back(fmt::format(
+              "{} {:>3} {:>6} {:>6} {:<5} {:>5} {:<10} {:>6} {:>10.2f} {:>10.3f} {:>9.1f} "
+              "{:>9.1f}  {}",
+              c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
+              c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
+              c.index_bytes / 1e6,
+              gpu_sort ? fmt::format("{} (+ {:.3f} ms GPU sort)", pr.checked, median(sort))
+              : api_check != "-" ? fmt::format("{}, {}", pr.checked, api_check)
+                                 : pr.checked));
+        }
+      }
+}
+
+}  // namespace raydb::cli::bench_rx

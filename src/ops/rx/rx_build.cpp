@@ -1,0 +1,321 @@
+// RxIndex, the build side: keys laid out in key order on the GPU, primitives generated, BLAS built
+// (in parts, compacted), the TLAS over them, refits for update().
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "ops/rx/rx_impl.hpp"
+
+namespace raydb::detail {
+
+void RxIndexImpl::record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
+                                uint32_t begin, uint32_t end, const Buffer& prims,
+                                VkDeviceAddress scratch, std::span<AccelStruct> dst, bool update) {
+  VkContext& c = *ctx;
+  for (uint32_t k = begin; k < end; ++k) {
+    const Piece& piece = pieces[k];
+    RxBuildParams p{records.address(),
+                    prims.address(),
+                    primitive_records ? primitive_records.address() : 0,
+                    static_cast<uint32_t>(piece.first),
+                    piece.count,
+                    build_flags(),
+                    0};
+    if (k > begin)  // the previous build must be done reading primitives and scratch
+      memory_barrier(cmd, VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR |
+                         VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                         VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
+                     c);
+    marks.push_back(timer.mark(cmd));
+    build_kernel->dispatch(cmd, &p, p.count);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                   VK_ACCESS_SHADER_READ_BIT, c);
+    marks.push_back(timer.mark(cmd));
+    AccelStruct& target = dst[k - begin];
+    record_build(c, cmd, blas_request(piece, prims.address()), target, scratch,
+                 update ? &target : nullptr);
+    marks.push_back(timer.mark(cmd));
+  }
+}
+
+// Splits the primitives into parts of equal count (to within one), in key order, and each part
+// into BLAS of at most `chunk` primitives.
+void RxIndexImpl::plan_pieces() {
+  pieces.clear();
+  part_begin.clear();
+  uint64_t parts = std::min<uint64_t>(options.partitions, primitives);
+  for (uint64_t i = 0; i < parts; ++i) {
+    part_begin.push_back(static_cast<uint32_t>(pieces.size()));
+    uint64_t lo = i * primitives / parts, hi = (i + 1) * primitives / parts;
+    for (uint64_t f = lo; f < hi; f += chunk)
+      pieces.push_back({f, static_cast<uint32_t>(std::min(chunk, hi - f))});
+  }
+  part_begin.push_back(static_cast<uint32_t>(pieces.size()));
+  if (pieces.size() > ctx->info.max_instance_count)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} primitives in {} parts need {} BLAS of at most {} primitives, more "
+                            "than the device's {} instances",
+                            primitives, parts, pieces.size(), chunk, ctx->info.max_instance_count));
+  uniform_piece = pieces.empty() ? 1 : pieces[0].count;
+  for (size_t k = 0; k + 1 < pieces.size(); ++k)
+    if (pieces[k].count != uniform_piece) uniform_piece = 0;
+  if (!pieces.empty() && pieces.back().count > uniform_piece) uniform_piece = 0;
+  instance_first.reset();
+  if (uniform_piece == 0) {
+    std::vector<uint32_t> firsts;
+    for (const Piece& piece : pieces) firsts.push_back(static_cast<uint32_t>(piece.first));
+    instance_first = Buffer(*ctx, firsts.size() * 4, kStorageUsage, MemoryUse::device,
+                            "rx BLAS first primitives");
+    CommandBatch batch(*ctx);
+    Buffer staging;
+    record_upload(*ctx, batch.cmd(), staging, instance_first, firsts.data(), firsts.size() * 4);
+    batch.submit_and_wait();
+  }
+}
+
+// Builds the BLAS part by part. Each part gets its own primitive and scratch buffers, sized for its
+// largest BLAS and freed as soon as its builds are done; its BLAS are then compacted and the
+// uncompacted ones freed before the next part starts, so the build never holds more than one
+// part's temporaries next to the finished BLAS.
+void RxIndexImpl::build_parts() {
+  VkContext& c = *ctx;
+  blas.clear();
+  build_stats.convert_ms = build_stats.bvh_build_ms = build_stats.compact_ms = 0;
+  uint64_t uncompacted = 0;
+  for (size_t part = 0; part + 1 < part_begin.size(); ++part) {
+    uint32_t begin = part_begin[part], end = part_begin[part + 1];
+    std::vector<AccelStruct> built;
+    {
+      uint64_t max_count = 0;
+      VkDeviceSize scratch_bytes = 0;
+      for (uint32_t k = begin; k < end; ++k)
+        max_count = std::max<uint64_t>(max_count, pieces[k].count);
+      Buffer prims(
+          c, max_count * primitive_bytes(),
+          kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+          MemoryUse::device, "rx primitives");
+      for (uint32_t k = begin; k < end; ++k) {
+        auto sizes = build_sizes(c, blas_request(pieces[k], prims.address()));
+        scratch_bytes = std::max(scratch_bytes, sizes.buildScratchSize);
+        built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                           sizes.accelerationStructureSize, fmt::format("rx BLAS {}", k));
+        uncompacted += built.back().bytes();
+      }
+      Scratch scratch;
+      scratch.ensure(c, scratch_bytes);
+      CommandBatch batch(c);
+      GpuTimer timer(c, 3 * (end - begin));
+      timer.reset(batch.cmd());
+      std::vector<uint32_t> marks;
+      record_pieces(batch.cmd(), timer, marks, begin, end, prims, scratch.aligned_address, built,
+                    false);
+      accel_write_barrier(c, batch.cmd());
+      batch.submit_and_wait();
+      for (uint32_t k = 0; k < end - begin; ++k) {
+        build_stats.convert_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
+        build_stats.bvh_build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
+      }
+    }  // primitives and scratch freed here
+    if (options.compact && !options.allow_update) {
+      double ms = 0;
+      auto compacted = compact(c, built, ms);
+      build_stats.compact_ms += ms;
+      built = std::move(compacted);  // frees the uncompacted BLAS
+    }
+    for (auto& b : built) blas.push_back(std::move(b));
+  }
+  build_stats.bvh_uncompacted_bytes = uncompacted;
+}
+
+// update(): refits every BLAS to the new keys in one submission, sharing one primitive buffer and
+// one scratch buffer sized for the largest BLAS (a refit allocates no new BLAS, so parts would not
+// lower its peak).
+void RxIndexImpl::refit_blas() {
+  VkContext& c = *ctx;
+  uint64_t max_count = 0;
+  for (const Piece& piece : pieces) max_count = std::max<uint64_t>(max_count, piece.count);
+  Buffer prims(c, max_count * primitive_bytes(),
+               kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+               MemoryUse::device, "rx primitives");
+  VkDeviceSize scratch_bytes = 0;
+  for (const Piece& piece : pieces)
+    scratch_bytes = std::max(
+        scratch_bytes, build_sizes(c, blas_request(piece, prims.address())).updateScratchSize);
+  Scratch scratch;
+  scratch.ensure(c, scratch_bytes);
+  CommandBatch batch(c);
+  auto np = static_cast<uint32_t>(pieces.size());
+  GpuTimer timer(c, 3 * np);
+  timer.reset(batch.cmd());
+  std::vector<uint32_t> marks;
+  record_pieces(batch.cmd(), timer, marks, 0, np, prims, scratch.aligned_address, blas, true);
+  accel_write_barrier(c, batch.cmd());
+  batch.submit_and_wait();
+  build_stats.convert_ms = build_stats.bvh_build_ms = 0;
+  for (uint32_t k = 0; k < np; ++k) {
+    build_stats.convert_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
+    build_stats.bvh_build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
+  }
+}
+
+// compress_duplicates: the first record of each run of equal keys, found on the GPU (flag run
+// starts, exclusive scan, scatter), then copied into a buffer of exactly one entry per distinct
+// key so the index keeps no more than it needs.
+void RxIndexImpl::compress_keys() {
+  VkContext& c = *ctx;
+  if (!distinct_kernel)
+    distinct_kernel =
+        std::make_unique<ComputePipeline>(c, ShaderId::rx_distinct, sizeof(RxDistinctParams));
+  // The probe sort's kernels include the exclusive scan; one set serves both.
+  if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+  RadixSort::Temps temps;
+  Buffer starts(c, n * 4, kStorageUsage, MemoryUse::device, "rx run starts");
+  Buffer index(c, n * 4, kStorageUsage, MemoryUse::device, "rx distinct index (all)");
+  Buffer count(c, 4, kStorageUsage, MemoryUse::device, "rx distinct count");
+  Buffer count_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                    "rx distinct count readback");
+  uint32_t distinct = 0;
+  {
+    CommandBatch batch(c);
+    VkCommandBuffer cmd = batch.cmd();
+    GpuTimer timer(c, 2);
+    timer.reset(cmd);
+    uint32_t t0 = timer.mark(cmd);
+    RxDistinctParams p{records.address(),
+                       starts.address(),
+                       index.address(),
+                       count.address(),
+                       static_cast<uint32_t>(n),
+                       width == KeyWidth::bits64 ? 1u : 0u,
+                       0,
+                       0};
+    distinct_kernel->dispatch(cmd, &p, n);
+    compute_barrier(c, cmd);
+    probe_sort->record_exclusive_scan(cmd, starts.address(), n, temps);
+    p.mode = 1;
+    distinct_kernel->dispatch(cmd, &p, n);
+    uint32_t t1 = timer.mark(cmd);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+    VkBufferCopy one{0, 0, 4};
+    c.vk.vkCmdCopyBuffer(cmd, count.handle(), count_host.handle(), 1, &one);
+    batch.submit_and_wait();
+    build_stats.sort_ms += timer.ms(t0, t1);
+    count_host.invalidate();
+    std::memcpy(&distinct, count_host.mapped(), 4);
+  }
+  starts.reset();
+  primitives = distinct;
+  primitive_records =
+      Buffer(c, uint64_t{distinct} * 4, kStorageUsage, MemoryUse::device, "rx distinct index");
+  CommandBatch batch(c);
+  VkBufferCopy region{0, 0, uint64_t{distinct} * 4};
+  c.vk.vkCmdCopyBuffer(batch.cmd(), index.handle(), primitive_records.handle(), 1, &region);
+  memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+  batch.submit_and_wait();
+}
+
+void RxIndexImpl::build_tlas() {
+  // Hit group 0 handles triangles, 1 boxes (RtPipeline).
+  uint32_t group = options.primitive == Primitive::aabbs ? 1 : 0;
+  std::vector<VkAccelerationStructureInstanceKHR> inst;
+  for (const AccelStruct& b : blas) inst.push_back(identity_instance(b, group));
+  double ms = 0;
+  tlas = detail::build_tlas(*ctx, inst, "rx TLAS", ms);
+  build_stats.bvh_build_ms += ms;
+  binding->bind(tlas.handle());
+}
+
+void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
+  VkContext& c = *ctx;
+  validate_key_column(k, v);
+  width = k.width;
+  n = k.size;
+  build_stats = {};
+  uint64_t limit = c.info.max_primitive_count;
+  if (options.max_primitives_per_blas) limit = std::min(limit, options.max_primitives_per_blas);
+  chunk = std::max<uint64_t>(1, std::min(limit, kMaxChunk));
+  if (!build_kernel)
+    build_kernel =
+        std::make_unique<ComputePipeline>(c, ShaderId::rx_build_primitives, sizeof(RxBuildParams));
+  if (!binding)
+    binding = std::make_unique<TlasBinding>(
+        c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+
+  // Drop what a previous build held before measuring this one's peak.
+  blas.clear();
+  tlas.reset();
+  records.reset();
+  primitive_records.reset();
+  instance_first.reset();
+  uint64_t baseline = c.allocated_bytes;
+  c.reset_peak();
+
+  if (options.allow_update) host_values.assign(v.begin(), v.end());
+  lay_out(k, v);
+  build_stats.unique_keys = unique;
+  primitives = n;
+  // With unique keys every record starts its own run: the index would be the identity.
+  if (options.compress_duplicates && !unique && n > 0) compress_keys();
+  plan_pieces();
+  build_parts();
+  build_tlas();
+  build_stats.blas_count = static_cast<uint32_t>(blas.size());
+  build_stats.partitions = static_cast<uint32_t>(part_begin.size() - 1);
+  build_stats.primitives = primitives;
+  build_stats.bvh_bytes = tlas.bytes();
+  for (auto& b : blas) build_stats.bvh_bytes += b.bytes();
+  build_stats.bvh_uncompacted_bytes += tlas.bytes();
+  build_stats.build_peak_bytes = c.peak_bytes - baseline;
+  build_stats.resident_bytes = c.allocated_bytes - baseline;
+}
+
+void RxIndexImpl::update(KeySpan k, std::span<const uint32_t> v) {
+  if (!options.allow_update)
+    throw Error(Errc::invalid_argument,
+                "update() needs an index built with RxBuildOptions::allow_update");
+  if (k.width != width || k.size != n)
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format(
+            "update() needs {} keys of {} bits (got {} of {} bits); use rebuild() to change them",
+            n, to_string(width), k.size, to_string(k.width)));
+  validate_key_column(k, v);
+  if (!v.empty()) host_values.assign(v.begin(), v.end());
+  lay_out(k, host_values);
+  if (n > 0) refit_blas();
+  build_tlas();
+}
+
+void RxIndexImpl::ensure_probe_kernels() {
+  VkContext& c = *ctx;
+  RtPrimitives kind =
+      options.primitive == Primitive::aabbs ? RtPrimitives::boxes : RtPrimitives::triangles;
+  if (mode == TraversalMode::pipeline && !rt)
+    rt = std::make_unique<RtPipeline>(
+        c,
+        RtShaders{ShaderId::rx_probe_rgen, ShaderId::rx_probe_rmiss, ShaderId::rx_probe_rahit,
+                  ShaderId::rx_probe_rchit, ShaderId::rx_probe_rint, kind},
+        sizeof(RxProbeParams), binding->layout());
+  if (mode == TraversalMode::ray_query && !query_kernel)
+    query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::rx_probe_query,
+                                                     sizeof(RxProbeParams), binding->layout());
+}
+
+// Keys and values to key-sorted (or row-order) records on the GPU.
+void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v) {
+  if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(*ctx);
+  KeyRecords r = record_builder->build(k, v, options.key_order, "rx");
+  records = std::move(r.records);
+  unique = r.unique;
+  build_stats.upload_ms = r.upload_ms;
+  build_stats.sort_ms = r.sort_ms;
+}
+
+}  // namespace raydb::detail

@@ -1,0 +1,150 @@
+// Inside the RX index (rx_index.cpp: lookups and the public API; rx_build.cpp: layout and BVH
+// builds): the implementation object an RxIndex owns.
+#pragma once
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <optional>
+
+#include "backend/cuda/cuda.hpp"
+#include "backend/vk/accel.hpp"
+#include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "backend/vk/radix_sort.hpp"
+#include "common/capture.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
+#include "ops/rx/rx_params.hpp"
+#include "ops/rx/rx_view.hpp"
+#include "raydb/rx_index.hpp"
+
+namespace raydb::detail {
+
+// The most primitives in one BLAS: keeps 9 * chunk float indices below 2^32.
+inline constexpr uint64_t kMaxChunk = uint64_t{1} << 28;
+
+struct RxIndexImpl {
+  std::shared_ptr<VkContext> ctx;
+  RxBuildOptions options;
+  TraversalMode mode = TraversalMode::pipeline;
+  RxLookupMethod method = RxLookupMethod::hit_and_scan;
+  KeyWidth width = KeyWidth::bits32;
+  uint64_t n = 0;
+  uint64_t chunk = 1;  // most primitives per BLAS
+  bool unique = true;
+
+  // BLAS k holds primitives [first, first + count). Parts (RxBuildOptions::partitions) are runs of
+  // consecutive pieces: part i is pieces [part_begin[i], part_begin[i + 1]).
+  struct Piece {
+    uint64_t first;
+    uint32_t count;
+  };
+  std::vector<Piece> pieces;
+  std::vector<uint32_t> part_begin;
+  // The BLAS size when every BLAS but the last has it (then the shaders find a BLAS's first
+  // primitive by a multiplication); 0 when they differ and `instance_first` holds each one.
+  uint64_t uniform_piece = 1;
+  uint64_t primitives = 0;  // n, or the number of distinct keys with compress_duplicates
+
+  Buffer records;  // one (key, row, value) record per key, key order (row order without key_order)
+  Buffer primitive_records;  // compress_duplicates: the record of each primitive; else empty
+  Buffer instance_first;     // first primitive of each BLAS when uniform_piece is 0; else empty
+  std::vector<AccelStruct> blas;
+  AccelStruct tlas;
+  std::vector<uint32_t> host_values;  // row order; kept only when allow_update
+  std::unique_ptr<KeyRecordBuilder> record_builder;
+  std::unique_ptr<LookupBatch> batch;
+  // Per-query (query, row) output of collect_rows, kept between calls.
+  Buffer matches_dev, matches_host, counter_dev;
+  // sort_probes: the caller's index of each sorted query, and the sort's kernels and buffers.
+  Buffer order_dev, sort_keys_dev;
+  std::unique_ptr<RadixSort> probe_sort;
+  RadixSort::Temps probe_sort_temps;
+
+  std::unique_ptr<ComputePipeline> build_kernel;
+  std::unique_ptr<ComputePipeline> distinct_kernel;
+  std::unique_ptr<TlasBinding> binding;
+  std::unique_ptr<RtPipeline> rt;
+  std::unique_ptr<ComputePipeline> query_kernel;
+
+  RxBuildStats build_stats;
+  RxProbeStats probe_stats;
+
+  RxDiagnostic diagnostic = RxDiagnostic::none;
+
+  // RxIndex::set_diagnostic: the RX_FLAG_DIAG_* bit (rx_mapping.h) of the next probes.
+  uint32_t diagnostic_flags(bool ranges) const {
+    if (diagnostic == RxDiagnostic::none) return 0;
+    if (ranges || mode != TraversalMode::pipeline || !opaque_hits())
+      throw Error(Errc::invalid_argument,
+                  "RX diagnostics need point lookups with hit_and_scan over opaque triangles in "
+                  "the ray-tracing pipeline");
+    return diagnostic == RxDiagnostic::no_trace ? RX_FLAG_DIAG_NO_TRACE : RX_FLAG_DIAG_TRACE_ONLY;
+  }
+
+  bool opaque_hits() const {
+    return method == RxLookupMethod::hit_and_scan && options.primitive == Primitive::triangles &&
+           options.opaque_triangles;
+  }
+
+  VkGeometryFlagsKHR geometry_flags() const {
+    // A diagnostic for the build-time comparison with OptiX (docs/optix.md): RAYDB_VK_GEOMETRY_
+    // FLAGS=none drops the flag (exact only where a match ends the ray, as OptiX's multi_anyhit
+    // twin), =opaque marks the geometry opaque instead (hit_and_scan over triangles only).
+    const char* diag = std::getenv("RAYDB_VK_GEOMETRY_FLAGS");
+    if (diag && std::strcmp(diag, "none") == 0) return 0;
+    if (diag && std::strcmp(diag, "opaque") == 0) return VK_GEOMETRY_OPAQUE_BIT_KHR;
+    return VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR;
+  }
+  VkBuildAccelerationStructureFlagsKHR blas_flags() const {
+    VkBuildAccelerationStructureFlagsKHR f = 0;
+    if (options.allow_update) f |= VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_UPDATE_BIT_KHR;
+    if (options.compact && !options.allow_update)
+      f |= VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR;
+    if (options.preference == BuildPreference::fast_trace)
+      f |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+    if (options.preference == BuildPreference::fast_build)
+      f |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
+    return f;
+  }
+  uint64_t primitive_bytes() const { return options.primitive == Primitive::aabbs ? 24 : 36; }
+  uint32_t build_flags() const {
+    return (width == KeyWidth::bits64 ? RX_FLAG_KEY64 : 0u) |
+           (options.primitive == Primitive::aabbs ? RX_FLAG_AABBS : 0u);
+  }
+
+  BuildRequest blas_request(const Piece& piece, VkDeviceAddress primitives_address) const {
+    BuildRequest req;
+    req.primitive_count = piece.count;
+    req.flags = blas_flags();
+    req.geometry =
+        options.primitive == Primitive::aabbs
+            ? aabb_geometry(primitives_address, geometry_flags())
+            : triangle_geometry(primitives_address, req.primitive_count, geometry_flags());
+    return req;
+  }
+
+  void build(KeySpan k, std::span<const uint32_t> v);
+  void compress_keys();
+  void plan_pieces();
+  void build_parts();
+  void refit_blas();
+  // Records, for pieces [begin, end): primitive generation into `prims` then the BLAS build (or
+  // refit), one piece after the other, sharing `prims` and `scratch`. `marks` gets 3 timestamps
+  // per piece.
+  void record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
+                     uint32_t begin, uint32_t end, const Buffer& prims, VkDeviceAddress scratch,
+                     std::span<AccelStruct> dst, bool update);
+  void build_tlas();
+  void update(KeySpan k, std::span<const uint32_t> v);
+  void ensure_probe_kernels();
+  // Runs one batch. `out` (may be null) receives one result per query; with `collect`, matching
+  // (query, row) pairs go to `matches`, at most `capacity` of them.
+  RxCollectResult probe(const QueryBatch& q, RxLookup* out, bool collect = false,
+                        RxRowMatch* matches = nullptr, uint64_t capacity = 0);
+  void lay_out(KeySpan k, std::span<const uint32_t> v);
+  RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
+};
+
+}  // namespace raydb::detail

@@ -1,0 +1,77 @@
+// The planner: a bound query to RTCUDB's encoding. Every attribute gets an order-preserving
+// dictionary; filters become a mixed-radix Z code (narrowest selections most significant, so
+// the selection is few Z intervals), filters that do not fit the 2^23 exact Z codes are checked in
+// the any-hit shader instead; the group tuple becomes Y (a dictionary of the tuples, in value
+// order); X holds one aggregate's value where float32 holds every row's exactly.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sql/bind.hpp"
+
+namespace raydb::sql::detail {
+
+// Sorted distinct values of one column, and each table row's code (code order = value order).
+struct Dictionary {
+  std::vector<int64_t> ints;
+  std::vector<std::string> texts;
+  std::vector<uint32_t> code;  // per table row
+  uint32_t size() const { return static_cast<uint32_t>(ints.empty() ? texts.size() : ints.size()); }
+};
+
+// What the engine keeps between queries (the offline part of RTCUDB): dictionaries and the
+// fact rows' dimension rows. Cleared when a table is reloaded.
+struct PlanCache {
+  std::map<std::pair<int, int>, Dictionary> dicts;                        // (table, column)
+  std::map<std::tuple<int, int, int, int>, std::vector<uint32_t>> joins;  // fact->dim rows
+  void clear() {
+    dicts.clear();
+    joins.clear();
+  }
+};
+
+const Dictionary& dictionary(PlanCache& cache, const Catalog& cat, int table, int column);
+
+struct ZAttr {
+  std::string name;
+  uint32_t domain = 0, selected = 0, runs = 0;
+  uint64_t stride = 0;
+};
+
+struct SideFilter {
+  std::string name;
+  std::vector<uint32_t> codes;  // per fact row
+  std::vector<uint32_t> mask;   // one bit per code: selected
+};
+
+struct RtPlan {
+  uint64_t rows = 0;
+  bool empty = false;  // a filter selects nothing: no ray is cast
+  std::vector<ZAttr> z;
+  std::vector<SideFilter> side;
+  uint64_t z_codes = 1;  // including the lanes
+  uint32_t lanes = 1;    // the least significant Z digit: row number modulo lanes
+  std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges
+  std::vector<float> vertices;                           // 9 per fact row, in row order
+  float ray_x = 0, ray_y = 0;
+  std::vector<std::vector<uint32_t>> group_tuples;  // Y code -> attribute codes
+  std::vector<const Dictionary*> group_dicts;
+  int x_agg = -1;                 // the aggregate X holds, or -1
+  std::vector<int> fact_columns;  // fact columns the shader reads (slot order)
+  std::string explain_notes;      // why attributes went where
+};
+
+RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache);
+
+// The fact rows' codes of an attribute.
+std::vector<uint32_t> attr_codes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
+                                 AttrRef a, const Dictionary*& dict);
+
+// Evaluates an expression of fact columns on one row (exact, wrapping int64).
+int64_t eval_expr(const Expr& e, const Table& fact, uint64_t row);
+
+}  // namespace raydb::sql::detail

@@ -1,0 +1,268 @@
+// The SQL engine's ray-tracing operator (see rt_exec.hpp); the Vulkan steps follow SsbEngine's.
+#include "sql/rt_exec.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/commands.hpp"
+#include "backend/vk/pipelines.hpp"
+
+namespace raydb::sql::detail {
+
+using namespace raydb::detail;
+
+std::vector<std::pair<uint32_t, uint32_t>> split_rays(
+    const std::vector<std::pair<uint32_t, uint32_t>>& intervals, uint32_t target) {
+  uint64_t total = 0;
+  for (auto [a, b] : intervals) total += uint64_t{b} - a + 1;
+  uint64_t len = std::max<uint64_t>(1, (total + target - 1) / std::max<uint32_t>(target, 1));
+  std::vector<std::pair<uint32_t, uint32_t>> out;
+  for (auto [a, b] : intervals)
+    for (uint64_t lo = a; lo <= b; lo += len)
+      out.push_back(
+          {static_cast<uint32_t>(lo), static_cast<uint32_t>(std::min<uint64_t>(b, lo + len - 1))});
+  return out;
+}
+
+struct RtExecutor::Impl {
+  std::shared_ptr<VkContext> ctx;
+  TraversalMode mode;
+  std::unique_ptr<TlasBinding> binding;
+  std::map<uint64_t, std::unique_ptr<RtPipeline>> rt;
+  std::map<uint64_t, std::unique_ptr<ComputePipeline>> rq;
+  RtPipeline* cur_rt = nullptr;
+  ComputePipeline* cur_rq = nullptr;
+};
+
+RtExecutor::RtExecutor(std::shared_ptr<VkContext> ctx, TraversalMode mode)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->ctx = std::move(ctx);
+  impl_->mode = impl_->ctx->resolve(mode);
+  if (!impl_->ctx->info.buffer_int64_atomics)
+    throw Error(Errc::unsupported,
+                fmt::format("device '{}' lacks shaderBufferInt64Atomics, which the SQL engine's "
+                            "64-bit aggregates need",
+                            impl_->ctx->info.name));
+  impl_->binding = std::make_unique<TlasBinding>(
+      *impl_->ctx, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+}
+RtExecutor::~RtExecutor() = default;
+RtExecutor::RtExecutor(RtExecutor&&) noexcept = default;
+RtExecutor& RtExecutor::operator=(RtExecutor&&) noexcept = default;
+TraversalMode RtExecutor::mode() const {
+  return impl_->mode;
+}
+
+void RtExecutor::prepare(const GeneratedShaders& g, ShaderCompiler& compiler, SqlStats& stats,
+                         uint64_t& hash) {
+  Impl& m = *impl_;
+  hash = source_hash(g.any_hit);
+  bool all_cached = true, cached = false;
+  if (m.mode == TraversalMode::pipeline) {
+    auto& slot = m.rt[hash];
+    if (!slot) {
+      RtShaders s{ShaderId::ssb_trace_rgen,  ShaderId::ssb_trace_rmiss, ShaderId::ssb_trace_rahit,
+                  ShaderId::ssb_trace_rchit, ShaderId::ssb_trace_rint,  RtPrimitives::triangles,
+                  /*uses_any_hit=*/true,     /*uses_closest_hit=*/false};
+      s.raygen_code = compiler.compile(g.raygen, Stage::raygen, cached, stats.compile_ms);
+      all_cached = all_cached && cached;
+      s.miss_code = compiler.compile(g.miss, Stage::miss, cached, stats.compile_ms);
+      all_cached = all_cached && cached;
+      s.any_hit_code = compiler.compile(g.any_hit, Stage::any_hit, cached, stats.compile_ms);
+      all_cached = all_cached && cached;
+      s.closest_hit_code =
+          compiler.compile(g.closest_hit, Stage::closest_hit, cached, stats.compile_ms);
+      s.intersection_code =
+          compiler.compile(g.intersection, Stage::intersection, cached, stats.compile_ms);
+      slot = std::make_unique<RtPipeline>(*m.ctx, s, sizeof(SqlTraceParams), m.binding->layout());
+    }
+    m.cur_rt = slot.get();
+  } else {
+    auto& slot = m.rq[hash];
+    if (!slot) {
+      auto code = compiler.compile(g.ray_query, Stage::compute, cached, stats.compile_ms);
+      all_cached = cached;
+      slot = std::make_unique<ComputePipeline>(*m.ctx, code, sizeof(SqlTraceParams),
+                                               m.binding->layout());
+    }
+    m.cur_rq = slot.get();
+  }
+  stats.shader_cached = all_cached;
+}
+
+GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& fact,
+                             uint32_t target_rays, SqlStats& stats) {
+  Impl& m = *impl_;
+  VkContext& c = *m.ctx;
+  GroupResults res;
+  auto groups = static_cast<uint32_t>(p.group_tuples.size());
+  res.counts.assign(groups, 0);
+  res.aggs.assign(q.aggs.size(), std::vector<uint64_t>(groups, 0));
+  for (size_t i = 0; i < q.aggs.size(); ++i)
+    if (q.aggs[i].func == AggFunc::min)
+      std::fill(res.aggs[i].begin(), res.aggs[i].end(), ~uint64_t{0});
+  if (p.empty) return res;
+  if (p.rows > c.info.max_primitive_count)
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} fact rows exceed the device's {} primitives per BLAS", p.rows,
+                            c.info.max_primitive_count));
+  auto rays = split_rays(p.intervals, target_rays);
+  stats.rays = rays.size();
+  stats.intervals = p.intervals.size();
+  stats.groups = groups;
+  stats.rows = p.rows;
+
+  const VkBufferUsageFlags kBuildInput =
+      VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR;
+  std::vector<Buffer> staging, keep;
+  TableLayout tl = table_layout(q, p);
+  std::vector<uint64_t> table(tl.size, 0);
+  Buffer vertices, ray_buf, flags, table_buf, readback;
+  {
+    CommandBatch batch(c);
+    GpuTimer timer(c, 2);
+    timer.reset(batch.cmd());
+    uint32_t t0 = timer.mark(batch.cmd());
+    auto up = [&](const void* data, uint64_t bytes, VkBufferUsageFlags extra, const char* name) {
+      Buffer b(c, std::max<uint64_t>(bytes, 16), kStorageUsage | extra, MemoryUse::device, name);
+      if (bytes) {
+        staging.emplace_back();
+        record_upload(c, batch.cmd(), staging.back(), b, data, bytes);
+      }
+      return b;
+    };
+    vertices = up(p.vertices.data(), p.vertices.size() * 4, kBuildInput, "sql triangles");
+    std::vector<uint32_t> words;
+    for (auto [a, b] : rays) words.insert(words.end(), {a, b});
+    ray_buf = up(words.data(), words.size() * 4, 0, "sql rays");
+    for (size_t i = 0; i < p.fact_columns.size(); ++i) {
+      const auto& col = fact.columns[size_t(p.fact_columns[i])].ints;
+      keep.push_back(up(col.data(), col.size() * 8, 0, "sql fact column"));
+      table[tl.columns + i] = keep.back().address();
+    }
+    for (size_t i = 0; i < p.side.size(); ++i) {
+      keep.push_back(up(p.side[i].codes.data(), p.side[i].codes.size() * 4, 0, "sql side codes"));
+      table[tl.side + 2 * i] = keep.back().address();
+      keep.push_back(up(p.side[i].mask.data(), p.side[i].mask.size() * 4, 0, "sql side mask"));
+      table[tl.side + 2 * i + 1] = keep.back().address();
+    }
+    keep.push_back(up(res.counts.data(), uint64_t{groups} * 4, 0, "sql group counts"));
+    table[tl.counts] = keep.back().address();
+    for (size_t i = 0; i < q.aggs.size(); ++i) {
+      keep.push_back(up(res.aggs[i].data(), uint64_t{groups} * 8, 0, "sql aggregates"));
+      table[tl.aggs + i] = keep.back().address();
+    }
+    table_buf = up(table.data(), table.size() * 8, 0, "sql address table");
+    std::vector<uint32_t> zero_flags((p.rows + 31) / 32, 0);
+    flags = up(zero_flags.data(), zero_flags.size() * 4, 0, "sql row flags");
+    uint32_t t1 = timer.mark(batch.cmd());
+    memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
+                       VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR |
+                       VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                   VK_ACCESS_SHADER_READ_BIT, c);
+    batch.submit_and_wait();
+    stats.upload_ms = timer.ms(t0, t1);
+  }
+  staging.clear();
+
+  auto n = static_cast<uint32_t>(p.rows);
+  BuildRequest req;
+  req.primitive_count = n;
+  req.flags = VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR |
+              VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
+  // Not opaque: every triangle crossed must reach the any-hit shader (or the ray query loop).
+  req.geometry =
+      triangle_geometry(vertices.address(), n, VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR);
+  auto sizes = build_sizes(c, req);
+  std::vector<AccelStruct> built;
+  built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                     sizes.accelerationStructureSize, "sql BLAS");
+  double build_ms = 0;
+  {
+    Scratch scratch;
+    scratch.ensure(c, sizes.buildScratchSize);
+    CommandBatch batch(c);
+    GpuTimer timer(c, 2);
+    timer.reset(batch.cmd());
+    uint32_t t0 = timer.mark(batch.cmd());
+    record_build(c, batch.cmd(), req, built[0], scratch.aligned_address);
+    uint32_t t1 = timer.mark(batch.cmd());
+    accel_write_barrier(c, batch.cmd());
+    batch.submit_and_wait();
+    build_ms += timer.ms(t0, t1);
+  }
+  double compact_ms = 0;
+  auto compacted = compact(c, built, compact_ms);
+  build_ms += compact_ms;
+  AccelStruct blas = std::move(compacted[0]);
+  built.clear();
+  VkAccelerationStructureInstanceKHR inst = identity_instance(blas, 0);
+  double tlas_ms = 0;
+  AccelStruct tlas = build_tlas(c, {&inst, 1}, "sql TLAS", tlas_ms);
+  build_ms += tlas_ms;
+  m.binding->bind(tlas.handle());
+  stats.bvh_build_ms = build_ms;
+  stats.bvh_bytes = blas.bytes() + tlas.bytes();
+
+  SqlTraceParams pc{};
+  pc.vertices = vertices.address();
+  pc.rays = ray_buf.address();
+  pc.flags = flags.address();
+  pc.table = table_buf.address();
+  pc.ray_x = p.ray_x;
+  pc.ray_y = p.ray_y;
+  uint64_t out_bytes = uint64_t{groups} * 4 + q.aggs.size() * uint64_t{groups} * 8;
+  readback = Buffer(c, std::max<uint64_t>(out_bytes, 16), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                    MemoryUse::readback, "sql readback");
+  {
+    CommandBatch batch(c);
+    VkCommandBuffer cmd = batch.cmd();
+    GpuTimer timer(c, 2);
+    timer.reset(cmd);
+    bool pipe = m.mode == TraversalMode::pipeline;
+    VkPipelineStageFlags stage =
+        pipe ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+    uint32_t t0 = timer.mark(cmd);
+    uint64_t slice = pipe ? m.cur_rt->max_width() : m.cur_rq->max_items();
+    for (uint64_t first = 0; first < rays.size(); first += slice) {
+      pc.ray_offset = static_cast<uint32_t>(first);
+      pc.num_rays = static_cast<uint32_t>(std::min<uint64_t>(slice, rays.size() - first));
+      if (pipe)
+        m.cur_rt->trace(cmd, &pc, pc.num_rays, m.binding->set());
+      else
+        m.cur_rq->dispatch(cmd, &pc, pc.num_rays, m.binding->set());
+    }
+    uint32_t t1 = timer.mark(cmd);
+    memory_barrier(cmd, stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                   VK_ACCESS_TRANSFER_READ_BIT, c);
+    // keep[] ends with the counts and then the aggregates, in table order.
+    size_t first_out = keep.size() - 1 - q.aggs.size();
+    uint64_t at = 0;
+    for (size_t i = first_out; i < keep.size(); ++i) {
+      uint64_t bytes = i == first_out ? uint64_t{groups} * 4 : uint64_t{groups} * 8;
+      VkBufferCopy cp{0, at, bytes};
+      c.vk.vkCmdCopyBuffer(cmd, keep[i].handle(), readback.handle(), 1, &cp);
+      at += bytes;
+    }
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
+    batch.submit_and_wait();
+    stats.trace_ms = timer.ms(t0, t1);
+  }
+  readback.invalidate();
+  const char* src = readback.as<char>();
+  std::memcpy(res.counts.data(), src, uint64_t{groups} * 4);
+  uint64_t at = uint64_t{groups} * 4;
+  for (auto& a : res.aggs) {
+    std::memcpy(a.data(), src + at, uint64_t{groups} * 8);
+    at += uint64_t{groups} * 8;
+  }
+  stats.rows_hit = 0;
+  for (uint32_t k : res.counts) stats.rows_hit += k;
+  return res;
+}
+
+}  // namespace raydb::sql::detail

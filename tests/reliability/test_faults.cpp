@@ -1,0 +1,228 @@
+// Device faults: out of device memory (through the memory budget, which makes it reachable on
+// lavapipe), a lost device (through the backend's test hook), and results files written whole
+// when the writer is killed.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backend/vk/call_lock.hpp"
+#include "backend/vk/vk_common.hpp"
+#include "common/append_file.hpp"
+#include "raydb/rx_reference.hpp"
+#include "raydb/sorted_index.hpp"
+#include "support.hpp"
+
+namespace raydb {
+namespace {
+
+// A Context of its own (a budget, or a device to lose), validation on, its messages counted.
+struct OwnContext {
+  std::atomic<uint64_t> messages{0};
+  std::unique_ptr<Context> ctx;
+  explicit OwnContext(uint64_t budget = 0) {
+    ContextOptions o;
+    o.validation = std::getenv("RAYDB_TEST_NO_VALIDATION") == nullptr;
+    o.memory_budget_bytes = budget;
+    o.on_validation_message = [this](std::string_view text) {
+      messages.fetch_add(1);
+      MESSAGE(std::string(text));
+    };
+    auto c = Context::create(o);
+    REQUIRE_MESSAGE(c.ok(), (c.ok() ? "" : c.error().what()));
+    ctx = std::make_unique<Context>(std::move(c).value());
+  }
+  ~OwnContext() {
+    ctx.reset();
+    CHECK_MESSAGE(messages.load() == 0, "Vulkan validation messages");
+  }
+};
+
+std::vector<uint32_t> random_keys(size_t n, std::mt19937_64& rng) {
+  std::vector<uint32_t> k(n);
+  for (auto& x : k) x = static_cast<uint32_t>(rng() % (4 * n));
+  return k;
+}
+
+}  // namespace
+
+TEST_CASE("faults: a build past the memory budget is out_of_memory naming the allocation") {
+  OwnContext own(64 * 1024);
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(1 << 16, rng);  // 256 KiB of keys alone: past 64 KiB
+  auto index = RxIndex::build(*own.ctx, KeySpan(keys));
+  REQUIRE_FALSE(index.ok());
+  CHECK(index.error().code() == Errc::out_of_memory);
+  std::string what = index.error().what();
+  CAPTURE(what);
+  CHECK(what.find("allocating ") != std::string::npos);
+  CHECK(what.find(" bytes") != std::string::npos);
+  CHECK(what.find("budget") != std::string::npos);
+  CHECK(what.find("65536") != std::string::npos);  // the budget, named
+  // Nothing stays allocated from the failed build.
+  CHECK(own.ctx->allocated_bytes() == 0);
+}
+
+TEST_CASE("faults: a lookup past the memory budget fails cleanly; the index stays right") {
+  OwnContext own(8 << 20);
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(2000, rng);
+  auto index = RxIndex::build(*own.ctx, KeySpan(keys));
+  REQUIRE_MESSAGE(index.ok(), (index.ok() ? "" : index.error().what()));
+  RxReference ref{KeySpan(keys)};
+  // 4 Mi points: 16 MiB of keys to upload, past the 8 MiB budget.
+  std::vector<uint32_t> big(4u << 20);
+  for (auto& x : big) x = keys[rng() % keys.size()];
+  auto failed = index->lookup(KeySpan(big));
+  REQUIRE_FALSE(failed.ok());
+  CHECK(failed.error().code() == Errc::out_of_memory);
+  std::string what = failed.error().what();
+  CAPTURE(what);
+  CHECK(what.find("budget") != std::string::npos);
+  CHECK(what.find("8388608") != std::string::npos);
+  // The failure left no half-made state behind: a batch that fits is exact.
+  std::vector<uint32_t> small(3000);
+  for (auto& x : small) x = rng() % 2 ? keys[rng() % keys.size()] : static_cast<uint32_t>(rng());
+  auto got = index->lookup(KeySpan(small));
+  REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
+  test::check_lookups(*got, ref.lookup(KeySpan(small)), "after out_of_memory");
+}
+
+TEST_CASE("faults: Vulkan's out-of-memory results map to Errc::out_of_memory") {
+  using detail::errc_of;
+  CHECK(errc_of(VK_ERROR_OUT_OF_DEVICE_MEMORY) == Errc::out_of_memory);
+  CHECK(errc_of(VK_ERROR_OUT_OF_HOST_MEMORY) == Errc::out_of_memory);
+  CHECK(errc_of(VK_ERROR_OUT_OF_POOL_MEMORY) == Errc::out_of_memory);
+  CHECK(errc_of(VK_ERROR_DEVICE_LOST) == Errc::device_lost);
+  try {
+    detail::vk_fail(VK_ERROR_OUT_OF_DEVICE_MEMORY, "allocating rx records (123 bytes)");
+    FAIL("vk_fail returned");
+  } catch (const Error& e) {
+    CHECK(e.code() == Errc::out_of_memory);
+    CHECK(std::string(e.what()).find("allocating rx records (123 bytes)") != std::string::npos);
+  }
+}
+
+TEST_CASE("faults: RAYDB_MEMORY_BUDGET must be a number of bytes") {
+  ContextOptions o;
+  for (const char* bad : {"-1", "1e9", "12abc", "99999999999999999999999"}) {
+    CAPTURE(bad);
+    setenv("RAYDB_MEMORY_BUDGET", bad, 1);
+    try {
+      (void)detail::memory_budget_of(o);
+      FAIL("accepted");
+    } catch (const Error& e) {
+      CHECK(e.code() == Errc::invalid_argument);
+      CHECK(std::string(e.what()).find("RAYDB_MEMORY_BUDGET") != std::string::npos);
+    }
+  }
+  // Context::create reads it: a malformed budget is refused there, not ignored.
+  setenv("RAYDB_MEMORY_BUDGET", "-1", 1);
+  auto refused = Context::create(o);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().code() == Errc::invalid_argument);
+  setenv("RAYDB_MEMORY_BUDGET", "4096", 1);
+  CHECK(detail::memory_budget_of(o) == 4096);
+  o.memory_budget_bytes = 10;  // the option wins over the variable
+  CHECK(detail::memory_budget_of(o) == 10);
+  unsetenv("RAYDB_MEMORY_BUDGET");
+}
+
+TEST_CASE("faults: after a lost device every call on that Context fails with device_lost") {
+  OwnContext own;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(1000, rng);
+  auto index = RxIndex::build(*own.ctx, KeySpan(keys));
+  REQUIRE(index.ok());
+  auto sorted = SortedIndex::build(*own.ctx, KeySpan(keys));
+  REQUIRE(sorted.ok());
+  RxReference ref{KeySpan(keys)};
+  auto before = index->lookup(KeySpan(keys));
+  REQUIRE(before.ok());
+  test::check_lookups(*before, ref.lookup(KeySpan(keys)), "before the loss");
+
+  detail::inject_device_loss(*own.ctx);
+  auto lost = index->lookup(KeySpan(keys));  // its submit is the one that fails
+  REQUIRE_FALSE(lost.ok());
+  CHECK(lost.error().code() == Errc::device_lost);
+  CHECK(std::string(lost.error().what()).find("VK_ERROR_DEVICE_LOST") != std::string::npos);
+
+  // Every later call refuses, on every object of the Context, without touching the device.
+  for (int i = 0; i < 3; ++i) {
+    auto again = index->lookup(KeySpan(keys));
+    REQUIRE_FALSE(again.ok());
+    CHECK(again.error().code() == Errc::device_lost);
+  }
+  auto other = sorted->lookup(KeySpan(keys));
+  REQUIRE_FALSE(other.ok());
+  CHECK(other.error().code() == Errc::device_lost);
+  auto rebuilt = index->rebuild(KeySpan(keys));
+  REQUIRE_FALSE(rebuilt.ok());
+  CHECK(rebuilt.error().code() == Errc::device_lost);
+  auto fresh = RxIndex::build(*own.ctx, KeySpan(keys));
+  REQUIRE_FALSE(fresh.ok());
+  CHECK(fresh.error().code() == Errc::device_lost);
+  CHECK(std::string(fresh.error().what()).find("create a new one") != std::string::npos);
+
+  // Other Contexts are unaffected.
+  auto elsewhere = RxIndex::build(test::context(), KeySpan(keys));
+  REQUIRE(elsewhere.ok());
+  auto ok = elsewhere->lookup(KeySpan(keys));
+  REQUIRE(ok.ok());
+  test::check_lookups(*ok, ref.lookup(KeySpan(keys)), "another Context");
+}
+
+TEST_CASE("faults: a results writer killed midway leaves only whole lines") {
+  namespace fs = std::filesystem;
+  fs::path dir = fs::temp_directory_path() / ("raydb-kill-" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const std::string file = (dir / "rows.jsonl").string();
+  // Lines of several sizes, some longer than a page, prepared before fork: the child only writes.
+  std::vector<std::string> lines;
+  for (int i = 0; i < 64; ++i)
+    lines.push_back("{\"row\":" + std::to_string(i) + ",\"pad\":\"" +
+                    std::string(static_cast<size_t>(100 + 397 * i), 'x') + "\"}\n");
+  int kills = 0;
+  for (int round = 0; round < 20; ++round) {
+    pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      for (;;)
+        for (const auto& l : lines) detail::append_line(file, l);
+    }
+    ::usleep(static_cast<useconds_t>(2000 + 1500 * round));
+    ::kill(pid, SIGKILL);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    kills += WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+  }
+  CHECK(kills == 20);
+  std::ifstream in(file, std::ios::binary);
+  std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(!content.empty());
+  CHECK(content.back() == '\n');
+  size_t count = 0, bad = 0, pos = 0;
+  while (pos < content.size()) {
+    size_t end = content.find('\n', pos);
+    if (end == std::string::npos) end = content.size();
+    std::string line = content.substr(pos, end - pos + 1);
+    bool known = false;
+    for (const auto& l : lines) known = known || l == line;
+    bad += !known;
+    ++count;
+    pos = end + 1;
+  }
+  MESSAGE(count << " lines written by 20 killed writers");
+  CHECK(count > 20);
+  CHECK_MESSAGE(bad == 0, bad << " of " << count << " lines are partial or garbled");
+  fs::remove_all(dir);
+}
+
+}  // namespace raydb
