@@ -7,8 +7,8 @@
     array([1, 0], dtype=uint32)
 
 Lookups return structured arrays of LOOKUP_DTYPE (first_row, count, sum); joins return
-JOIN_PAIR_DTYPE (build_row, probe_row); scans return a Bitmap; the SSB engine returns a dict of
-numpy columns. Failures raise raydb.Error subclasses (InvalidArgument, Unsupported, OutOfMemory,
+JOIN_PAIR_DTYPE (build_row, probe_row); scans return a Bitmap; the SSB engine and SqlEngine (when
+built with RAYDB_SQL) return a dict of numpy columns. Failures raise raydb.Error subclasses (InvalidArgument, Unsupported, OutOfMemory,
 DeviceLost, ...). The GIL is released while the GPU works. Scale-out over dask.distributed lives in
 raydb.dask.
 """
@@ -36,3 +36,5 @@ __all__ = [
     "OutOfMemory", "DeviceLost", "LimitExceeded", "OutputTooSmall", "IoError", "VulkanError",
     "CudaError", "InternalError",
 ]
+if "SqlEngine" in globals():
+    __all__.append("SqlEngine")

@@ -1,49 +1,40 @@
-"""raydb on dask.distributed: a key-range partitioned index, one partition per worker.
+"""raydb on dask.distributed: a key-range partitioned index and distributed star queries.
 
 Each worker owns one device (``RAYDB_DEVICE`` in the worker's environment, or the ``device``
 argument of PartitionedIndex) and holds its partition's index in worker memory; lookups are routed
 to the partitions by key and the results come back in input order, ``first_row`` in the global
 row numbering. A worker lost while its partition is needed raises ``PartitionLost`` naming it:
 the index is device state that dask cannot recompute elsewhere, so no answer is ever made up.
+
+DistributedSql and DistributedSsb partition a star schema's fact table by rows over the workers
+(dimensions on every worker), run a query on each part and merge the partial aggregates on the
+client (raydb._merge). A worker lost during a query is retried on the live workers (the client
+keeps each partition's input) or raises PartitionLost naming it.
 """
 
 import uuid
 
 import numpy as np
-from distributed import get_worker, wait
 
 import raydb
 
+from ._dask_common import PartitionLost, _part, _worker_context, _worker_state, await_all
 
-class PartitionLost(raydb.Error):
-    """A worker holding a partition of a PartitionedIndex left the cluster."""
+__all__ = ["PartitionedIndex", "DistributedSql", "DistributedSsb", "PartitionLost", "await_all"]
 
 
 _CLASSES = {"rx": "RxIndex", "cgrx": "CgrxIndex", "sorted": "SortedIndex", "hash": "HashIndex"}
 
 
-def _worker_context(device):
-    worker = get_worker()
-    ctx = getattr(worker, "_raydb_context", None)
-    if ctx is None:
-        ctx = raydb.Context(device=device)
-        worker._raydb_context = ctx
-    return ctx
-
-
 def _build(name, kind, keys, values, rows, device):
     ctx = _worker_context(device)
     index = getattr(raydb, _CLASSES[kind])(ctx, keys, values)
-    get_worker()._raydb_parts = getattr(get_worker(), "_raydb_parts", {})
-    get_worker()._raydb_parts[name] = (index, rows)
+    _worker_state()[name] = (index, rows)
     return keys.size
 
 
 def _lookup(name, points):
-    parts = getattr(get_worker(), "_raydb_parts", {})
-    if name not in parts:
-        raise PartitionLost(f"partition {name} is not on worker {get_worker().address}")
-    index, rows = parts[name]
+    index, rows = _part(name)
     out = index.lookup(points)
     hit = out["count"] > 0
     out["first_row"][hit] = rows[out["first_row"][hit]]
@@ -72,8 +63,7 @@ class PartitionedIndex:
             vals = None if values is None else np.asarray(values)[rows]
             futures.append(client.submit(_build, name, kind, keys[rows], vals, rows, device,
                                          workers=[w], allow_other_workers=False, pure=False))
-        self._await(futures)
-        self.sizes = client.gather(futures)
+        self.sizes = self._await(futures)
 
     def lookup(self, points):
         """LOOKUP_DTYPE results in input order; points: numpy, dask array or dask Series."""
@@ -93,21 +83,12 @@ class PartitionedIndex:
             futures.append(self.client.submit(_lookup, self.names[i], points[sel], workers=[w],
                                               allow_other_workers=False, pure=False))
             where.append(sel)
-        self._await(futures)
-        for sel, result in zip(where, self.client.gather(futures)):
+        for sel, result in zip(where, self._await(futures)):
             out[sel] = result
         return out
 
     def _await(self, futures):
-        # A task pinned to a worker that died waits for it forever: poll, and name the lost one.
-        pending = list(futures)
-        while pending:
-            done, not_done = wait(pending, timeout=1.0, return_when="ALL_COMPLETED")
-            pending = list(not_done)
-            live = set(self.client.scheduler_info()["workers"])
-            lost = [w for w in self.workers if w not in live]
-            if lost:
-                for f in pending:
-                    f.cancel()
-                raise PartitionLost(f"worker(s) {', '.join(lost)} holding partitions of this "
-                                    "index left the cluster; rebuild the index")
+        return await_all(self.client, futures, self.workers)
+
+
+from ._dask_star import DistributedSql, DistributedSsb  # noqa: E402,F401

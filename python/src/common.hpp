@@ -82,6 +82,10 @@ struct Columns {
 };
 Columns to_columns(py::handle obj, const char* what);
 
+// An integer argument in uint32's range (Python int or numpy integer); anything else, NaN
+// included, raises InvalidArgument naming `what`.
+uint32_t u32_arg(py::handle obj, const std::string& what);
+
 // Predicates from a sequence of raydb.Predicate or (column, op, value[, value2]) tuples.
 std::vector<Predicate> to_predicates(py::handle obj);
 
@@ -92,6 +96,11 @@ py::array_t<T> to_numpy(const std::vector<T>& v) {
   if (!v.empty()) std::memcpy(out.mutable_data(), v.data(), v.size() * sizeof(T));
   return out;
 }
+
+// A table of text cells (the SSB and SQL engines' results) as {column: numpy array}: int64 where
+// every cell is an integer, float64 where every cell is a number or NULL (NaN), else str.
+py::dict text_table_dict(const std::vector<std::string>& columns,
+                         const std::vector<std::vector<std::string>>& rows);
 
 // The lookup result dtype: first_row (uint32; 0xFFFFFFFF on a miss), count (uint32), sum (uint64).
 py::dtype lookup_dtype();
@@ -107,6 +116,7 @@ void bind_rtscan(py::module_& m);
 void bind_dpbis(py::module_& m);
 void bind_join(py::module_& m);
 void bind_ssb(py::module_& m);
+void bind_sql(py::module_& m);  // only with RAYDB_SQL
 
 }  // namespace raydb::python
 

@@ -1,5 +1,8 @@
 // numpy in: keys, ranges, values, columns and predicates, checked whole (dtype, shape, sign)
 // without a Python step per element.
+#include <charconv>
+#include <limits>
+
 #include "common.hpp"
 
 namespace raydb::python {
@@ -26,7 +29,43 @@ py::array as_unsigned(py::handle obj, int bits, const char* what) {
   return py::array_t<uint32_t, py::array::c_style | py::array::forcecast>::ensure(a);
 }
 
+// One result column: int64 when every cell is an integer, float64 when every cell is a number or
+// NULL (as NaN), else str. Parsed in C++; only text columns make Python objects per cell.
+py::object text_column(const std::vector<std::vector<std::string>>& rows, size_t c) {
+  size_t n = rows.size();
+  std::vector<int64_t> ints(n);
+  bool all_int = true;
+  for (size_t i = 0; i < n && all_int; ++i) {
+    const std::string& s = rows[i][c];
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), ints[i]);
+    all_int = ec == std::errc() && p == s.data() + s.size() && !s.empty();
+  }
+  if (all_int) return to_numpy(ints);
+  std::vector<double> reals(n);
+  bool all_real = true;
+  for (size_t i = 0; i < n && all_real; ++i) {
+    const std::string& s = rows[i][c];
+    if (s == "NULL") {
+      reals[i] = std::numeric_limits<double>::quiet_NaN();
+      continue;
+    }
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), reals[i]);
+    all_real = ec == std::errc() && p == s.data() + s.size() && !s.empty();
+  }
+  if (all_real) return to_numpy(reals);
+  py::list cells(n);
+  for (size_t i = 0; i < n; ++i) cells[i] = py::str(rows[i][c]);
+  return py::module_::import("numpy").attr("array")(cells, py::arg("dtype") = "str");
+}
+
 }  // namespace
+
+py::dict text_table_dict(const std::vector<std::string>& columns,
+                         const std::vector<std::vector<std::string>>& rows) {
+  py::dict d;
+  for (size_t c = 0; c < columns.size(); ++c) d[py::str(columns[c])] = text_column(rows, c);
+  return d;
+}
 
 py::dtype lookup_dtype() {
   return py::dtype::of<RxLookup>();
@@ -88,6 +127,18 @@ Columns to_columns(py::handle obj, const char* what) {
   return c;
 }
 
+uint32_t u32_arg(py::handle obj, const std::string& what) {
+  // numpy integer scalars pass through __index__; floats (NaN included), text and None do not.
+  if (!PyIndex_Check(obj.ptr()))
+    invalid(what + ": expected an integer, got " + std::string(py::repr(obj)));
+  py::int_ v = py::reinterpret_steal<py::int_>(PyNumber_Index(obj.ptr()));
+  if (!v) throw py::error_already_set();
+  if (PyObject_RichCompareBool(v.ptr(), py::int_(0).ptr(), Py_LT) == 1 ||
+      PyObject_RichCompareBool(v.ptr(), py::int_(0xFFFFFFFFull).ptr(), Py_GT) == 1)
+    invalid(what + ": " + std::string(py::str(v)) + " is outside uint32 [0, 4294967295]");
+  return v.cast<uint32_t>();
+}
+
 std::vector<Predicate> to_predicates(py::handle obj) {
   std::vector<Predicate> out;
   for (py::handle item : obj) {
@@ -95,16 +146,23 @@ std::vector<Predicate> to_predicates(py::handle obj) {
       out.push_back(item.cast<Predicate>());
       continue;
     }
+    if (!py::isinstance<py::tuple>(item) && !py::isinstance<py::list>(item))
+      invalid("predicate " + std::to_string(out.size()) +
+              ": expected raydb.Predicate or (column, op, value[, value2]), got " +
+              std::string(py::repr(item)));
     py::tuple t = py::tuple(py::reinterpret_borrow<py::object>(item));
     if (t.size() < 3 || t.size() > 4)
       invalid("predicate " + std::to_string(out.size()) +
               ": expected (column, op, value[, value2]), got " + std::string(py::repr(item)));
+    std::string where = "predicate " + std::to_string(out.size());
     Predicate p;
-    p.column = t[0].cast<uint32_t>();
-    auto op = parse_compare_op(t[1].cast<std::string>());
-    p.op = unwrap(std::move(op));
-    p.value = t[2].cast<uint32_t>();
-    if (t.size() == 4) p.value2 = t[3].cast<uint32_t>();
+    p.column = u32_arg(t[0], where + " column");
+    if (!py::isinstance<py::str>(t[1]))
+      invalid(where + ": op must be text (lt le gt ge eq between), got " +
+              std::string(py::repr(t[1])));
+    p.op = unwrap(parse_compare_op(t[1].cast<std::string>()));
+    p.value = u32_arg(t[2], where + " value");
+    if (t.size() == 4) p.value2 = u32_arg(t[3], where + " value2");
     out.push_back(p);
   }
   return out;

@@ -15,4 +15,7 @@ PYBIND11_MODULE(_raydb, m) {
   bind_dpbis(m);
   bind_join(m);
   bind_ssb(m);
+#ifdef RAYDB_PY_HAS_SQL
+  bind_sql(m);
+#endif
 }

@@ -18,23 +18,31 @@ void bind_rtscan(py::module_& m) {
                        "predicates is answered by sieving, then ray-traced refinement.")
       .def(py::init([](std::shared_ptr<PyContext> ctx, py::object columns, const std::string& mode,
                        uint32_t bins, std::vector<std::vector<uint32_t>> groups,
-                       const std::string& traversal) {
+                       const std::string& traversal, double interval, double segment,
+                       double spacing) {
              Columns c = to_columns(columns, "columns");
              RtScanOptions o;
              o.mode = unwrap(parse_rtscan_mode(mode));
              o.bins = bins;
              o.groups = std::move(groups);
              o.traversal = parse_traversal(traversal);
+             o.interval = interval;
+             o.segment = segment;
+             o.spacing = spacing;
              GpuSection gpu(ctx->lock);
              return std::make_unique<PyRtScan>(
                  PyRtScan{ctx, unwrap(RtScanTable::build(ctx->ctx, c.spans, o))});
            }),
            py::arg("ctx"), py::arg("columns"), py::arg("mode") = "rtscan", py::arg("bins") = 128,
            py::arg("groups") = std::vector<std::vector<uint32_t>>{},
-           py::arg("traversal") = "automatic",
+           py::arg("traversal") = "automatic", py::arg("interval") = 0.0, py::arg("segment") = 0.0,
+           py::arg("spacing") = 0.0,
            "Build from columns: a sequence of equal-length 1-D uint32 arrays, or a 2-D array of "
            "one row per column. mode: rtscan | rtc3 | rtc1 | rtindex. groups: column groups "
-           "(at most 3 columns each) traced together; [] lets raydb choose.")
+           "(at most 3 columns each) traced together; [] lets raydb choose. interval, segment, "
+           "spacing: the ray lattice in key units (codes in rtscan mode), 0 for the defaults "
+           "(include/raydb/rtscan.hpp); a coarser lattice means fewer rays (CPU ray tracers want "
+           "interval ~ rows / 48, segment ~ rows / 3).")
       .def(
           "select",
           [](PyRtScan& s, py::object predicates) {

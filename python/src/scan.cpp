@@ -13,14 +13,15 @@ void bind_scan(py::module_& m) {
   py::class_<Predicate>(m, "Predicate",
                         "column OP value on a uint32 column: op lt | le | gt | ge | eq | between "
                         "(value <= x <= value2).")
-      .def(py::init([](uint32_t column, const std::string& op, uint32_t value, uint32_t value2) {
-             Predicate p;
-             p.column = column;
-             p.op = unwrap(parse_compare_op(op));
-             p.value = value;
-             p.value2 = value2;
-             return p;
-           }),
+      .def(py::init(
+               [](py::object column, const std::string& op, py::object value, py::object value2) {
+                 Predicate p;
+                 p.column = u32_arg(column, "Predicate column");
+                 p.op = unwrap(parse_compare_op(op));
+                 p.value = u32_arg(value, "Predicate value");
+                 p.value2 = u32_arg(value2, "Predicate value2");
+                 return p;
+               }),
            py::arg("column"), py::arg("op"), py::arg("value"), py::arg("value2") = 0,
            "A predicate on column `column` (0-based).")
       .def_readwrite("column", &Predicate::column, "The column, 0-based.")

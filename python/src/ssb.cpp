@@ -1,9 +1,7 @@
 // raydb.ssb: Star Schema Benchmark tables (generated, loaded from dbgen .tbl files, or from numpy
 // columns) and the ray-tracing SSB engine; results as a dict of numpy columns.
-#include <charconv>
-
-#include "common.hpp"
 #include "raydb/ssb.hpp"
+#include "common.hpp"
 #include "raydb/ssb_data.hpp"
 
 namespace raydb::python {
@@ -110,34 +108,6 @@ SsbTables tables_from_dict(py::dict all) {
   return t;
 }
 
-// A result column as int64 when every cell is an integer, else float64 when every cell is a
-// number, else an array of str.
-py::object result_column(const ResultTable& r, size_t c) {
-  size_t n = r.rows.size();
-  std::vector<int64_t> ints(n);
-  bool all_int = true;
-  for (size_t i = 0; i < n && all_int; ++i) {
-    const std::string& s = r.rows[i][c];
-    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), ints[i]);
-    all_int = ec == std::errc() && p == s.data() + s.size() && !s.empty();
-  }
-  if (all_int) return to_numpy(ints);
-  py::list cells;
-  for (const auto& row : r.rows) cells.append(row[c]);
-  py::module_ np = py::module_::import("numpy");
-  try {
-    return np.attr("array")(cells, py::arg("dtype") = "float64");
-  } catch (const py::error_already_set&) {
-    return np.attr("array")(cells, py::arg("dtype") = "str");
-  }
-}
-
-py::dict result_dict(const ResultTable& r) {
-  py::dict d;
-  for (size_t c = 0; c < r.columns.size(); ++c) d[py::str(r.columns[c])] = result_column(r, c);
-  return d;
-}
-
 }  // namespace
 
 void bind_ssb(py::module_& root) {
@@ -216,7 +186,7 @@ void bind_ssb(py::module_& root) {
               GpuSection gpu(s.ctx->lock);
               r = unwrap(s.engine.run(query));
             }
-            return result_dict(r);
+            return text_table_dict(r.columns, r.rows);
           },
           py::arg("query"),
           "Run a query by name (q1.1 ... q4.3): {column: numpy array} in the query's ORDER BY "
