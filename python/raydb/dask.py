@@ -26,7 +26,8 @@ __all__ = ["PartitionedIndex", "DistributedSql", "DistributedSsb", "PartitionLos
 _CLASSES = {"rx": "RxIndex", "cgrx": "CgrxIndex", "sorted": "SortedIndex", "hash": "HashIndex"}
 
 
-def _build(name, kind, keys, values, rows, device):
+def _build(name, kind, part, device):
+    keys, values, rows = part
     ctx = _worker_context(device)
     index = getattr(raydb, _CLASSES[kind])(ctx, keys, values)
     _worker_state()[name] = (index, rows)
@@ -61,7 +62,9 @@ class PartitionedIndex:
             name = f"raydb-part-{uuid.uuid4().hex}-{i}"
             self.names.append(name)
             vals = None if values is None else np.asarray(values)[rows]
-            futures.append(client.submit(_build, name, kind, keys[rows], vals, rows, device,
+            # scattered first: a partition's arrays do not belong in the task graph
+            data = client.scatter([(keys[rows], vals, rows)], workers=[w], hash=False)[0]
+            futures.append(client.submit(_build, name, kind, data, device,
                                          workers=[w], allow_other_workers=False, pure=False))
         self.sizes = self._await(futures)
 
