@@ -167,3 +167,29 @@ def test_empty_inputs_are_valid(ctx):
     assert got["count"].tolist() == [0, 0, 0]
     assert (got["first_row"] == raydb.MISS_ROW).all()
     assert raydb.join(ctx, empty, np.arange(5, dtype=np.uint32)).size == 0
+
+
+def test_gil_released_during_gpu_work(ctx, rng):
+    """Another Python thread keeps running while a lookup batch is on the device: the longest
+    pause it sees is far below the call's duration (with the GIL held it would be all of it)."""
+    import threading
+    import time
+
+    index = raydb.RxIndex(ctx, rng.integers(0, 10**6, 200_000).astype(np.uint32))
+    points = rng.integers(0, 10**6, 300_000).astype(np.uint32)
+    span = {}
+
+    def work():
+        t0 = time.perf_counter()
+        index.lookup(points)
+        span["call"] = time.perf_counter() - t0
+
+    worker = threading.Thread(target=work)
+    last, longest = time.perf_counter(), 0.0
+    worker.start()
+    while worker.is_alive():
+        now = time.perf_counter()
+        longest, last = max(longest, now - last), now
+    worker.join()
+    assert span["call"] > 0.05, "the call is too short to tell"
+    assert longest < 0.5 * span["call"], (longest, span["call"])
