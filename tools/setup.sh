@@ -27,6 +27,7 @@ fi
 PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-volk-dev glslc
   glslang-tools spirv-tools vulkan-validationlayers vulkan-tools doctest-dev libcli11-dev
   nlohmann-json3-dev libfmt-dev libsqlite3-dev python3 python3-pytest python3-matplotlib
+  pybind11-dev python3-numpy python3-dask python3-distributed python3-pandas python3-setuptools
   clang libclang-rt-14-dev  # clang and libFuzzer: tests/fuzz
   libpg-query-dev glslang-dev zlib1g-dev  # the SQL engine (RAYDB_SQL)
   doxygen  # the API reference (--target docs, a ctest entry)

@@ -13,7 +13,9 @@ if command -v ccache >/dev/null; then
   launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
     -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRAYDB_WERROR=ON "${launcher[@]}" >/dev/null
+# RAYDB_PYTHON: the pybind11 module and its pytest suite (ctest python_tests).
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DRAYDB_WERROR=ON -DRAYDB_PYTHON=ON \
+  "${launcher[@]}" >/dev/null
 cmake --build build
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The fuzzers of the file readers and parsers, 60 s each (four targets: about 5 minutes with the

@@ -1,0 +1,140 @@
+"""raydb.dask on one LocalCluster of three worker processes (shared by the module: starting one
+takes seconds): partitioned lookups in input order, distributed star queries against SQLite, a
+worker killed during a query."""
+
+import numpy as np
+import pytest
+
+import raydb
+import star_data
+
+distributed = pytest.importorskip("distributed")
+import raydb.dask as rdask  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=3, threads_per_worker=1, processes=True,
+                                       dashboard_address=None, env={"LP_NUM_THREADS": "1"})
+    with distributed.Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def test_partitioned_lookup(client, rng):
+    keys = rng.integers(0, 10**5, 5000).astype(np.uint32)
+    values = rng.integers(0, 1000, keys.size).astype(np.uint32)
+    index = rdask.PartitionedIndex(client, keys, values)
+    assert sum(index.sizes) == keys.size and len(index.sizes) == 3
+    points = np.concatenate([rng.integers(0, 11 * 10**4, 3000), [0, 2**32 - 1]]).astype(np.uint32)
+    got = index.lookup(points)
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    csum = np.concatenate([[0], np.cumsum(values[order], dtype=np.uint64)])
+    lo, hi = np.searchsorted(sk, points, "left"), np.searchsorted(sk, points, "right")
+    np.testing.assert_array_equal(got["count"], hi - lo)
+    np.testing.assert_array_equal(got["sum"], csum[hi] - csum[lo])
+    hit = hi > lo
+    np.testing.assert_array_equal(keys[got["first_row"][hit]], points[hit])
+    # dask collections in: an array and a dataframe column give the same results in input order
+    import dask.array as da
+    import dask.dataframe as dd
+    import pandas as pd
+
+    np.testing.assert_array_equal(index.lookup(da.from_array(points, chunks=700)), got)
+    frame = dd.from_pandas(pd.DataFrame({"k": points}), npartitions=3)
+    np.testing.assert_array_equal(index.lookup(frame["k"]), got)
+
+
+
+@pytest.fixture(scope="module")
+def star(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dstar")
+    return folder, star_data.write(np.random.default_rng(), folder, fact_rows=2000)
+
+
+@pytest.mark.skipif(not hasattr(raydb, "SqlEngine"), reason="built without RAYDB_SQL")
+def test_distributed_sql_equals_sqlite(client, star):
+    folder, db = star
+    dist = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales",
+                                cache_dir=str(folder / "cache"))
+    assert len(set(dist.placement)) == 3
+    for query in star_data.QUERIES:
+        star_data.assert_equal(dist.sql(query), db, query)
+    # two workers of the three: any N
+    two = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales",
+                               workers=dist.workers[:2], cache_dir=str(folder / "cache"))
+    star_data.assert_equal(two.sql(star_data.QUERIES[0]), db, star_data.QUERIES[0])
+
+
+def test_distributed_ssb_equals_sqlite(client):
+    from test_ssb import run_sqlite, sqlite_db
+
+    tables = raydb.ssb.Tables.generate(0.01, seed=int(np.random.default_rng().integers(1, 1000)))
+    dist = rdask.DistributedSsb(client, tables)
+    db = sqlite_db(tables)
+    for query in raydb.ssb.query_names():
+        got, want = dist.run(query), run_sqlite(db, query)
+        assert list(got) == list(want)
+        for name in want:
+            assert got[name].tolist() == want[name], (query, name)
+
+
+def test_bench_smoke(client, tmp_path):
+    """python -m raydb.bench dask on this cluster's first 1 and 2 workers: one JSON line per
+    measurement, with device, driver, N and positive timings."""
+    import json
+
+    import raydb.bench
+
+    out = tmp_path / "dask.jsonl"
+    raydb.bench.main(["dask", "--scheduler", client.scheduler.address, "--workers", "1,2",
+                      "--keys", "3000", "--lookups", "2000", "--sf", "0.01", "--queries", "q2.1",
+                      "--repeat", "2", "--out", str(out)])
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    ops = {(r["workers"], r["op"]) for r in lines}
+    for n in (1, 2):
+        assert {(n, "task_overhead"), (n, "index_build"), (n, "lookup"), (n, "ssb_query")} <= ops
+    for r in lines:
+        assert r["device"] and r["driver"]
+        assert r.get("median_ms", r.get("build_ms")) > 0
+
+
+def _kill_one(client, dist):
+    import os
+    import signal
+
+    victim = dist.placement[1]
+    pid = client.run(os.getpid)[victim]
+    return victim, lambda: os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.skipif(not hasattr(raydb, "SqlEngine"), reason="built without RAYDB_SQL")
+def test_worker_lost_mid_query(client, star):
+    """Runs last in this module: it kills worker processes (the nanny starts new ones)."""
+    import threading
+    import time
+
+    folder, db = star
+    query = star_data.QUERIES[1]
+    # no retries: a clear error naming the lost worker
+    dist = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales", retries=0,
+                                cache_dir=str(folder / "cache"))
+    victim, kill = _kill_one(client, dist)
+    kill()
+    with pytest.raises(rdask.PartitionLost, match=victim.replace(".", r"\.")):
+        dist.sql(query)
+    # with a retry, the lost part is loaded again on a live worker: the result is whole
+    client.wait_for_workers(3, timeout=60)
+    dist = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales", retries=2,
+                                cache_dir=str(folder / "cache"))
+    out = {}
+    runner = threading.Thread(target=lambda: out.update(result=dist.sql(query)))
+    victim, kill = _kill_one(client, dist)
+    runner.start()
+    time.sleep(0.05)  # the parts' tasks are out; the query takes longer than this on lavapipe
+    kill()
+    runner.join(120)
+    assert not runner.is_alive()
+    assert victim not in dist.placement
+    star_data.assert_equal(out["result"], db, query)
