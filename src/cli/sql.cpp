@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -113,6 +114,8 @@ void run_sql(const SqlCliOptions& o) {
                 fmt::format("--format {}: expected table, csv or json", o.format));
   if (o.delimiter.size() != 1)
     throw Error(Errc::invalid_argument, "--delimiter takes one character");
+  if (!o.command.empty() && !o.file.empty())
+    throw Error(Errc::invalid_argument, "-c and -f both given: give the statements one way");
   Context ctx = open_context(o.common).value();
   sql::SqlOptions so;
   so.cache_dir = o.cache_dir;
@@ -124,8 +127,11 @@ void run_sql(const SqlCliOptions& o) {
   if (!o.command.empty()) {
     for (const auto& s : split_statements(o.command)) ok = run_one(e, o, s) && ok;
   } else if (!o.file.empty()) {
+    // A folder opens as an empty stream on Linux: it would run as a file of no statements.
+    if (std::filesystem::is_directory(o.file))
+      throw Error(Errc::io, fmt::format("-f {}: is a folder, not a file of statements", o.file));
     std::ifstream in(o.file);
-    if (!in) throw Error(Errc::io, fmt::format("{}: cannot open", o.file));
+    if (!in) throw Error(Errc::io, fmt::format("-f {}: cannot open", o.file));
     std::stringstream ss;
     ss << in.rdbuf();
     for (const auto& s : split_statements(ss.str())) ok = run_one(e, o, s) && ok;
