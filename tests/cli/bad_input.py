@@ -167,7 +167,8 @@ def make_fixtures(raydb, root):
     write("ddl-scale.sql", "CREATE TABLE t (p DECIMAL(10, b));\n")
     write("ddl-scale-big.sql", "CREATE TABLE t (p DECIMAL(20, 12));\n")
     write("ddl-table-key.sql", "CREATE TABLE t (a INTEGER, b INTEGER, PRIMARY KEY (a));\n")
-    write("q-error.sql", "select count(*) from fact;\nselect sum(v)\n  from fact\n  where v >> 1;\n")
+    write("q-error.sql",
+          "select count(*) from fact;\nselect sum(v)\n  from fact\n  where v >> 1;\n")
     os.makedirs(os.path.join(root, "sql-folder.sql"))
 
 
