@@ -26,9 +26,9 @@ tests/fuzz/run.sh 60
 # what each runs and why the ASan step runs a subset of the suite ---
 # ASan + UBSan + LSan over every operator, file reader, the SQL engine and the CLI, and TSan over
 # the concurrency tests, both on lavapipe. Time (issue 20, 2026-11-25, on the shared 2-core
-# development machine at load ~25, cold: CCACHE_DISABLE=1): the ASan build's first 104 of 191
-# steps (66 shaders and 39 of its 120 C++ files, all library) took 595 CPU s, about 14 CPU s per
-# C++ file at -O1 -g1. Estimated from that (not measured to the end: the build did not finish
+# development machine at load ~25, cold: CCACHE_DISABLE=1): the ASan build's first 122 of 191
+# steps (66 shaders and the whole library, 55 of its 120 C++ files) took 761 CPU s, about 13 CPU
+# s per C++ file at -O1 -g1. Estimated from that (not measured to the end: the build did not finish
 # inside the session): the ASan build (120 files) ~2,000 CPU s, ~17 min on 2 idle cores; the TSan
 # build (55 library files + 2 test files) ~900 CPU s, ~8 min. Not measured cold: the ASan
 # subset's run and the TSan run (that one took 122 s wall at load ~30 earlier). With a warm
