@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli/cli.hpp"
+#include "cli/numbers.hpp"
 #include "common/append_file.hpp"
 #include "raydb/rx_optix.hpp"  // optix_support()
 #include "raydb/version.hpp"
@@ -22,9 +23,10 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
                  "device index or name substring (default: best; env RAYDB_DEVICE)");
   app.add_option("--traversal", o.traversal, "auto | pipeline | ray_query");
   app.add_flag("--validation", o.validation, "enable the Vulkan validation layer");
-  app.add_option("--memory-budget", o.memory_budget,
-                 "device memory raydb may hold, bytes; past it a build or lookup fails naming "
-                 "the allocation (default: none; env RAYDB_MEMORY_BUDGET)");
+  // Through the one count parser: 2^30 and 1e9 work, and negative or trailing text is named.
+  add_count(app, "--memory-budget", o.memory_budget,
+            "device memory raydb may hold, bytes; past it a build or lookup fails naming "
+            "the allocation (default: none; env RAYDB_MEMORY_BUDGET)");
 }
 
 Result<Context> open_context(const CommonOptions& o, Backend backend) {

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -178,6 +179,8 @@ void run_sql(const SqlCliOptions& o) {
                 fmt::format("--format {}: expected table, csv or json", o.format));
   if (o.delimiter.size() != 1)
     throw Error(Errc::invalid_argument, "--delimiter takes one character");
+  if (!o.command.empty() && !o.file.empty())
+    throw Error(Errc::invalid_argument, "-c and -f both given: give the statements one way");
   sql::SqlOptions so;
   if (o.engine == "rt")
     so.path = sql::SqlPath::rt;
@@ -196,8 +199,11 @@ void run_sql(const SqlCliOptions& o) {
   if (!o.command.empty()) {
     for (const auto& s : split_statements(o.command)) ok = run_one(e, o, s) && ok;
   } else if (!o.file.empty()) {
+    // A folder opens as an empty stream on Linux: it would run as a file of no statements.
+    if (std::filesystem::is_directory(o.file))
+      throw Error(Errc::io, fmt::format("-f {}: is a folder, not a file of statements", o.file));
     std::ifstream in(o.file);
-    if (!in) throw Error(Errc::io, fmt::format("{}: cannot open", o.file));
+    if (!in) throw Error(Errc::io, fmt::format("-f {}: cannot open", o.file));
     std::stringstream ss;
     ss << in.rdbuf();
     for (const auto& s : split_statements(ss.str())) ok = run_one(e, o, s) && ok;

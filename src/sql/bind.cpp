@@ -171,6 +171,8 @@ Pred Binder::pred(const Json& node, AttrRef& attr, bool& have) {
   if (kind != "A_Expr") fail(fmt::format("{} in WHERE", kind.empty() ? "this" : kind), node);
   const Json& a = node["A_Expr"];
   std::string ak = a.value("kind", "");
+  // A prefix operator (unary + or -, ~) has no left operand.
+  if (!a.contains("lexpr")) fail(fmt::format("a prefix operator {} in WHERE", op_name(a)), node);
   const Json& lhs = a.at("lexpr");
   if (node_kind(lhs) == "A_Const" && node_kind(a.at("rexpr")) == "ColumnRef")
     fail("a constant on the left of a comparison", node);
@@ -217,6 +219,7 @@ void Binder::where_conjunct(const Json& node) {
   }
   if (kind == "SubLink") error("subqueries are not supported", node);
   if (kind == "A_Expr" && node["A_Expr"].value("kind", "") == "AEXPR_OP" &&
+      node["A_Expr"].contains("lexpr") && node["A_Expr"].contains("rexpr") &&
       node_kind(node["A_Expr"].at("lexpr")) == "ColumnRef" &&
       node_kind(node["A_Expr"].at("rexpr")) == "ColumnRef")
     return;  // a join: handled in bind()
@@ -337,6 +340,7 @@ HavingPred Binder::having(const Json& node) {
     return h;
   }
   if (kind != "A_Expr" || node["A_Expr"].value("kind", "") != "AEXPR_OP" ||
+      !node["A_Expr"].contains("lexpr") || !node["A_Expr"].contains("rexpr") ||
       node_kind(node["A_Expr"].at("lexpr")) != "FuncCall")
     fail("HAVING other than <aggregate> <comparison> <constant>", node);
   h.op = op_name(node["A_Expr"]);
@@ -403,8 +407,9 @@ BoundQuery Binder::bind(const Json& stmt) {
   for (const Json* n : conjuncts) {
     if (node_kind(*n) != "A_Expr") continue;
     const Json& a = (*n)["A_Expr"];
-    if (a.value("kind", "") != "AEXPR_OP" || node_kind(a.at("lexpr")) != "ColumnRef" ||
-        !a.contains("rexpr") || node_kind(a["rexpr"]) != "ColumnRef")
+    if (a.value("kind", "") != "AEXPR_OP" || !a.contains("lexpr") ||
+        node_kind(a.at("lexpr")) != "ColumnRef" || !a.contains("rexpr") ||
+        node_kind(a["rexpr"]) != "ColumnRef")
       continue;
     if (op_name(a) != "=") fail("a comparison of two columns other than a key join", *n);
     auto [fa, ca] = resolve(a["lexpr"]["ColumnRef"]);
@@ -551,7 +556,15 @@ BoundQuery bind_select(const Catalog& cat, const Parsed& parsed) {
   if (node_kind(*stmt) != "SelectStmt")
     unsupported(parsed, node_kind(*stmt) + " (only SELECT)", location_of(*stmt));
   Binder b(cat, parsed);
-  BoundQuery q = b.bind(*stmt);
+  BoundQuery q;
+  try {
+    q = b.bind(*stmt);
+  } catch (const Json::exception& e) {
+    // A parse-tree shape the binder does not expect: named (the fuzzer treats Errc::internal as
+    // a bug to fix) rather than escaping as a JSON exception.
+    throw Error(Errc::internal, fmt::format("binding this statement: unexpected parse tree ({}){}",
+                                            e.what(), where(parsed, location_of(*stmt))));
+  }
   q.explain = explain;
   q.text = parsed.text;
   return q;

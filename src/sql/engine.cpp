@@ -323,6 +323,9 @@ Result<SqlEngine> SqlEngine::create(const Context& ctx, const SqlOptions& option
 
 Status SqlEngine::load_schema_file(const std::string& path) {
   return raydb::detail::capture([&] {
+    // A folder opens as an empty stream on Linux: it would read as a schema of no tables.
+    if (fs::is_directory(path))
+      throw Error(Errc::io, fmt::format("{}: is a folder, not a DDL file", path));
     std::ifstream in(path, std::ios::binary);
     if (!in) throw Error(Errc::io, fmt::format("{}: cannot open", path));
     std::stringstream ss;
@@ -348,7 +351,9 @@ Status SqlEngine::load_table(std::string_view table, const std::string& path) {
 
 Status SqlEngine::load_data_dir(const std::string& dir) {
   return raydb::detail::capture([&] {
-    if (!fs::is_directory(dir)) throw Error(Errc::io, fmt::format("{}: not a directory", dir));
+    if (!fs::is_directory(dir))
+      throw Error(Errc::io, fs::exists(dir) ? fmt::format("{}: is a file, not a data folder", dir)
+                                            : fmt::format("{}: no such data folder", dir));
     for (Table& t : impl_->cat.tables) {
       std::string found;
       for (const char* ext : {".tbl", ".csv", ".tbl.gz", ".csv.gz"}) {

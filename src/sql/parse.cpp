@@ -6,10 +6,50 @@
 
 namespace raydb::sql::detail {
 
+namespace {
+// The offset of the first byte that does not belong to well-formed UTF-8 (no overlong forms,
+// surrogates or code points past U+10FFFF), or of a NUL byte; npos when there is none.
+// libpg_query reads a C string (a NUL would silently end the query) and copies identifiers'
+// bytes into its JSON, which the JSON reader then rejects.
+size_t first_bad_byte(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b == 0) return i;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    }
+    size_t len = b >= 0xC2 && b <= 0xDF   ? 2
+                 : b >= 0xE0 && b <= 0xEF ? 3
+                 : b >= 0xF0 && b <= 0xF4 ? 4
+                                          : 0;
+    if (len == 0 || i + len > s.size()) return i;
+    auto b1 = static_cast<unsigned char>(s[i + 1]);
+    unsigned lo = 0x80, hi = 0xBF;
+    if (b == 0xE0) lo = 0xA0;
+    if (b == 0xED) hi = 0x9F;
+    if (b == 0xF0) lo = 0x90;
+    if (b == 0xF4) hi = 0x8F;
+    if (b1 < lo || b1 > hi) return i;
+    for (size_t k = 2; k < len; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+}  // namespace
+
 Parsed parse_sql(std::string_view text, std::string_view source) {
   Parsed p;
   p.text = std::string(text);
   p.source = std::string(source);
+  if (size_t bad = first_bad_byte(text); bad != std::string_view::npos)
+    throw Error(Errc::invalid_argument,
+                fmt::format("{} (byte 0x{:02x}){}",
+                            text[bad] == '\0' ? "a NUL byte in the SQL text"
+                                              : "the SQL text is not valid UTF-8",
+                            static_cast<unsigned char>(text[bad]), where(p, int64_t(bad))));
   PgQueryParseResult r = pg_query_parse(p.text.c_str());
   if (r.error) {
     std::string msg = r.error->message ? r.error->message : "syntax error";
@@ -17,8 +57,13 @@ Parsed parse_sql(std::string_view text, std::string_view source) {
     pg_query_free_parse_result(r);
     throw Error(Errc::invalid_argument, msg + where(p, pos));
   }
-  p.tree = Json::parse(r.parse_tree);
+  // The UTF-8 check above keeps libpg_query's JSON well-formed; should it still not parse, the
+  // error is named rather than escaping as a JSON exception.
+  p.tree = Json::parse(r.parse_tree, nullptr, false);
   pg_query_free_parse_result(r);
+  if (p.tree.is_discarded())
+    throw Error(Errc::internal,
+                fmt::format("libpg_query returned a parse tree that is not JSON{}", where(p, -1)));
   return p;
 }
 

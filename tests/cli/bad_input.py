@@ -11,6 +11,7 @@ Usage: bad_input.py --raydb PATH [--cases FILE] [--jobs N] [-k SUBSTRING] [--max
 """
 import argparse
 import concurrent.futures
+import gzip
 import os
 import re
 import shlex
@@ -156,6 +157,51 @@ def make_fixtures(raydb, root):
     variant("ssb-date-year", "date.tbl", field(2, 4, b"19x2"))
     variant("ssb-date-empty", "date.tbl", lambda lines: [b""])
     variant("ssb-customer-folder", "customer.tbl", "folder")
+
+    # raydb sql: a small star schema (and SSB's), a data folder that loads, and copies of it each
+    # broken in one place; schemas each wrong in one way; a statements file with an error.
+    with open(os.path.join(HERE, "..", "..", "share", "ssb", "schema.sql"), "rb") as f:
+        write("ssb-schema.sql", f.read())
+    star = ("CREATE TABLE dim (k INTEGER PRIMARY KEY, name VARCHAR(10));\n"
+            "CREATE TABLE fact (fk INTEGER REFERENCES dim (k), v DECIMAL(10,2), d DATE);\n")
+    write("star.sql", star)
+    dim = b"1|one|\n2|two|\n"
+    fact = b"1|1.50|1994-01-02|\n2|2.25|19940103|\n1|-0.01|1994-12-31|\n"
+
+    def sql_data(name, files):
+        for table, data in files.items():
+            write(os.path.join(name, table), data)
+
+    sql_data("sql-ok", {"dim.tbl": dim, "fact.tbl": fact})
+    sql_data("sql-int", {"dim.tbl": dim, "fact.tbl": fact.replace(b"2|2.25", b"2x|2.25")})
+    sql_data("sql-decimal", {"dim.tbl": dim, "fact.tbl": fact.replace(b"2.25", b"2.255")})
+    sql_data("sql-date", {"dim.tbl": dim, "fact.tbl": fact.replace(b"1994-12-31", b"1994-13-31")})
+    sql_data("sql-fields", {"dim.tbl": dim, "fact.tbl": fact.replace(b"2|2.25|", b"2|")})
+    sql_data("sql-overflow", {"dim.tbl": b"1|one|\n99999999999999999999|two|\n", "fact.tbl": fact})
+    sql_data("sql-binary", {"dim.tbl": dim, "fact.tbl": fact.replace(b"2.25", BINARY)})
+    sql_data("sql-csv-header", {"dim.tbl": dim, "fact.csv": b"fk,value,d\n1,1.5,1994-01-02\n"})
+    sql_data("sql-csv-fields", {"dim.tbl": dim, "fact.csv": b"fk,v,d\n1,1.5,1994-01-02\n2,3\n"})
+    sql_data("sql-missing", {"dim.tbl": dim})
+    full = gzip.compress(fact, mtime=0)
+    sql_data("sql-gz-truncated", {"dim.tbl": dim, "fact.tbl.gz": full[:len(full) // 2]})
+    sql_data("sql-gz-crc", {"dim.tbl": dim, "fact.tbl.gz": full[:-8] + b"\0\0\0\0" + full[-4:]})
+    sql_data("sql-gz-garbage", {"dim.tbl": dim, "fact.tbl.gz": b"\x1f\x8b\x08\x00" + b"\xff" * 40})
+    os.makedirs(os.path.join(root, "sql-folder-file", "fact.tbl"))
+    write(os.path.join("sql-folder-file", "dim.tbl"), dim)
+    write("ddl-syntax.sql", "CREATE TABLE t (k INTEGER,\n  v INTEGR PRIMARY);\n")
+    write("ddl-insert.sql", star + "INSERT INTO dim VALUES (3, 'three');\n")
+    write("ddl-type.sql", "CREATE TABLE t (k INTEGER, f DOUBLE PRECISION);\n")
+    write("ddl-twice.sql", star + "CREATE TABLE dim (k INTEGER);\n")
+    write("ddl-column-twice.sql", "CREATE TABLE t (k INTEGER, k INTEGER);\n")
+    write("ddl-fk-table.sql", "CREATE TABLE f (a INTEGER REFERENCES nosuch (k));\n")
+    write("ddl-fk-column.sql", star.replace("REFERENCES dim (k)", "REFERENCES dim (nosuch)"))
+    write("ddl-binary.sql", b"CREATE TABLE t (k INTEGER, " + BINARY + b" INTEGER);\n")
+    write("ddl-scale.sql", "CREATE TABLE t (p DECIMAL(10, b));\n")
+    write("ddl-scale-big.sql", "CREATE TABLE t (p DECIMAL(20, 12));\n")
+    write("ddl-table-key.sql", "CREATE TABLE t (a INTEGER, b INTEGER, PRIMARY KEY (a));\n")
+    write("q-error.sql",
+          "select count(*) from fact;\nselect sum(v)\n  from fact\n  where v >> 1;\n")
+    os.makedirs(os.path.join(root, "sql-folder.sql"))
 
 
 def load_cases(path):

@@ -16,6 +16,7 @@
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/vk_common.hpp"
 #include "common/append_file.hpp"
+#include "raydb/rtscan.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
 #include "support.hpp"
@@ -62,12 +63,73 @@ TEST_CASE("faults: a build past the memory budget is out_of_memory naming the al
   CHECK(index.error().code() == Errc::out_of_memory);
   std::string what = index.error().what();
   CAPTURE(what);
-  CHECK(what.find("allocating ") != std::string::npos);
-  CHECK(what.find(" bytes") != std::string::npos);
-  CHECK(what.find("budget") != std::string::npos);
-  CHECK(what.find("65536") != std::string::npos);  // the budget, named
+  // Refused up front (before any allocation), naming the count, the bytes and the budget.
+  CHECK(what.find("an RX build of 65536 32-bit keys needs at least ") != std::string::npos);
+  CHECK(what.find(" bytes of device memory") != std::string::npos);
+  CHECK(what.find("0 bytes held of 65536") != std::string::npos);  // the budget, named
   // Nothing stays allocated from the failed build.
   CHECK(own.ctx->allocated_bytes() == 0);
+}
+
+TEST_CASE("faults: builds past the device's limits are refused up front, naming limit and count") {
+  Context& ctx = test::context();
+  const DeviceInfo& d = ctx.device();
+  SUBCASE("more RTScan cubes than maxPrimitiveCount (one BLAS)") {
+    // lavapipe's maxPrimitiveCount is 2^24 - 1: one row past it is 64 MiB of host keys.
+    if (d.max_primitive_count >= (uint64_t{1} << 30)) {
+      MESSAGE("maxPrimitiveCount " << d.max_primitive_count
+                                   << ": past 4 GiB of host keys, not tried");
+      return;
+    }
+    std::vector<uint32_t> col(d.max_primitive_count + 1, 7);
+    std::span<const uint32_t> cols[] = {col};
+    auto t = RtScanTable::build(ctx, cols);
+    REQUIRE_FALSE(t.ok());
+    CHECK(t.error().code() == Errc::limit_exceeded);
+    std::string what = t.error().what();
+    CAPTURE(what);
+    CHECK(what.find(std::to_string(d.max_primitive_count + 1) + " rows") != std::string::npos);
+    CHECK(what.find(std::to_string(d.max_primitive_count) + " primitives") != std::string::npos);
+  }
+  SUBCASE("an RX build larger than the device's memory") {
+    // The keys are not read before the check: a span over a small buffer, claiming more keys
+    // than the device's heap holds, is refused from its size alone.
+    REQUIRE(d.device_local_bytes > 0);
+    const uint64_t n = d.device_local_bytes / 8 + 1;
+    std::vector<uint64_t> few(16, 1);
+    KeySpan huge{std::span<const uint64_t>(few)};
+    huge.size = n;
+    auto index = RxIndex::build(ctx, huge);
+    REQUIRE_FALSE(index.ok());
+    std::string what = index.error().what();
+    CAPTURE(what);
+    if (n > 0xFFFFFFFEull) {
+      // A heap past 32 GiB: the 32-bit row ids' limit comes first, also before any work.
+      CHECK(index.error().code() == Errc::limit_exceeded);
+      CHECK(what.find(std::to_string(n) + " keys given") != std::string::npos);
+    } else {
+      CHECK(index.error().code() == Errc::out_of_memory);
+      CHECK(what.find("an RX build of " + std::to_string(n) + " 64-bit keys") != std::string::npos);
+      CHECK(what.find("largest device-local heap (" + std::to_string(d.device_local_bytes) +
+                      " bytes)") != std::string::npos);
+    }
+  }
+  SUBCASE("an RX build past the memory budget, with memory already held") {
+    OwnContext own(1 << 20);
+    std::vector<uint32_t> small(1 << 10, 3);
+    auto first = RxIndex::build(*own.ctx, KeySpan(small));  // holds part of the budget
+    REQUIRE_MESSAGE(first.ok(), (first.ok() ? "" : first.error().what()));
+    const uint64_t held = own.ctx->allocated_bytes();
+    std::vector<uint32_t> big(1 << 18, 5);  // 1 MiB of keys alone
+    auto second = RxIndex::build(*own.ctx, KeySpan(big));
+    REQUIRE_FALSE(second.ok());
+    CHECK(second.error().code() == Errc::out_of_memory);
+    std::string what = second.error().what();
+    CAPTURE(what);
+    CHECK(what.find("an RX build of 262144 32-bit keys needs at least ") != std::string::npos);
+    CHECK(what.find(std::to_string(held) + " bytes held of 1048576") != std::string::npos);
+    CHECK(own.ctx->allocated_bytes() == held);  // nothing allocated by the refused build
+  }
 }
 
 TEST_CASE("faults: a lookup past the memory budget fails cleanly; the index stays right") {

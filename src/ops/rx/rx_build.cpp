@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "backend/vk/limits.hpp"
 #include "ops/rx/rx_impl.hpp"
 
 namespace raydb::detail {
@@ -258,6 +259,13 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   records.reset();
   primitive_records.reset();
   instance_first.reset();
+  // Before any work (and after dropping the previous build): the keys and one BLAS's
+  // primitives are on the device at once, at the least (the records, the BVH and its scratch
+  // come on top), so a build past the device or the budget is refused here, naming the count,
+  // rather than at whichever allocation runs out.
+  require_device_memory(
+      c, fmt::format("an RX build of {} {}-bit keys", n, k.width == KeyWidth::bits64 ? 64 : 32),
+      n * (k.width == KeyWidth::bits64 ? 8 : 4) + std::min<uint64_t>(n, chunk) * primitive_bytes());
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
 

@@ -1,0 +1,1 @@
+insert into lineorder values (1)

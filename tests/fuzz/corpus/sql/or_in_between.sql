@@ -1,0 +1,1 @@
+select count(*), min(lo_tax), max(lo_tax), avg(lo_quantity) from lineorder, supplier where lo_suppkey = s_suppkey and (s_region = 'ASIA' or s_region in ('EUROPE','AMERICA')) and not lo_discount between 2 and 4

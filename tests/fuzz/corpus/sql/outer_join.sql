@@ -1,0 +1,1 @@
+select sum(lo_revenue) from lineorder left join date on lo_orderdate = d_datekey

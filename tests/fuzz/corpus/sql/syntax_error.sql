@@ -1,0 +1,1 @@
+select sum(lo_revenue) form lineorder

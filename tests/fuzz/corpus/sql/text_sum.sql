@@ -1,0 +1,1 @@
+select sum(c_name) from lineorder, customer where lo_custkey = c_custkey

@@ -1,0 +1,1 @@
+select count(*) from lineorder; select count(*) from lineorder

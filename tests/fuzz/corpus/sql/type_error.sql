@@ -1,0 +1,1 @@
+select sum(lo_revenue) from lineorder where lo_quantity = 'abc'

@@ -1,0 +1,1 @@
+select sum(lo_nosuch) from lineorder

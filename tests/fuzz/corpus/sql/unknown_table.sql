@@ -1,0 +1,1 @@
+select sum(x) from nosuch
