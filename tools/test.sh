@@ -24,19 +24,16 @@ ctest --test-dir build --output-on-failure -j "$(nproc)"
 # under tests/fuzz/regressions/ and replayed first on every later run.
 tests/fuzz/run.sh 60
 
-# --- reliability (issue 20): sanitizer builds, on every run; tests/reliability/sanitize.sh says
-# what each runs and why the ASan step runs a subset of the suite ---
+# --- reliability (issue 20): sanitizer builds; tests/reliability/sanitize.sh says what each runs
+# and why the ASan step runs a subset of the suite ---
 # ASan + UBSan + LSan over every operator, file reader, the SQL engine and the CLI, and TSan over
-# the concurrency tests, both on lavapipe. Time (issue 20, 2026-11-25, on the shared 2-core
-# development machine at load ~25, cold: CCACHE_DISABLE=1): the ASan build's first 122 of 191
-# steps (66 shaders and the whole library, 55 of its 120 C++ files) took 761 CPU s, about 13 CPU
-# s per C++ file at -O1 -g1. Estimated from that (not measured to the end: the build did not finish
-# inside the session): the ASan build (120 files) ~2,000 CPU s, ~17 min on 2 idle cores; the TSan
-# build (55 library files + 2 test files) ~900 CPU s, ~8 min. Not measured cold: the ASan
-# subset's run and the TSan run (that one took 122 s wall at load ~30 earlier). With a warm
-# ccache (every CI run after the first) both builds are little more than link steps.
-# RAYDB_SANITIZE=0 skips them (a quick local run); CI sets nothing, so they run.
-if [ "${RAYDB_SANITIZE:-1}" != 0 ]; then
+# the concurrency tests, both on lavapipe. Not yet on by default: neither build has been run to
+# the end and timed on CI's 2 cores, and CI must stay well inside its 90 minutes. Measured so far
+# (2026-11-25, the shared 2-core machine at load ~25, cold: CCACHE_DISABLE=1): the ASan build's
+# first 122 of 191 steps took 761 CPU s, about 13 CPU s per C++ file at -O1 -g1; estimated from
+# that, the ASan build ~2,000 CPU s (~17 min on 2 idle cores), the TSan build ~900 CPU s (~8 min).
+# RAYDB_SANITIZE=1 runs them (issue 20 tracks making this the default once timed).
+if [ "${RAYDB_SANITIZE:-0}" = 1 ]; then
   tests/reliability/sanitize.sh all
 fi
 # --- end reliability ---
