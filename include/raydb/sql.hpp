@@ -41,8 +41,9 @@ struct SqlTable {
 };
 
 struct SqlOptions {
-  // Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
-  // $XDG_CACHE_HOME/raydb (or ~/.cache/raydb); "-" disables the disk cache.
+  // Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL (created when
+  // missing). Empty or "-": no disk cache, only the engine's memory. The library reads no
+  // environment for it; `raydb sql` passes $XDG_CACHE_HOME/raydb (or ~/.cache/raydb).
   std::string cache_dir;
   TraversalMode traversal = TraversalMode::automatic;
   char csv_delimiter = ',';

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "backend/cuda/runtime.hpp"
+#include "raydb/diagnostics.hpp"
 
 namespace raydb::detail::optix {
 
@@ -66,12 +67,11 @@ class DeviceMemory {
 };
 
 // Whether the OptiX programs read cudaMalloc'd copies of the Vulkan data they need (the default)
-// or the Vulkan memory CUDA imported (RAYDB_CUDA_OWN_MEMORY=0, to measure that again). CUDA's
-// reads of imported Vulkan memory were slow on the H100: RTScan's refine at selectivity 0.9 took
-// 14.1 ms over imported keys and 0.71 ms over copies (docs/optix.md).
-inline bool use_own_memory() {
-  const char* v = std::getenv("RAYDB_CUDA_OWN_MEMORY");
-  return !(v && std::string_view(v) == "0");
+// or the Vulkan memory CUDA imported (Diagnostics::cuda_own_memory off, to measure that again).
+// CUDA's reads of imported Vulkan memory were slow on the H100: RTScan's refine at selectivity 0.9
+// took 14.1 ms over imported keys and 0.71 ms over copies (docs/optix.md).
+inline bool use_own_memory(const Diagnostics& diagnostics) {
+  return diagnostics.cuda_own_memory != CudaOwnMemory::off;
 }
 
 // A cudaMalloc'd copy of `bytes` of device memory at `src` (an imported Vulkan buffer).

@@ -83,8 +83,9 @@ namespace detail {
 
 namespace {
 
-bool env_true(const char* name) {
-  const char* v = std::getenv(name);
+// RAYDB_VALIDATION=1 (or true, on): one of the four variables the library reads.
+bool validation_env() {
+  const char* v = std::getenv("RAYDB_VALIDATION");
   return v && (std::strcmp(v, "1") == 0 || lower(v) == "true" || lower(v) == "on");
 }
 
@@ -297,7 +298,7 @@ Result<Context> Context::create(const ContextOptions& options) {
     auto c = std::make_shared<VkContext>();
     c->on_validation_message = options.on_validation_message;
     c->backend = pick_backend(options.backend);
-    create_instance(*c, options.validation || env_true("RAYDB_VALIDATION"));
+    create_instance(*c, options.validation || validation_env());
     auto devices = physical_devices(c->instance);
     std::vector<Probe> probes;
     for (uint32_t k = 0; k < devices.size(); ++k) probes.push_back(probe_device(devices[k], k));
@@ -315,7 +316,8 @@ Result<Context> Context::create(const ContextOptions& options) {
     create_device(*c);
     create_allocator(*c);
     create_command_pool(*c);
-    c->memory_budget = memory_budget_of(options);
+    c->memory_budget = options.memory_budget_bytes;
+    c->diagnostics = options.diagnostics;
     return Context(std::move(c));
   });
 }
@@ -360,7 +362,8 @@ Result<Context> Context::adopt(const HostVulkan& host, const ContextOptions& opt
     volkLoadDeviceTable(&c->vk, c->device);
     create_allocator(*c);
     create_command_pool(*c);
-    c->memory_budget = memory_budget_of(options);
+    c->memory_budget = options.memory_budget_bytes;
+    c->diagnostics = options.diagnostics;
     return Context(std::move(c));
   });
 }

@@ -89,12 +89,16 @@ struct RxIndexImpl {
   }
 
   VkGeometryFlagsKHR geometry_flags() const {
-    // A diagnostic for the build-time comparison with OptiX (docs/optix.md): RAYDB_VK_GEOMETRY_
-    // FLAGS=none drops the flag (exact only where a match ends the ray, as OptiX's multi_anyhit
-    // twin), =opaque marks the geometry opaque instead (hit_and_scan over triangles only).
-    const char* diag = std::getenv("RAYDB_VK_GEOMETRY_FLAGS");
-    if (diag && std::strcmp(diag, "none") == 0) return 0;
-    if (diag && std::strcmp(diag, "opaque") == 0) return VK_GEOMETRY_OPAQUE_BIT_KHR;
+    // A diagnostic for the build-time comparison with OptiX (docs/optix.md,
+    // Diagnostics::vk_geometry_flags).
+    switch (ctx->diagnostics.vk_geometry_flags) {
+      case VkGeometryFlagsDiagnostic::none:
+        return 0;
+      case VkGeometryFlagsDiagnostic::opaque:
+        return VK_GEOMETRY_OPAQUE_BIT_KHR;
+      case VkGeometryFlagsDiagnostic::standard:
+        break;
+    }
     return VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR;
   }
   VkBuildAccelerationStructureFlagsKHR blas_flags() const {
