@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backend/vk/blas.hpp"
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/radix_sort.hpp"
@@ -178,41 +179,27 @@ void RtScanImpl::build_group(Group& g) {
   req.geometry = triangles ? triangle_geometry(prims.address(), req.primitive_count,
                                                VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR)
                            : aabb_geometry(prims.address(), VK_GEOMETRY_OPAQUE_BIT_KHR);
-  auto sizes = build_sizes(c, req);
-  std::vector<AccelStruct> built;
-  built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
-                     sizes.accelerationStructureSize, "rtscan BLAS");
-  {
-    Scratch scratch;
-    scratch.ensure(c, sizes.buildScratchSize);
-    CommandBatch cb(c);
-    GpuTimer timer(c, 2);
-    timer.reset(cb.cmd());
-    uint32_t t0 = timer.mark(cb.cmd());
-    RtScanCubeParams p{{0, 0, 0},
-                       prims.address(),
-                       static_cast<uint32_t>(n),
-                       static_cast<float>(triangles ? triangle_half : g.lattice.half_width)};
-    for (size_t d = 0; d < g.columns.size(); ++d) p.keys[d] = keys[g.columns[d]].address();
+  RtScanCubeParams p{{0, 0, 0},
+                     prims.address(),
+                     static_cast<uint32_t>(n),
+                     static_cast<float>(triangles ? triangle_half : g.lattice.half_width)};
+  for (size_t d = 0; d < g.columns.size(); ++d) p.keys[d] = keys[g.columns[d]].address();
+  // The cubes (or triangles) are written by a kernel in the build's own submission, and timed
+  // with it; they are freed before compaction.
+  auto write_primitives = [&](VkCommandBuffer cmd) {
     kernel(c, triangles ? ShaderId::rtscan_triangles : ShaderId::rtscan_cubes, sizeof p)
-        .dispatch(cb.cmd(), &p, n);
-    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+        .dispatch(cmd, &p, n);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
                    VK_ACCESS_SHADER_READ_BIT, c);
-    record_build(c, cb.cmd(), req, built[0], scratch.aligned_address);
-    accel_write_barrier(c, cb.cmd());
-    uint32_t t1 = timer.mark(cb.cmd());
-    cb.submit_and_wait();
-    build_stats.bvh_ms += timer.ms(t0, t1);
-  }
-  prims.reset();
-  double ms = 0;
-  auto compacted = compact(c, built, ms);
-  build_stats.bvh_ms += ms;
-  g.blas = std::move(compacted[0]);
+  };
+  BlasTimes times;
+  g.blas = build_blas(c, BlasBuild{req, "rtscan BLAS", write_primitives}, times, &prims);
+  build_stats.bvh_ms += times.prepare_ms + times.build_ms + times.compact_ms;
 
   // RtPipeline's hit group 0 takes triangles, 1 boxes.
   VkAccelerationStructureInstanceKHR inst = identity_instance(g.blas, triangles ? 0 : 1);
+  double ms = 0;
   g.tlas = build_tlas(c, {&inst, 1}, "rtscan TLAS", ms);
   build_stats.bvh_ms += ms;
   build_stats.bvh_bytes += g.blas.bytes() + g.tlas.bytes();

@@ -9,6 +9,7 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/vk/accel.hpp"
+#include "backend/vk/blas.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
@@ -134,12 +135,9 @@ struct RxIndexImpl {
   void plan_pieces();
   void build_parts();
   void refit_blas();
-  // Records, for pieces [begin, end): primitive generation into `prims` then the BLAS build (or
-  // refit), one piece after the other, sharing `prims` and `scratch`. `marks` gets 3 timestamps
-  // per piece.
-  void record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
-                     uint32_t begin, uint32_t end, const Buffer& prims, VkDeviceAddress scratch,
-                     std::span<AccelStruct> dst, bool update);
+  // The builds of pieces [begin, end) (build_blas, record_blas_builds): each piece's primitives
+  // are generated into `prims`, which the pieces share one after the other.
+  std::vector<BlasBuild> piece_builds(uint32_t begin, uint32_t end, const Buffer& prims);
   void build_tlas();
   void update(KeySpan k, std::span<const uint32_t> v);
   void ensure_probe_kernels();
