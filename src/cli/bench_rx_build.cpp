@@ -19,6 +19,46 @@ void progress(const std::string& s) {
   bench_progress("rx", s);
 }
 
+namespace {
+
+// The GPU times of repeated builds of one index, kept to report their medians.
+struct BuildTimes {
+  std::vector<double> build_ms, step_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  // `step` is the build's own first step: RX's key conversion, cgRX's host layout.
+  template <class Stats>
+  void add(const Stats& s, double step) {
+    build_ms.push_back(s.build_ms());
+    step_ms.push_back(step);
+    bvh_ms.push_back(s.bvh_build_ms);
+    compact_ms.push_back(s.compact_ms);
+    sort_ms.push_back(s.sort_ms);
+    upload_ms.push_back(s.upload_ms);
+  }
+};
+
+// The JSON fields RX and cgRX candidates share: switches, build times and bytes. `step_field` names
+// BuildTimes::step_ms in the row.
+template <class Stats>
+nlohmann::json shared_build_fields(const BenchRxOptions& o, bool compact, const Stats& bs,
+                                   const BuildTimes& t, const char* step_field) {
+  return {{"diagnostic", o.diagnostic},
+          {"compaction", compact},
+          {"unique_keys", bs.unique_keys},
+          {"build_time_ms", median(t.build_ms)},
+          {"build_time_ms_all", t.build_ms},
+          {step_field, median(t.step_ms)},
+          {"build_bvh_ms", median(t.bvh_ms)},
+          {"build_compact_ms", median(t.compact_ms)},
+          {"layout_sort_ms", median(t.sort_ms)},
+          {"build_upload_ms", median(t.upload_ms)},
+          {"build_bytes", bs.bvh_bytes},
+          {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+          {"build_peak_bytes", bs.build_peak_bytes},
+          {"gpu_resident_bytes", bs.resident_bytes}};
+}
+
+}  // namespace
+
 Primitive parse_primitive(const std::string& s) {
   if (s == "triangles" || s == "tri") return Primitive::triangles;
   if (s == "aabbs" || s == "aabb" || s == "boxes") return Primitive::aabbs;
@@ -132,17 +172,12 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   }
   auto index = std::make_shared<RxIndex>(std::move(built).value());
   index->set_diagnostic(diagnostic_of(o));
-  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  BuildTimes times;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
     index->rebuild(wl.keys.span(), wl.values).value();
-    const auto& s = index->build_stats();
-    build_ms.push_back(s.build_ms());
-    convert_ms.push_back(s.convert_ms);
-    bvh_ms.push_back(s.bvh_build_ms);
-    compact_ms.push_back(s.compact_ms);
-    sort_ms.push_back(s.sort_ms);
-    upload_ms.push_back(s.upload_ms);
+    times.add(index->build_stats(), index->build_stats().convert_ms);
   }
+  const std::vector<double>& build_ms = times.build_ms;
   const RxBuildStats& bs = index->build_stats();
   progress(
       fmt::format("built in {:.2f} ms (GPU), BVH {:.1f} MB compacted ({:.1f} MB before), peak "
@@ -156,26 +191,13 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"layout", layout},
               {"method", to_string(index->method())},
               {"opaque_hits", index->opaque_hits()},
-              {"diagnostic", o.diagnostic},
-              {"compaction", bo.compact},
               {"build_preference", to_string(bo.preference)},
-              {"unique_keys", bs.unique_keys},
-              {"build_time_ms", median(build_ms)},
-              {"build_time_ms_all", build_ms},
-              {"build_convert_ms", median(convert_ms)},
-              {"build_bvh_ms", median(bvh_ms)},
-              {"build_compact_ms", median(compact_ms)},
-              {"layout_sort_ms", median(sort_ms)},
-              {"build_upload_ms", median(upload_ms)},
-              {"build_bytes", bs.bvh_bytes},
-              {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-              {"build_peak_bytes", bs.build_peak_bytes},
-              {"gpu_resident_bytes", bs.resident_bytes},
               {"blas_count", bs.blas_count},
               {"partitions", bs.partitions},
               {"partitions_requested", partitions},
               {"compress_duplicates", bo.compress_duplicates},
               {"primitives", bs.primitives}};
+  c.fields.update(shared_build_fields(o, bo.compact, bs, times, "build_convert_ms"));
   // "/ah": hit_and_scan over triangles with any-hit calls instead of opaque rays (--opaque off).
   std::string method_column = to_string(index->method());
   if (index->method() == RxLookupMethod::hit_and_scan && bo.primitive == Primitive::triangles &&
@@ -247,7 +269,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   bo.window_first_ray = rays == "window";
   progress(fmt::format("building cgrx: {} bucket={} rays={}", tname, bucket, rays));
   std::shared_ptr<CgrxIndex> index;
-  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms, sort_ms, upload_ms;
+  BuildTimes times;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
     auto built = CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo);
     if (!built && built.error().code() == Errc::unsupported) {
@@ -256,14 +278,9 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
     }
     index = std::make_shared<CgrxIndex>(std::move(built).value());
     if (r == 0) continue;
-    const auto& s = index->build_stats();
-    build_ms.push_back(s.build_ms());
-    layout_ms.push_back(s.host_layout_ms);
-    bvh_ms.push_back(s.bvh_build_ms);
-    compact_ms.push_back(s.compact_ms);
-    sort_ms.push_back(s.sort_ms);
-    upload_ms.push_back(s.upload_ms);
+    times.add(index->build_stats(), index->build_stats().host_layout_ms);
   }
+  const std::vector<double>& build_ms = times.build_ms;
   index->set_diagnostic(diagnostic_of(o));
   const CgrxBuildStats& bs = index->build_stats();
   progress(fmt::format("built in {:.2f} ms, BVH {:.1f} MB, {} representatives, first ray {}",
@@ -278,23 +295,10 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"build_preference", to_string(bo.preference)},
               {"cgrx_rays", rays},
               {"ray_window", bs.ray_window},
-              {"diagnostic", o.diagnostic},
-              {"compaction", bo.compact},
-              {"unique_keys", bs.unique_keys},
-              {"build_time_ms", median(build_ms)},
-              {"build_time_ms_all", build_ms},
-              {"build_host_layout_ms", median(layout_ms)},
-              {"build_bvh_ms", median(bvh_ms)},
-              {"build_compact_ms", median(compact_ms)},
-              {"layout_sort_ms", median(sort_ms)},
-              {"build_upload_ms", median(upload_ms)},
-              {"build_bytes", bs.bvh_bytes},
-              {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-              {"build_peak_bytes", bs.build_peak_bytes},
-              {"gpu_resident_bytes", bs.resident_bytes},
               {"representatives", bs.representatives},
               {"row_markers", bs.row_markers},
               {"plane_markers", bs.plane_markers}};
+  c.fields.update(shared_build_fields(o, bo.compact, bs, times, "build_host_layout_ms"));
   std::string method_column = fmt::format("bucket {}{}", bucket, rays == "full" ? "/full" : "");
   if (o.diagnostic != "none") method_column += "/" + o.diagnostic;
   c.columns = columns("cgrx", to_string(index->traversal()), "triangles", method_column);
