@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "raydb/diagnostics.hpp"
 #include "raydb/error.hpp"
 #include "raydb/vulkan_handles.hpp"
 
@@ -143,8 +144,11 @@ struct ContextOptions {
   /// Device memory raydb may hold through this Context, bytes; 0: no budget but the device's. An
   /// allocation past it fails with Errc::out_of_memory naming the allocation, its size and the
   /// budget, as a real VK_ERROR_OUT_OF_DEVICE_MEMORY does (so that case is testable on any
-  /// device). When 0, the RAYDB_MEMORY_BUDGET environment variable (bytes) is used.
+  /// device). (The raydb CLI fills it from RAYDB_MEMORY_BUDGET; the library reads no such
+  /// variable.)
   uint64_t memory_budget_bytes = 0;
+  /// Experiment switches (raydb/diagnostics.hpp); the defaults are what raydb ships.
+  Diagnostics diagnostics;
 };
 
 /// A host application's Vulkan objects, for Context::adopt. The device must have been created

@@ -57,8 +57,10 @@ const char* to_string(SqlPath path);
 
 /// How an SqlEngine plans and runs queries.
 struct SqlOptions {
-  /// Where compiled SPIR-V is kept between runs, keyed by a hash of the GLSL. Empty:
-  /// $XDG_CACHE_HOME/raydb (or ~/.cache/raydb); "-" disables the disk cache.
+  /// Where compiled SPIR-V (and the cost model's calibration) is kept between runs, keyed by a
+  /// hash of the GLSL (created when missing). Empty or "-": no disk cache, only the engine's
+  /// memory. The library reads no environment for it; `raydb sql` passes $XDG_CACHE_HOME/raydb
+  /// (or ~/.cache/raydb).
   std::string cache_dir;
   /// Automatic: the context's mode.
   TraversalMode traversal = TraversalMode::automatic;

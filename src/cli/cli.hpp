@@ -24,6 +24,9 @@ void add_common_options(CLI::App& app, CommonOptions& o);
 // backend: ContextOptions::backend, who runs the kernels of operators without a backend of their
 // own (bitmap algebra).
 Result<Context> open_context(const CommonOptions& o, Backend backend = Backend::automatic);
+// Fills co's diagnostics (raydb/diagnostics.hpp) from the environment variables of their names,
+// and memory_budget_bytes, when 0, from RAYDB_MEMORY_BUDGET; a malformed value is named.
+Status options_from_env(ContextOptions& co);
 
 void register_info(CLI::App& app);
 void register_bench_rx(CLI::App& bench);

@@ -29,12 +29,47 @@ void add_common_options(CLI::App& app, CommonOptions& o) {
             "the allocation (default: none; env RAYDB_MEMORY_BUDGET)");
 }
 
+namespace {
+
+// RAYDB_MEMORY_BUDGET, bytes; 0 when unset. Digits only: strtoull would take "-1" as 2^64 - 1 and
+// ignore trailing text.
+Result<uint64_t> memory_budget_from_env() {
+  const char* env = std::getenv("RAYDB_MEMORY_BUDGET");
+  if (!env || !*env) return uint64_t{0};
+  std::string text = env;
+  bool digits = text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits || (text.size() == 20 && text > "18446744073709551615"))
+    return Error(Errc::invalid_argument,
+                 fmt::format("RAYDB_MEMORY_BUDGET='{}': expected a number of bytes (digits only)",
+                             text.substr(0, 40)));
+  return uint64_t{std::strtoull(text.c_str(), nullptr, 10)};
+}
+
+}  // namespace
+
+// The library reads no experiment switch from the environment (raydb/diagnostics.hpp); the CLI
+// maps the variables of the bench/gpu scripts onto ContextOptions here.
+Status options_from_env(ContextOptions& co) {
+  for (std::string_view name : kDiagnosticNames) {
+    const char* v = std::getenv(std::string(name).c_str());
+    if (!v) continue;
+    if (Status s = set_diagnostic(co.diagnostics, name, v); !s) return s;
+  }
+  if (co.memory_budget_bytes == 0) {
+    auto budget = memory_budget_from_env();
+    if (!budget) return budget.error();
+    co.memory_budget_bytes = *budget;
+  }
+  return {};
+}
+
 Result<Context> open_context(const CommonOptions& o, Backend backend) {
   ContextOptions co;
   co.device = o.device;
   co.backend = backend;
   co.validation = o.validation;
   co.memory_budget_bytes = o.memory_budget;
+  if (Status s = options_from_env(co); !s) return s.error();
   auto mode = parse_traversal_mode(o.traversal);
   if (!mode) return mode.error();
   co.traversal = *mode;
@@ -160,11 +195,10 @@ nlohmann::json result_fields(const Context& ctx, const char* suite, const BenchR
             {"repeats", o.repeats}});
   // The diagnostic switches (docs/optix.md) a row ran under, so that a row says what it measured.
   nlohmann::json diagnostics = nlohmann::json::object();
-  for (const char* name :
-       {"RAYDB_VK_RT_PIPELINE", "RAYDB_VK_GEOMETRY_FLAGS", "RAYDB_OPTIX_MAX_REGISTERS",
-        "RAYDB_OPTIX_STACK", "RAYDB_OPTIX_SSB_VARIANT", "RAYDB_OPTIX_CGRX_IAS",
-        "RAYDB_CUDA_OWN_MEMORY"})
-    if (const char* v = std::getenv(name); v && *v) diagnostics[name] = v;
+  for (std::string_view name : kDiagnosticNames) {
+    std::string key(name);
+    if (const char* v = std::getenv(key.c_str()); v && *v) diagnostics[key] = v;
+  }
   if (!diagnostics.empty()) j["diagnostics"] = diagnostics;
   return j;
 }

@@ -172,6 +172,13 @@ void shell(sql::SqlEngine& e, const SqlCliOptions& o) {
   if (pending.find_first_not_of(" \t\r\n") != std::string::npos) run_one(e, o, pending);
 }
 
+// The SPIR-V cache's default: $XDG_CACHE_HOME/raydb, else ~/.cache/raydb, else none ("-").
+std::string default_cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/raydb";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/raydb";
+  return "-";
+}
+
 void run_sql(const SqlCliOptions& o) {
   if (o.schema.empty()) throw Error(Errc::invalid_argument, "--schema DDL file is required");
   if (o.format != "table" && o.format != "csv" && o.format != "json")
@@ -190,7 +197,7 @@ void run_sql(const SqlCliOptions& o) {
     throw Error(Errc::invalid_argument,
                 fmt::format("--engine {}: expected rt, compute or auto", o.engine));
   Context ctx = open_context(o.common).value();
-  so.cache_dir = o.cache_dir;
+  so.cache_dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
   so.csv_delimiter = o.delimiter[0];
   sql::SqlEngine e = sql::SqlEngine::create(ctx, so).value();
   e.load_schema_file(o.schema).value();

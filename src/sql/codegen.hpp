@@ -60,6 +60,4 @@ class ShaderCompiler {
   std::map<uint64_t, std::vector<uint32_t>> memory_;
 };
 
-std::string default_cache_dir();
-
 }  // namespace raydb::sql::detail

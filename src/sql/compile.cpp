@@ -29,12 +29,6 @@ uint64_t source_hash(const std::string& text) {
   return h;
 }
 
-std::string default_cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/raydb";
-  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/raydb";
-  return "-";
-}
-
 namespace {
 
 std::once_flag g_init;

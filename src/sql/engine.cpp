@@ -316,7 +316,7 @@ Result<SqlEngine> SqlEngine::create(const Context& ctx, const SqlOptions& option
     impl->ctx = ctx.shared();
     impl->options = options;
     impl->compiler = std::make_unique<ShaderCompiler>(
-        options.cache_dir.empty() ? default_cache_dir() : options.cache_dir);
+        options.cache_dir.empty() ? std::string("-") : options.cache_dir);
     return SqlEngine(std::move(impl));
   });
 }

@@ -72,26 +72,14 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
       RxReference ref(keys.span(), values);
 
       auto points = make_points(keys, 20000, max_key, rng);
-      std::vector<RxLookup> got(points.size()), twin(points.size());
-      REQUIRE(optix->lookup(points.span(), got).ok());
-      REQUIRE(vulkan->lookup(points.span(), twin).ok());
-      auto want = ref.lookup(points.span());
-      test::check_lookups(got, want, "OptiX cgRX points vs the CPU reference");
-      test::check_lookups(got, twin, "OptiX cgRX points vs Vulkan");
-      CHECK(optix->last_fallbacks() == 0);
-      CHECK(vulkan->last_fallbacks() == 0);
-      CHECK(optix->last_stats().rays == vulkan->last_stats().rays);  // the same rays
-
       auto ranges = make_ranges(keys, 5000, max_key, rng);
-      std::vector<RxLookup> got_r(ranges.size()), twin_r(ranges.size());
-      auto st = optix->lookup_ranges(ranges.span(), got_r);
-      REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().what()));
-      REQUIRE(vulkan->lookup_ranges(ranges.span(), twin_r).ok());
-      test::check_lookups(got_r, ref.lookup_ranges(ranges.span()),
-                          "OptiX cgRX ranges vs the CPU reference");
-      test::check_lookups(got_r, twin_r, "OptiX cgRX ranges vs Vulkan");
-      CHECK(optix->last_fallbacks() == 0);
-      CHECK(optix->last_stats().rays == vulkan->last_stats().rays);
+      auto want =
+          check_twin_lookups(*optix, *vulkan, ref, points, ranges, "cgRX ", [&](bool on_ranges) {
+            CHECK(optix->last_fallbacks() == 0);
+            if (!on_ranges) CHECK(vulkan->last_fallbacks() == 0);
+            // the same rays
+            CHECK(optix->last_stats().rays == vulkan->last_stats().rays);
+          });
 
       // The diagnostics through the same flags: no_trace stays exact; trace_only returns the
       // bucket the rays name and the rays cast, the same in both APIs.

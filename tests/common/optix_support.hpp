@@ -11,6 +11,7 @@
 
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_optix.hpp"
+#include "raydb/rx_reference.hpp"
 #include "raydb/workload.hpp"
 #include "support.hpp"
 
@@ -99,6 +100,34 @@ inline workload::RangeColumn make_ranges(const workload::KeyColumn& keys, size_t
     add(lo, lo > top - width ? top : lo + width - 1);
   }
   return r;
+}
+
+// Points, then ranges, through the OptiX `twin` and the Vulkan `index`: each result equal to the
+// CPU reference's and to the other API's, whole. `after(ranges)` runs after each (ranges: false
+// after the points), for one operator's checks of the last call (rays, fallbacks). Returns the
+// reference's answers to the points.
+template <class Twin, class Index, class After>
+std::vector<RxLookup> check_twin_lookups(Twin& twin, Index& index, const RxReference& ref,
+                                         const workload::KeyColumn& points,
+                                         const workload::RangeColumn& ranges,
+                                         const std::string& what, After after) {
+  std::vector<RxLookup> got(points.size()), twin_vk(points.size());
+  REQUIRE(twin.lookup(points.span(), got).ok());
+  REQUIRE(index.lookup(points.span(), twin_vk).ok());
+  auto want = ref.lookup(points.span());
+  test::check_lookups(got, want, ("OptiX " + what + "points vs the CPU reference").c_str());
+  test::check_lookups(got, twin_vk, ("OptiX " + what + "points vs Vulkan").c_str());
+  after(false);
+
+  std::vector<RxLookup> got_r(ranges.size()), twin_r(ranges.size());
+  auto st = twin.lookup_ranges(ranges.span(), got_r);
+  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().what()));
+  REQUIRE(index.lookup_ranges(ranges.span(), twin_r).ok());
+  test::check_lookups(got_r, ref.lookup_ranges(ranges.span()),
+                      ("OptiX " + what + "ranges vs the CPU reference").c_str());
+  test::check_lookups(got_r, twin_r, ("OptiX " + what + "ranges vs Vulkan").c_str());
+  after(true);
+  return want;
 }
 
 }  // namespace raydb::test::optix

@@ -172,31 +172,6 @@ TEST_CASE("faults: Vulkan's out-of-memory results map to Errc::out_of_memory") {
   }
 }
 
-TEST_CASE("faults: RAYDB_MEMORY_BUDGET must be a number of bytes") {
-  ContextOptions o;
-  for (const char* bad : {"-1", "1e9", "12abc", "99999999999999999999999"}) {
-    CAPTURE(bad);
-    setenv("RAYDB_MEMORY_BUDGET", bad, 1);
-    try {
-      (void)detail::memory_budget_of(o);
-      FAIL("accepted");
-    } catch (const Error& e) {
-      CHECK(e.code() == Errc::invalid_argument);
-      CHECK(std::string(e.what()).find("RAYDB_MEMORY_BUDGET") != std::string::npos);
-    }
-  }
-  // Context::create reads it: a malformed budget is refused there, not ignored.
-  setenv("RAYDB_MEMORY_BUDGET", "-1", 1);
-  auto refused = Context::create(o);
-  REQUIRE_FALSE(refused.ok());
-  CHECK(refused.error().code() == Errc::invalid_argument);
-  setenv("RAYDB_MEMORY_BUDGET", "4096", 1);
-  CHECK(detail::memory_budget_of(o) == 4096);
-  o.memory_budget_bytes = 10;  // the option wins over the variable
-  CHECK(detail::memory_budget_of(o) == 10);
-  unsetenv("RAYDB_MEMORY_BUDGET");
-}
-
 TEST_CASE("faults: after a lost device every call on that Context fails with device_lost") {
   OwnContext own;
   std::mt19937_64 rng(test::fresh_seed());

@@ -373,25 +373,30 @@ TEST_CASE("rx: every pipeline shape gives the same results, and a bad shape is n
   RxReference ref(keys.span());
   auto points = probes_for(keys, 1000, rng, uint64_t{1} << 32);
   auto want = ref.lookup(points.span());
-  // RAYDB_VK_RT_PIPELINE (docs/optix.md) is read when a pipeline is made, at the build.
-  for (const char* shape : {"generic", "lean", "culled"})
+  // Diagnostics::vk_rt_pipeline (docs/optix.md) shapes every pipeline of its context.
+  const std::pair<VkRtPipelineShape, const char*> shapes[] = {
+      {VkRtPipelineShape::generic, "generic"},
+      {VkRtPipelineShape::lean, "lean"},
+      {VkRtPipelineShape::culled, "culled"}};
+  for (auto [shape, name] : shapes) {
+    ContextOptions co;
+    co.validation = std::getenv("RAYDB_TEST_NO_VALIDATION") == nullptr;
+    co.diagnostics.vk_rt_pipeline = shape;
+    Context ctx = Context::create(co).value();
     for (Primitive p : {Primitive::triangles, Primitive::aabbs}) {
-      setenv("RAYDB_VK_RT_PIPELINE", shape, 1);
       RxBuildOptions o;
       o.traversal = TraversalMode::pipeline;
       o.primitive = p;
-      auto index = RxIndex::build(test::context(), keys.span(), {}, o).value();
+      auto index = RxIndex::build(ctx, keys.span(), {}, o).value();
       auto got = index.lookup(points.span());
-      unsetenv("RAYDB_VK_RT_PIPELINE");
       REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
-      std::string what = std::string(shape) + " " + to_string(p);
+      std::string what = std::string(name) + " " + to_string(p);
       test::check_lookups(got.value(), want, what.c_str());
     }
-  setenv("RAYDB_VK_RT_PIPELINE", "fitted", 1);
-  RxBuildOptions o;
-  o.traversal = TraversalMode::pipeline;
-  auto bad = RxIndex::build(test::context(), keys.span(), {}, o);
-  unsetenv("RAYDB_VK_RT_PIPELINE");
+    CHECK_MESSAGE(ctx.validation_messages() == 0, "Vulkan validation messages");
+  }
+  Diagnostics d;
+  Status bad = set_diagnostic(d, "RAYDB_VK_RT_PIPELINE", "fitted");
   REQUIRE(!bad.ok());
   CHECK(bad.error().code() == Errc::invalid_argument);
   CHECK(std::string(bad.error().what()).find("RAYDB_VK_RT_PIPELINE='fitted'") != std::string::npos);

@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "backend/cuda/runtime.hpp"
+#include "raydb/diagnostics.hpp"
 
 namespace raydb::detail::optix {
 
@@ -65,15 +66,15 @@ class DeviceMemory {
   MemoryTally* tally_ = nullptr;
 };
 
-// Whether the OptiX programs read a cudaMalloc'd copy of the shared buffer `b` (the default where
-// Vulkan allocated it) or `b` itself (where CUDA allocated it, or RAYDB_CUDA_OWN_MEMORY=0, to
-// measure the imported Vulkan memory again). CUDA's reads of imported Vulkan memory were slow on
-// the H100: RTScan's refine at selectivity 0.9 took 14.1 ms over imported keys and 0.71 ms over
-// copies (docs/optix.md); CUDA's own allocations need no copy (backend/cuda/shared_memory.cpp).
-inline bool use_own_memory(const Buffer& b) {
+// Whether the OptiX programs read a cudaMalloc'd copy of the shared buffer `b` or `b` itself.
+// Itself where CUDA allocated it (backend/cuda/shared_memory.cpp: CUDA reads its own memory at
+// full speed) or where Diagnostics::cuda_own_memory is off (to measure imported Vulkan memory
+// again); a copy otherwise: CUDA's reads of imported Vulkan memory were slow on the H100 (RTScan's
+// refine at selectivity 0.9 took 14.1 ms over imported keys and 0.71 ms over copies,
+// docs/optix.md).
+inline bool use_own_memory(const Buffer& b, const Diagnostics& diagnostics) {
   if (cuda::allocated_by_cuda(b)) return false;
-  const char* v = std::getenv("RAYDB_CUDA_OWN_MEMORY");
-  return !(v && std::string_view(v) == "0");
+  return diagnostics.cuda_own_memory != CudaOwnMemory::off;
 }
 
 // A cudaMalloc'd copy of `bytes` of device memory at `src` (an imported Vulkan buffer).

@@ -21,17 +21,15 @@ struct SbtRecord {
 };
 }  // namespace
 
-OptixModuleCompileOptions default_module_options() {
+OptixModuleCompileOptions default_module_options(const Diagnostics& diagnostics) {
   OptixModuleCompileOptions o{};
   o.maxRegisterCount = OPTIX_COMPILE_DEFAULT_MAX_REGISTER_COUNT;
-  // A diagnostic for the comparison with Vulkan (docs/optix.md): RAYDB_OPTIX_MAX_REGISTERS=N
-  // caps the programs' registers at N instead of OptiX's own choice.
-  if (const char* env = std::getenv("RAYDB_OPTIX_MAX_REGISTERS"); env && *env) {
-    char* end = nullptr;
-    long n = std::strtol(env, &end, 10);
-    if (*end != '\0' || n < 16 || n > 255)
+  // A diagnostic for the comparison with Vulkan (docs/optix.md): caps the programs' registers
+  // instead of OptiX's own choice.
+  if (uint32_t n = diagnostics.optix_max_registers; n != 0) {
+    if (n < 16 || n > 255)
       throw Error(Errc::invalid_argument,
-                  fmt::format("RAYDB_OPTIX_MAX_REGISTERS='{}': expected 16 to 255", env));
+                  fmt::format("Diagnostics::optix_max_registers = {}: expected 16 to 255", n));
     o.maxRegisterCount = static_cast<int>(n);
   }
   o.optLevel = OPTIX_COMPILE_OPTIMIZATION_DEFAULT;
@@ -39,18 +37,14 @@ OptixModuleCompileOptions default_module_options() {
   return o;
 }
 
-// A diagnostic for the comparison with Vulkan (docs/optix.md): RAYDB_OPTIX_STACK=computed sets the
-// continuation stack to what the programs need for trace depth 1 (the rule of OptiX's
+// A diagnostic for the comparison with Vulkan (docs/optix.md, Diagnostics::optix_stack): computed
+// sets the continuation stack to what the programs need for trace depth 1 (the rule of OptiX's
 // optixUtilComputeStackSizes: raygen + max(closest-hit or miss, intersection + any-hit)) instead
-// of OptiX's default; =print only prints the programs' sizes. Either prints them to stderr.
+// of OptiX's default; print only prints the programs' sizes. Either prints them to stderr.
 void Program::set_stack_size_diagnostic(const OptixPipelineCompileOptions& pipeline_options,
-                                        const char* name) {
-  const char* env = std::getenv("RAYDB_OPTIX_STACK");
-  if (!env || !*env) return;
-  bool computed = std::strcmp(env, "computed") == 0;
-  if (!computed && std::strcmp(env, "print") != 0)
-    throw Error(Errc::invalid_argument,
-                fmt::format("RAYDB_OPTIX_STACK='{}': expected computed or print", env));
+                                        const char* name, OptixStackDiagnostic stack) {
+  if (stack == OptixStackDiagnostic::standard) return;
+  bool computed = stack == OptixStackDiagnostic::computed;
   OptixStackSizes sizes[3] = {};
   for (int i = 0; i < 3; ++i)
     check(optixProgramGroupGetStackSize(groups_[i], &sizes[i], pipeline_),
@@ -80,7 +74,8 @@ Program::~Program() {
 
 void Program::create(OptixDeviceContext context, const OptixModuleCompileOptions& module_options,
                      const OptixPipelineCompileOptions& pipeline_options, const void* ir,
-                     size_t size, const ProgramEntries& e, MemoryTally& memory) {
+                     size_t size, const ProgramEntries& e, MemoryTally& memory,
+                     const Diagnostics& diagnostics) {
   char log[4096];
   size_t log_size = sizeof log;
   check(optixModuleCreate(context, &module_options, &pipeline_options, static_cast<const char*>(ir),
@@ -118,7 +113,7 @@ void Program::create(OptixDeviceContext context, const OptixModuleCompileOptions
   check(optixPipelineCreate(context, &pipeline_options, &link, groups_, 3, log, &log_size,
                             &pipeline_),
         fmt::format("optixPipelineCreate ({})", e.name).c_str(), log);
-  set_stack_size_diagnostic(pipeline_options, e.name);
+  set_stack_size_diagnostic(pipeline_options, e.name, diagnostics.optix_stack);
 
   SbtRecord records[3];
   for (int i = 0; i < 3; ++i)

@@ -32,8 +32,9 @@ struct ProgramEntries {
 // OptiX's launch limit: width * height * depth <= 2^30; every twin slices its launches to it.
 inline constexpr uint64_t kMaxLaunchWidth = uint64_t{1} << 30;
 
-// Full optimization, no debug information, OptiX's register limit: what every raydb module uses.
-OptixModuleCompileOptions default_module_options();
+// Full optimization, no debug information, OptiX's register limit (or
+// Diagnostics::optix_max_registers): what every raydb module uses.
+OptixModuleCompileOptions default_module_options(const Diagnostics& diagnostics);
 
 class Program;
 
@@ -52,16 +53,17 @@ class Program {
   ~Program();
 
   // Compiles `ir` (size bytes) and links the pipeline; throws raydb::Error with OptiX's log.
+  // diagnostics.optix_stack may set or print the continuation stack.
   void create(OptixDeviceContext context, const OptixModuleCompileOptions& module_options,
               const OptixPipelineCompileOptions& pipeline_options, const void* ir, size_t size,
-              const ProgramEntries& entries, MemoryTally& memory);
+              const ProgramEntries& entries, MemoryTally& memory, const Diagnostics& diagnostics);
 
   OptixPipeline pipeline() const { return pipeline_; }
   const OptixShaderBindingTable* sbt() const { return &sbt_; }
 
  private:
   void set_stack_size_diagnostic(const OptixPipelineCompileOptions& pipeline_options,
-                                 const char* name);
+                                 const char* name, OptixStackDiagnostic stack);
 
   OptixModule module_ = nullptr;
   OptixProgramGroup groups_[3] = {nullptr, nullptr, nullptr};  // raygen, miss, hit group

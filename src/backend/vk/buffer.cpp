@@ -46,8 +46,8 @@ void check_budget(const VkContext& ctx, VkDeviceSize bytes, const std::string& n
   if (budget == 0 || (held <= budget && bytes <= budget - held)) return;
   throw Error(Errc::out_of_memory,
               fmt::format("allocating {} ({} bytes) would exceed the device memory budget: {} "
-                          "bytes held of {} (ContextOptions::memory_budget_bytes or "
-                          "RAYDB_MEMORY_BUDGET)",
+                          "bytes held of {} (ContextOptions::memory_budget_bytes; the CLI's "
+                          "--memory-budget or RAYDB_MEMORY_BUDGET)",
                           name, bytes, held, budget));
 }
 

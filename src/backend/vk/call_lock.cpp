@@ -34,21 +34,6 @@ void mark_lost(VkContext& ctx) {
   ctx.device_lost.store(true);
 }
 
-uint64_t memory_budget_of(const ContextOptions& options) {
-  if (options.memory_budget_bytes) return options.memory_budget_bytes;
-  const char* env = std::getenv("RAYDB_MEMORY_BUDGET");
-  if (!env || !*env) return 0;
-  std::string text = env;
-  // Digits only: strtoull would take "-1" as 2^64 - 1 and ignore trailing text.
-  bool digits = text.size() <= 20 && text.find_first_not_of("0123456789") == std::string::npos;
-  uint64_t v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
-  if (!digits || (text.size() == 20 && text > "18446744073709551615"))
-    throw Error(Errc::invalid_argument,
-                fmt::format("RAYDB_MEMORY_BUDGET='{}': expected a number of bytes (digits only)",
-                            text.substr(0, 40)));
-  return v;
-}
-
 void inject_device_loss(Context& ctx) {
   ctx.vk().lose_on_next_submit.store(true);
 }

@@ -44,10 +44,6 @@ void check_not_lost(const VkContext& ctx);
 // Records a VK_ERROR_DEVICE_LOST seen on this context, so that every later call refuses.
 void mark_lost(VkContext& ctx);
 
-// ContextOptions::memory_budget_bytes, or RAYDB_MEMORY_BUDGET when that is 0; a malformed
-// variable is Errc::invalid_argument naming it.
-uint64_t memory_budget_of(const ContextOptions& options);
-
 // Test hook (compiled into every build; tests/test_faults.cpp): the next command submission on
 // this context fails with VK_ERROR_DEVICE_LOST as a real device loss would, without reaching the
 // driver, and the context then refuses every later call with Errc::device_lost. Irreversible.

@@ -76,9 +76,10 @@ struct VkContext {
   std::atomic<uint64_t> peak_bytes{0};
   void track_allocation(int64_t delta_bytes);
   void reset_peak() { peak_bytes = allocated_bytes.load(); }
-  // ContextOptions::memory_budget_bytes (or RAYDB_MEMORY_BUDGET); 0: none. Buffer creation checks
-  // it (buffer.cpp) and fails with Errc::out_of_memory naming the allocation.
+  // ContextOptions::memory_budget_bytes; 0: none. Buffer creation checks it (buffer.cpp) and
+  // fails with Errc::out_of_memory naming the allocation.
   uint64_t memory_budget = 0;
+  Diagnostics diagnostics;  // ContextOptions::diagnostics
 
   // Thread-safety (raydb/context.hpp): every public call that reaches this context runs under
   // call_mutex (CallLock, call_lock.hpp), so one thread at a time uses the queue, the command

@@ -145,28 +145,15 @@ ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes) {
   return *static_cast<ComputePipeline*>(slot.get());
 }
 
-namespace {
-// A diagnostic for the comparison with OptiX (docs/optix.md): RAYDB_VK_RT_PIPELINE=generic builds
-// every pipeline with both hit groups and every shader (raydb's pipelines before they were fitted
-// to their primitives), =lean fits the groups and shaders but sets no culling flag; unset or
-// =culled is the default.
-enum class RtPipelineShape { generic, lean, culled };
-RtPipelineShape pipeline_shape() {
-  const char* env = std::getenv("RAYDB_VK_RT_PIPELINE");
-  if (!env || !*env || std::strcmp(env, "culled") == 0) return RtPipelineShape::culled;
-  if (std::strcmp(env, "lean") == 0) return RtPipelineShape::lean;
-  if (std::strcmp(env, "generic") == 0) return RtPipelineShape::generic;
-  throw Error(Errc::invalid_argument,
-              fmt::format("RAYDB_VK_RT_PIPELINE='{}': expected culled, lean or generic", env));
-}
-}  // namespace
-
 RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
                        VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {
-  RtPipelineShape shape = pipeline_shape();  // before any object: a bad value throws
+  // A diagnostic for the comparison with OptiX (docs/optix.md, Diagnostics::vk_rt_pipeline):
+  // generic builds both hit groups and every shader (raydb's pipelines before they were fitted to
+  // their primitives), lean fits them but sets no culling flag.
+  const VkRtPipelineShape shape = ctx.diagnostics.vk_rt_pipeline;
   layout_ = make_layout(ctx, kRtStages, push_bytes, set_layout);
-  bool generic = shape == RtPipelineShape::generic;
+  bool generic = shape == VkRtPipelineShape::generic;
   bool triangles = generic || s.primitives != RtPrimitives::boxes;
   bool boxes = generic || s.primitives != RtPrimitives::triangles;
 
@@ -224,7 +211,7 @@ RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
                            any_hit, kUnused, intersection));
   }
   VkRayTracingPipelineCreateInfoKHR ci{VK_STRUCTURE_TYPE_RAY_TRACING_PIPELINE_CREATE_INFO_KHR};
-  if (shape == RtPipelineShape::culled && ctx.primitive_culling && !(triangles && boxes))
+  if (shape == VkRtPipelineShape::culled && ctx.primitive_culling && !(triangles && boxes))
     ci.flags = triangles ? VK_PIPELINE_CREATE_RAY_TRACING_SKIP_AABBS_BIT_KHR
                          : VK_PIPELINE_CREATE_RAY_TRACING_SKIP_TRIANGLES_BIT_KHR;
   ci.stageCount = static_cast<uint32_t>(stages.size());

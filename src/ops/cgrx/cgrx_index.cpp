@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "backend/vk/accel.hpp"
+#include "backend/vk/blas.hpp"
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
@@ -124,27 +125,12 @@ void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
     req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
   if (options.preference == BuildPreference::fast_build)
     req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
-  auto sizes = build_sizes(c, req);
-  blas = AccelStruct(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
-                     sizes.accelerationStructureSize, "cgrx BLAS");
-  Scratch scratch;
-  scratch.ensure(c, sizes.buildScratchSize);
-  CommandBatch cb(c);
-  GpuTimer timer(c, 2);
-  timer.reset(cb.cmd());
-  uint32_t t0 = timer.mark(cb.cmd());
-  record_build(c, cb.cmd(), req, blas, scratch.aligned_address);
-  uint32_t t1 = timer.mark(cb.cmd());
-  accel_write_barrier(c, cb.cmd());
-  cb.submit_and_wait();
-  build_stats.bvh_build_ms = timer.ms(t0, t1);
-  build_stats.bvh_uncompacted_bytes = blas.bytes();
-  if (options.compact) {
-    std::vector<AccelStruct> one;
-    one.push_back(std::move(blas));
-    auto compacted = compact(c, one, build_stats.compact_ms);
-    blas = std::move(compacted[0]);
-  }
+  BlasTimes times;
+  blas.reset();  // a rebuild frees the old BLAS before the new one is allocated
+  blas = build_blas(c, BlasBuild{req, "cgrx BLAS", {}}, times);
+  build_stats.bvh_build_ms = times.build_ms;
+  build_stats.bvh_uncompacted_bytes = times.uncompacted_bytes;
+  if (options.compact) build_stats.compact_ms = times.compact_ms;
 }
 
 void CgrxIndexImpl::build_tlas(uint32_t instances) {

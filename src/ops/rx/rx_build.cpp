@@ -10,10 +10,11 @@
 
 namespace raydb::detail {
 
-void RxIndexImpl::record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
-                                uint32_t begin, uint32_t end, const Buffer& prims,
-                                VkDeviceAddress scratch, std::span<AccelStruct> dst, bool update) {
-  VkContext& c = *ctx;
+// One BlasBuild per piece in [begin, end): the kernel that writes its primitives into `prims`
+// (shared by the pieces, one after the other) and its build over them.
+std::vector<BlasBuild> RxIndexImpl::piece_builds(uint32_t begin, uint32_t end,
+                                                 const Buffer& prims) {
+  std::vector<BlasBuild> out;
   for (uint32_t k = begin; k < end; ++k) {
     const Piece& piece = pieces[k];
     RxBuildParams p{records.address(),
@@ -23,25 +24,16 @@ void RxIndexImpl::record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vecto
                     piece.count,
                     build_flags(),
                     0};
-    if (k > begin)  // the previous build must be done reading primitives and scratch
-      memory_barrier(cmd, VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
-                     VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR |
-                         VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
-                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
-                         VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
-                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
-                     c);
-    marks.push_back(timer.mark(cmd));
-    build_kernel->dispatch(cmd, &p, p.count);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
-                   VK_ACCESS_SHADER_READ_BIT, c);
-    marks.push_back(timer.mark(cmd));
-    AccelStruct& target = dst[k - begin];
-    record_build(c, cmd, blas_request(piece, prims.address()), target, scratch,
-                 update ? &target : nullptr);
-    marks.push_back(timer.mark(cmd));
+    auto write_primitives = [this, p](VkCommandBuffer cmd) {
+      build_kernel->dispatch(cmd, &p, p.count);
+      memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                     VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_SHADER_READ_BIT, *ctx);
+    };
+    out.push_back(
+        {blas_request(piece, prims.address()), fmt::format("rx BLAS {}", k), write_primitives});
   }
+  return out;
 }
 
 // Splits the primitives into parts of equal count (to within one), in key order, and each part
@@ -90,44 +82,20 @@ void RxIndexImpl::build_parts() {
   uint64_t uncompacted = 0;
   for (size_t part = 0; part + 1 < part_begin.size(); ++part) {
     uint32_t begin = part_begin[part], end = part_begin[part + 1];
-    std::vector<AccelStruct> built;
-    {
-      uint64_t max_count = 0;
-      VkDeviceSize scratch_bytes = 0;
-      for (uint32_t k = begin; k < end; ++k)
-        max_count = std::max<uint64_t>(max_count, pieces[k].count);
-      Buffer prims(
-          c, max_count * primitive_bytes(),
-          kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-          MemoryUse::device, "rx primitives");
-      for (uint32_t k = begin; k < end; ++k) {
-        auto sizes = build_sizes(c, blas_request(pieces[k], prims.address()));
-        scratch_bytes = std::max(scratch_bytes, sizes.buildScratchSize);
-        built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
-                           sizes.accelerationStructureSize, fmt::format("rx BLAS {}", k));
-        uncompacted += built.back().bytes();
-      }
-      Scratch scratch;
-      scratch.ensure(c, scratch_bytes);
-      CommandBatch batch(c);
-      GpuTimer timer(c, 3 * (end - begin));
-      timer.reset(batch.cmd());
-      std::vector<uint32_t> marks;
-      record_pieces(batch.cmd(), timer, marks, begin, end, prims, scratch.aligned_address, built,
-                    false);
-      accel_write_barrier(c, batch.cmd());
-      batch.submit_and_wait();
-      for (uint32_t k = 0; k < end - begin; ++k) {
-        build_stats.convert_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
-        build_stats.bvh_build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
-      }
-    }  // primitives and scratch freed here
-    if (options.compact && !options.allow_update) {
-      double ms = 0;
-      auto compacted = compact(c, built, ms);
-      build_stats.compact_ms += ms;
-      built = std::move(compacted);  // frees the uncompacted BLAS
-    }
+    uint64_t max_count = 0;
+    for (uint32_t k = begin; k < end; ++k)
+      max_count = std::max<uint64_t>(max_count, pieces[k].count);
+    Buffer prims(
+        c, max_count * primitive_bytes(),
+        kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+        MemoryUse::device, "rx primitives");
+    // Compaction (where the options allow it) after the part's primitives and scratch are freed.
+    BlasTimes times;
+    auto built = build_blas(c, piece_builds(begin, end, prims), times, &prims);
+    build_stats.convert_ms += times.prepare_ms;
+    build_stats.bvh_build_ms += times.build_ms;
+    build_stats.compact_ms += times.compact_ms;
+    uncompacted += times.uncompacted_bytes;
     for (auto& b : built) blas.push_back(std::move(b));
   }
   build_stats.bvh_uncompacted_bytes = uncompacted;
@@ -154,7 +122,8 @@ void RxIndexImpl::refit_blas() {
   GpuTimer timer(c, 3 * np);
   timer.reset(batch.cmd());
   std::vector<uint32_t> marks;
-  record_pieces(batch.cmd(), timer, marks, 0, np, prims, scratch.aligned_address, blas, true);
+  record_blas_builds(c, batch.cmd(), timer, marks, piece_builds(0, np, prims), blas,
+                     scratch.aligned_address, true);
   accel_write_barrier(c, batch.cmd());
   batch.submit_and_wait();
   build_stats.convert_ms = build_stats.bvh_build_ms = 0;

@@ -9,6 +9,7 @@
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/vk/accel.hpp"
+#include "backend/vk/blas.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
@@ -93,12 +94,16 @@ struct RxIndexImpl {
   }
 
   VkGeometryFlagsKHR geometry_flags() const {
-    // A diagnostic for the build-time comparison with OptiX (docs/optix.md): RAYDB_VK_GEOMETRY_
-    // FLAGS=none drops the flag (exact only where a match ends the ray, as OptiX's multi_anyhit
-    // twin), =opaque marks the geometry opaque instead (hit_and_scan over triangles only).
-    const char* diag = std::getenv("RAYDB_VK_GEOMETRY_FLAGS");
-    if (diag && std::strcmp(diag, "none") == 0) return 0;
-    if (diag && std::strcmp(diag, "opaque") == 0) return VK_GEOMETRY_OPAQUE_BIT_KHR;
+    // A diagnostic for the build-time comparison with OptiX (docs/optix.md,
+    // Diagnostics::vk_geometry_flags).
+    switch (ctx->diagnostics.vk_geometry_flags) {
+      case VkGeometryFlagsDiagnostic::none:
+        return 0;
+      case VkGeometryFlagsDiagnostic::opaque:
+        return VK_GEOMETRY_OPAQUE_BIT_KHR;
+      case VkGeometryFlagsDiagnostic::standard:
+        break;
+    }
     return VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR;
   }
   VkBuildAccelerationStructureFlagsKHR blas_flags() const {
@@ -135,12 +140,9 @@ struct RxIndexImpl {
   void plan_pieces();
   void build_parts();
   void refit_blas();
-  // Records, for pieces [begin, end): primitive generation into `prims` then the BLAS build (or
-  // refit), one piece after the other, sharing `prims` and `scratch`. `marks` gets 3 timestamps
-  // per piece.
-  void record_pieces(VkCommandBuffer cmd, GpuTimer& timer, std::vector<uint32_t>& marks,
-                     uint32_t begin, uint32_t end, const Buffer& prims, VkDeviceAddress scratch,
-                     std::span<AccelStruct> dst, bool update);
+  // The builds of pieces [begin, end) (build_blas, record_blas_builds): each piece's primitives
+  // are generated into `prims`, which the pieces share one after the other.
+  std::vector<BlasBuild> piece_builds(uint32_t begin, uint32_t end, const Buffer& prims);
   void build_tlas();
   void update(KeySpan k, std::span<const uint32_t> v);
   void ensure_probe_kernels();

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "backend/vk/accel.hpp"
+#include "backend/vk/blas.hpp"
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
@@ -159,29 +160,9 @@ struct SsbEngine::Impl {
     // Not opaque: every triangle crossed must reach the any-hit shader (or the ray query loop).
     req.geometry = triangle_geometry(vertices.address(), n,
                                      VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR);
-    auto sizes = build_sizes(c, req);
-    std::vector<AccelStruct> built;
-    built.emplace_back(c, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
-                       sizes.accelerationStructureSize, "ssb BLAS");
-    double build_ms = 0;
-    {
-      Scratch scratch;
-      scratch.ensure(c, sizes.buildScratchSize);
-      CommandBatch batch(c);
-      GpuTimer timer(c, 2);
-      timer.reset(batch.cmd());
-      uint32_t t0 = timer.mark(batch.cmd());
-      record_build(c, batch.cmd(), req, built[0], scratch.aligned_address);
-      uint32_t t1 = timer.mark(batch.cmd());
-      accel_write_barrier(c, batch.cmd());
-      batch.submit_and_wait();
-      build_ms += timer.ms(t0, t1);
-    }
-    double compact_ms = 0;
-    auto compacted = compact(c, built, compact_ms);
-    build_ms += compact_ms;
-    blas = std::move(compacted[0]);
-    built.clear();
+    BlasTimes times;
+    blas = build_blas(c, BlasBuild{req, "ssb BLAS", {}}, times);
+    double build_ms = times.build_ms + times.compact_ms;
 
     // Hit group 0: triangles (RtPipeline).
     VkAccelerationStructureInstanceKHR inst = identity_instance(blas, 0);

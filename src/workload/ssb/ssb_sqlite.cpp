@@ -4,45 +4,12 @@
 #include <sqlite3.h>
 
 #include "common/capture.hpp"
+#include "common/sqlite_db.hpp"
 #include "raydb/ssb_sqlite.hpp"
 
 namespace raydb::ssb {
 
-struct SqliteReference::Db {
-  sqlite3* db = nullptr;
-  ~Db() {
-    if (db) sqlite3_close(db);
-  }
-  void exec(const std::string& sql) {
-    char* msg = nullptr;
-    if (sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &msg) != SQLITE_OK) {
-      std::string m = msg ? msg : "unknown";
-      sqlite3_free(msg);
-      throw Error(Errc::internal, fmt::format("SQLite: {} in: {}", m, sql));
-    }
-  }
-  sqlite3_stmt* prepare(const std::string& sql) {
-    sqlite3_stmt* s = nullptr;
-    if (sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr) != SQLITE_OK)
-      throw Error(Errc::internal, fmt::format("SQLite: {} in: {}", sqlite3_errmsg(db), sql));
-    return s;
-  }
-  // Inserts `rows` rows; `bind(stmt, i)` binds row i's values.
-  template <class Bind>
-  void insert(const std::string& sql, size_t rows, Bind bind) {
-    sqlite3_stmt* s = prepare(sql);
-    for (size_t i = 0; i < rows; ++i) {
-      bind(s, i);
-      if (sqlite3_step(s) != SQLITE_DONE) {
-        std::string m = sqlite3_errmsg(db);
-        sqlite3_finalize(s);
-        throw Error(Errc::internal, fmt::format("SQLite insert: {}", m));
-      }
-      sqlite3_reset(s);
-    }
-    sqlite3_finalize(s);
-  }
-};
+struct SqliteReference::Db : detail::SqliteDb {};
 
 namespace {
 void text(sqlite3_stmt* s, int i, const std::string& v) {
@@ -61,7 +28,7 @@ void party(SqliteReference::Db& db, const char* table, char p, const PartyColumn
       fmt::format("create table {0} ({1}_{2}key integer primary key, {1}_city text, "
                   "{1}_nation text, {1}_region text)",
                   table, p, p == 'c' ? "cust" : "supp"));
-  db.insert(fmt::format("insert into {} values (?, ?, ?, ?)", table), t.size(),
+  db.insert(table, fmt::format("insert into {} values (?, ?, ?, ?)", table), t.size(),
             [&](sqlite3_stmt* s, size_t i) {
               sqlite3_bind_int64(s, 1, t.key[i]);
               text(s, 2, t.city[i]);
@@ -74,15 +41,13 @@ void party(SqliteReference::Db& db, const char* table, char p, const PartyColumn
 Result<SqliteReference> SqliteReference::load(const SsbTables& t) {
   return detail::capture([&] {
     auto db = std::make_unique<Db>();
-    if (sqlite3_open(":memory:", &db->db) != SQLITE_OK)
-      throw Error(Errc::internal, "SQLite: cannot open an in-memory database");
     db->exec("begin");
     db->exec(
         "create table lineorder (lo_orderdate integer, lo_custkey integer, lo_partkey integer, "
         "lo_suppkey integer, lo_quantity integer, lo_extendedprice integer, lo_discount integer, "
         "lo_revenue integer, lo_supplycost integer)");
     const LineorderColumns& lo = t.lineorder;
-    db->insert("insert into lineorder values (?, ?, ?, ?, ?, ?, ?, ?, ?)", lo.size(),
+    db->insert("lineorder", "insert into lineorder values (?, ?, ?, ?, ?, ?, ?, ?, ?)", lo.size(),
                [&](sqlite3_stmt* s, size_t i) {
                  int c = 1;
                  for (const auto* col :
@@ -95,7 +60,7 @@ Result<SqliteReference> SqliteReference::load(const SsbTables& t) {
     db->exec(
         "create table part (p_partkey integer primary key, p_mfgr text, p_category text, "
         "p_brand1 text)");
-    db->insert("insert into part values (?, ?, ?, ?)", t.part.size(),
+    db->insert("part", "insert into part values (?, ?, ?, ?)", t.part.size(),
                [&](sqlite3_stmt* s, size_t i) {
                  sqlite3_bind_int64(s, 1, t.part.partkey[i]);
                  text(s, 2, t.part.mfgr[i]);
@@ -105,7 +70,7 @@ Result<SqliteReference> SqliteReference::load(const SsbTables& t) {
     db->exec(
         "create table date (d_datekey integer primary key, d_year integer, d_yearmonthnum "
         "integer, d_yearmonth text, d_weeknuminyear integer)");
-    db->insert("insert into date values (?, ?, ?, ?, ?)", t.date.size(),
+    db->insert("date", "insert into date values (?, ?, ?, ?, ?)", t.date.size(),
                [&](sqlite3_stmt* s, size_t i) {
                  sqlite3_bind_int64(s, 1, t.date.datekey[i]);
                  sqlite3_bind_int64(s, 2, t.date.year[i]);
@@ -120,27 +85,10 @@ Result<SqliteReference> SqliteReference::load(const SsbTables& t) {
 
 Result<ResultTable> SqliteReference::run(std::string_view query) {
   return detail::capture([&] {
-    std::string sql = query_sql(query).value();
-    sqlite3_stmt* s = db_->prepare(sql);
+    auto rows = db_->query(query_sql(query).value(), Errc::internal, /*reals_by_fmt=*/false);
     ResultTable r;
-    int n = sqlite3_column_count(s);
-    for (int c = 0; c < n; ++c) r.columns.emplace_back(sqlite3_column_name(s, c));
-    int rc;
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-      std::vector<std::string> row;
-      for (int c = 0; c < n; ++c) {
-        if (sqlite3_column_type(s, c) == SQLITE_NULL) {
-          row.emplace_back("NULL");
-        } else {
-          const auto* v = reinterpret_cast<const char*>(sqlite3_column_text(s, c));
-          row.emplace_back(v, static_cast<size_t>(sqlite3_column_bytes(s, c)));
-        }
-      }
-      r.rows.push_back(std::move(row));
-    }
-    std::string err = rc == SQLITE_DONE ? "" : sqlite3_errmsg(db_->db);
-    sqlite3_finalize(s);
-    if (!err.empty()) throw Error(Errc::internal, fmt::format("SQLite: {} in: {}", err, sql));
+    r.columns = std::move(rows.columns);
+    r.rows = std::move(rows.rows);
     return r;
   });
 }

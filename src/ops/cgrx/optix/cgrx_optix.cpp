@@ -42,14 +42,15 @@ using optix::MemoryTally;
 struct CgrxOptixImpl {
   const CgrxIndex* index = nullptr;  // for the representatives of a (re)build
   CgrxIndexView view;
+  std::shared_ptr<VkContext> ctx;  // view.ctx: the context whose lock lookup_into takes
   optix::State* st = nullptr;
   cudaStream_t stream = nullptr;
   MemoryTally memory;
   DeviceMemory records;  // the index's records, copied once into cudaMalloc'd memory
   DeviceMemory buckets;  // per primitive: the bucket its hit names
   optix::Gas gas;
-  // A diagnostic (docs/optix.md, "cgRX through OptiX"): RAYDB_OPTIX_CGRX_IAS=1 traces through an
-  // instance AS over the GAS, the hierarchy the Vulkan index has (a TLAS over its BLAS).
+  // A diagnostic (docs/optix.md, "cgRX through OptiX"): Diagnostics::optix_cgrx_ias traces through
+  // an instance AS over the GAS, the hierarchy the Vulkan index has (a TLAS over its BLAS).
   bool two_level = false;
   optix::Gas ias;
   optix::Program program;
@@ -150,7 +151,7 @@ void CgrxOptixImpl::build_gas() {
 }
 
 void CgrxOptixImpl::make_pipeline() {
-  OptixModuleCompileOptions module_options = optix::default_module_options();
+  OptixModuleCompileOptions module_options = optix::default_module_options(view.ctx->diagnostics);
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
   pipeline_options.traversableGraphFlags =
@@ -164,7 +165,7 @@ void CgrxOptixImpl::make_pipeline() {
   optix::ProgramEntries entries{"cgrx_programs", "__raygen__cgrx", "__miss__cgrx",
                                 "__closesthit__cgrx"};
   program.create(st->context, module_options, pipeline_options, raydb_optix_cgrx_programs,
-                 raydb_optix_cgrx_programs_size, entries, memory);
+                 raydb_optix_cgrx_programs_size, entries, memory, view.ctx->diagnostics);
 }
 
 void CgrxOptixImpl::probe(const QueryBatch& q, RxLookup* out) {
@@ -249,12 +250,12 @@ Result<CgrxOptixIndex> CgrxOptixIndex::build(const CgrxIndex& index) {
     auto impl = std::make_unique<CgrxOptixImpl>();
     impl->index = &index;
     impl->view = detail::cgrx_view(index);
+    impl->ctx = impl->view.ctx;
     detail::VkContext& c = *impl->view.ctx;
     detail::optix::require(c);
     impl->st = &detail::optix::state(c);
     impl->stream = detail::cuda::runtime(c).stream;
-    const char* ias = std::getenv("RAYDB_OPTIX_CGRX_IAS");
-    impl->two_level = ias && std::string_view(ias) == "1";
+    impl->two_level = c.diagnostics.optix_cgrx_ias;
     impl->make_pipeline();
     impl->copy_records();
     impl->build_gas();

@@ -18,18 +18,14 @@ namespace raydb::detail::cuda {
 
 namespace {
 
-// A diagnostic, set by RAYDB_CUDA_OWN_MEMORY=1: the DP-BIS selection pass runs over cudaMalloc'd
+// A diagnostic, Diagnostics::cuda_own_memory on: the DP-BIS selection pass runs over cudaMalloc'd
 // copies of its codes and bitmap instead of the Vulkan memory CUDA imported, so that a gap between
 // the CUDA pass and its Vulkan twin can be told apart from how the imported memory is mapped
 // (docs/baselines.md). The copies are made once per buffer, outside the timed stream work of later
 // calls; the bitmap written is the copy, so the query's result is not valid (the bench marks the
 // pass alone as a diagnostic anyway).
-bool own_memory() {
-  static const bool on = [] {
-    const char* v = std::getenv("RAYDB_CUDA_OWN_MEMORY");
-    return v && std::string_view(v) == "1";
-  }();
-  return on;
+bool own_memory(const VkContext& ctx) {
+  return ctx.diagnostics.cuda_own_memory == CudaOwnMemory::on;
 }
 
 template <class T>
@@ -38,9 +34,9 @@ T* own_copy(VkContext& ctx, const Buffer& b) {
   auto& slot = copies[b.address()];
   if (slot.second == nullptr || slot.first != b.size()) {
     if (slot.second) cudaFree(slot.second);
-    check(cudaMalloc(&slot.second, b.size()), "cudaMalloc (RAYDB_CUDA_OWN_MEMORY copy)");
+    check(cudaMalloc(&slot.second, b.size()), "cudaMalloc (Diagnostics::cuda_own_memory copy)");
     check(cudaMemcpy(slot.second, device_ptr(ctx, b), b.size(), cudaMemcpyDeviceToDevice),
-          "cudaMemcpy (RAYDB_CUDA_OWN_MEMORY copy)");
+          "cudaMemcpy (Diagnostics::cuda_own_memory copy)");
     slot.first = b.size();
   }
   return static_cast<T*>(slot.second);
@@ -84,7 +80,7 @@ void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uin
   if (words == 0) return;
   need(codes, uint64_t{words} * 32, "codes");
   need(bitmap, uint64_t{words} * 4, "bitmap");
-  bool own = own_memory();
+  bool own = own_memory(ctx);
   check(kernels::codes_select(own ? own_copy<uint32_t>(ctx, codes) : ptr<uint32_t>(ctx, codes),
                               own ? own_copy<uint32_t>(ctx, bitmap) : ptr<uint32_t>(ctx, bitmap),
                               static_cast<uint32_t>(rows), b_lo, b_hi, runtime(ctx).stream),

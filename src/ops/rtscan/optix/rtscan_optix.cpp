@@ -40,7 +40,7 @@ struct RtScanOptixImpl {
   // The keys again in cudaMalloc'd memory, which the programs read: CUDA's random reads of
   // imported Vulkan memory were what made the OptiX refine slow (on the H100 at 1e8 rows,
   // selectivity 0.9: 14.1 ms over the imported keys, 0.71 ms over these; docs/optix.md).
-  // RAYDB_CUDA_OWN_MEMORY=0 keeps the imported keys, to measure that again.
+  // Diagnostics::cuda_own_memory off keeps the imported keys, to measure that again.
   std::vector<DeviceMemory> own_keys;
   std::vector<optix::Gas> gas;  // per column group
 
@@ -79,7 +79,7 @@ void RtScanOptixImpl::copy_keys() {
   uint32_t t1 = timer.mark(cb.cmd());
   cb.submit_and_wait();
   build_stats.copy_ms = timer.ms(t0, t1);
-  if (keys.empty() || !optix::use_own_memory(keys.front())) return;
+  if (keys.empty() || !optix::use_own_memory(keys.front(), c.diagnostics)) return;
   for (const Buffer& k : keys)
     own_keys.push_back(
         optix::own_copy(memory, cuda::device_ptr(c, k), k.size(), "rtscan keys (OptiX)"));
@@ -137,7 +137,7 @@ void RtScanOptixImpl::build_gas(size_t gi) {
 }
 
 void RtScanOptixImpl::make_pipeline() {
-  OptixModuleCompileOptions module_options = optix::default_module_options();
+  OptixModuleCompileOptions module_options = optix::default_module_options(table->ctx->diagnostics);
   OptixPipelineCompileOptions pipeline_options{};
   pipeline_options.usesMotionBlur = 0;
   pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
@@ -154,7 +154,7 @@ void RtScanOptixImpl::make_pipeline() {
   else
     entries.intersection = "__intersection__rtscan";
   program.create(st->context, module_options, pipeline_options, raydb_optix_rtscan_programs,
-                 raydb_optix_rtscan_programs_size, entries, memory);
+                 raydb_optix_rtscan_programs_size, entries, memory, table->ctx->diagnostics);
 }
 
 // The table's launches, each sliced to OptiX's launch limit, with CUDA pointers for the Vulkan

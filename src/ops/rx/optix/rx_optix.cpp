@@ -34,6 +34,7 @@ using optix::MemoryTally;
 
 struct RxOptixImpl {
   RxIndexView view;
+  std::shared_ptr<VkContext> ctx;  // view.ctx: the context whose lock lookup_into takes
   RxOptixOptions variant;
   optix::State* st = nullptr;
   cudaStream_t stream = nullptr;
@@ -43,7 +44,7 @@ struct RxOptixImpl {
   DeviceMemory ias;  // RxOptixOptions::two_level: one instance over the GAS
   OptixTraversableHandle handle = 0;
   // The index's records in cudaMalloc'd memory, which the programs read (optix::use_own_memory):
-  // copied once at build; empty when RAYDB_CUDA_OWN_MEMORY=0 keeps the imported records.
+  // copied once at build; empty when Diagnostics::cuda_own_memory is off (the imported records).
   DeviceMemory own_records;
 
   optix::Program program;
@@ -87,7 +88,7 @@ struct RxOptixImpl {
 };
 
 void RxOptixImpl::copy_records() {
-  if (view.keys == 0 || !optix::use_own_memory(*view.records)) return;
+  if (view.keys == 0 || !optix::use_own_memory(*view.records, view.ctx->diagnostics)) return;
   require_shared_records();
   own_records = optix::own_copy(memory, cuda::device_ptr(*view.ctx, *view.records),
                                 view.keys * kKeyRecordBytes, "RX records (OptiX)");
@@ -160,7 +161,7 @@ void RxOptixImpl::build_ias() {
 }
 
 void RxOptixImpl::make_pipeline() {
-  OptixModuleCompileOptions module_options = optix::default_module_options();
+  OptixModuleCompileOptions module_options = optix::default_module_options(view.ctx->diagnostics);
   static constexpr OptixCompileOptimizationLevel kLevels[] = {
       OPTIX_COMPILE_OPTIMIZATION_LEVEL_0, OPTIX_COMPILE_OPTIMIZATION_LEVEL_1,
       OPTIX_COMPILE_OPTIMIZATION_LEVEL_2, OPTIX_COMPILE_OPTIMIZATION_LEVEL_3};
@@ -181,7 +182,7 @@ void RxOptixImpl::make_pipeline() {
                                 "__miss__rx",   "__closesthit__rx",
                                 "__anyhit__rx", boxes ? "__intersection__rx_box" : nullptr};
   program.create(st->context, module_options, pipeline_options, raydb_optix_rx_programs,
-                 raydb_optix_rx_programs_size, entries, memory);
+                 raydb_optix_rx_programs_size, entries, memory, view.ctx->diagnostics);
 }
 
 RxCollectResult RxOptixImpl::probe(const QueryBatch& q, RxLookup* out, bool collect,
@@ -288,6 +289,7 @@ Result<RxOptixIndex> RxOptixIndex::build(const RxIndex& index, const RxOptixOpti
     auto impl = std::make_unique<RxOptixImpl>();
     impl->variant = options;
     impl->view = detail::rx_view(index);
+    impl->ctx = impl->view.ctx;
     detail::VkContext& c = *impl->view.ctx;
     detail::optix::require(c);
     check_supported(*impl->view.options);

@@ -36,14 +36,10 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
  public:
   SsbOptixTracerImpl(VkContext& c, BuildPreference preference) : ctx_(c), preference_(preference) {
     optix::require(c);
-    // A diagnostic for the gap measurements (docs/optix.md): RAYDB_OPTIX_SSB_VARIANT=multi_anyhit
-    // drops REQUIRE_SINGLE_ANYHIT_CALL (exact all the same: the row flags count a row once),
-    // =pointer_payload passes the run through memory as the RX programs do.
-    if (const char* v = std::getenv("RAYDB_OPTIX_SSB_VARIANT")) variant_ = v;
-    if (!variant_.empty() && variant_ != "multi_anyhit" && variant_ != "pointer_payload")
-      throw Error(Errc::invalid_argument,
-                  fmt::format("RAYDB_OPTIX_SSB_VARIANT '{}' is not multi_anyhit or pointer_payload",
-                              variant_));
+    // A diagnostic for the gap measurements (docs/optix.md, Diagnostics::optix_ssb_variant):
+    // multi_anyhit drops REQUIRE_SINGLE_ANYHIT_CALL (exact all the same: the row flags count a row
+    // once), pointer_payload passes the run through memory as the RX programs do.
+    variant_ = c.diagnostics.optix_ssb_variant;
     st_ = &optix::state(c);
     stream_ = cuda::runtime(c).stream;  // makes the device current on this thread
     make_pipeline();
@@ -81,7 +77,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     // The Vulkan BLAS: non-indexed float3 triangles, any-hit called once per triangle and ray
     // (NO_DUPLICATE_ANY_HIT_INVOCATION's twin), fast trace, compacted.
     CUdeviceptr vertex_address = vertices_.address();
-    unsigned geometry_flags = variant_ == "multi_anyhit"
+    unsigned geometry_flags = variant_ == OptixSsbVariant::multi_anyhit
                                   ? OPTIX_GEOMETRY_FLAG_NONE
                                   : OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL;
     OptixBuildInput input = optix::triangle_input(&vertex_address, n, &geometry_flags);
@@ -110,7 +106,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     p.ray_x = ray_x_;
     p.ray_y = ray_y_;
     p.per_row_atomics = per_row_atomics ? 1 : 0;
-    p.pointer_payload = variant_ == "pointer_payload" ? 1 : 0;
+    p.pointer_payload = variant_ == OptixSsbVariant::pointer_payload ? 1 : 0;
     launches_.clear();
     launches_.add(p, ray_count_, [](optix::SsbLaunchParams& b, uint32_t first, uint32_t n) {
       b.ray_offset = first;
@@ -152,7 +148,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   }
 
   void make_pipeline() {
-    OptixModuleCompileOptions module_options = optix::default_module_options();
+    OptixModuleCompileOptions module_options = optix::default_module_options(ctx_.diagnostics);
     OptixPipelineCompileOptions pipeline_options{};
     pipeline_options.usesMotionBlur = 0;
     pipeline_options.traversableGraphFlags = OPTIX_TRAVERSABLE_GRAPH_FLAG_ALLOW_SINGLE_GAS;
@@ -164,7 +160,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     optix::ProgramEntries entries{"ssb_programs", "__raygen__ssb", "__miss__ssb", nullptr,
                                   "__anyhit__ssb"};
     program_.create(st_->context, module_options, pipeline_options, raydb_optix_ssb_programs,
-                    raydb_optix_ssb_programs_size, entries, memory_);
+                    raydb_optix_ssb_programs_size, entries, memory_, ctx_.diagnostics);
   }
 
   VkContext& ctx_;
@@ -180,7 +176,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   uint64_t ray_count_ = 0;
   uint32_t groups_ = 0;
   BuildPreference preference_;
-  std::string variant_;
+  OptixSsbVariant variant_ = OptixSsbVariant::standard;
 };
 
 }  // namespace

@@ -1,0 +1,71 @@
+#include "backend/vk/blas.hpp"
+
+#include <algorithm>
+
+namespace raydb::detail {
+
+void record_blas_builds(VkContext& ctx, VkCommandBuffer cmd, GpuTimer& timer,
+                        std::vector<uint32_t>& marks, std::span<const BlasBuild> builds,
+                        std::span<AccelStruct> targets, VkDeviceAddress scratch, bool update) {
+  for (size_t k = 0; k < builds.size(); ++k) {
+    if (k > 0)  // the previous build must be done reading primitives and scratch
+      memory_barrier(cmd, VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_ACCELERATION_STRUCTURE_READ_BIT_KHR |
+                         VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
+                     VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT |
+                         VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+                     VK_ACCESS_SHADER_WRITE_BIT | VK_ACCESS_ACCELERATION_STRUCTURE_WRITE_BIT_KHR,
+                     ctx);
+    marks.push_back(timer.mark(cmd));
+    if (builds[k].prepare) builds[k].prepare(cmd);
+    marks.push_back(timer.mark(cmd));
+    AccelStruct& target = targets[k];
+    record_build(ctx, cmd, builds[k].req, target, scratch, update ? &target : nullptr);
+    marks.push_back(timer.mark(cmd));
+  }
+}
+
+std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> builds,
+                                    BlasTimes& times, Buffer* inputs) {
+  times = {};
+  std::vector<AccelStruct> built;
+  if (builds.empty()) return built;
+  const bool compaction =
+      (builds[0].req.flags & VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR) != 0;
+  {
+    VkDeviceSize scratch_bytes = 0;
+    for (const BlasBuild& b : builds) {
+      if (((b.req.flags & VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR) != 0) !=
+          compaction)
+        throw Error(Errc::internal, "build_blas: some requests allow compaction, others not");
+      auto sizes = build_sizes(ctx, b.req);
+      scratch_bytes = std::max(scratch_bytes, sizes.buildScratchSize);
+      built.emplace_back(ctx, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                         sizes.accelerationStructureSize, b.name);
+      times.uncompacted_bytes += built.back().bytes();
+    }
+    Scratch scratch;
+    scratch.ensure(ctx, scratch_bytes);
+    CommandBatch batch(ctx);
+    GpuTimer timer(ctx, static_cast<uint32_t>(3 * builds.size()));
+    timer.reset(batch.cmd());
+    std::vector<uint32_t> marks;
+    record_blas_builds(ctx, batch.cmd(), timer, marks, builds, built, scratch.aligned_address,
+                       false);
+    accel_write_barrier(ctx, batch.cmd());
+    batch.submit_and_wait();
+    for (size_t k = 0; k < builds.size(); ++k) {
+      times.prepare_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
+      times.build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
+    }
+  }  // scratch freed here
+  if (inputs) inputs->reset();
+  if (!compaction) return built;
+  return compact(ctx, built, times.compact_ms);  // frees the uncompacted BLAS on return
+}
+
+AccelStruct build_blas(VkContext& ctx, const BlasBuild& build, BlasTimes& times, Buffer* inputs) {
+  return std::move(build_blas(ctx, std::span<const BlasBuild>(&build, 1), times, inputs)[0]);
+}
+
+}  // namespace raydb::detail
