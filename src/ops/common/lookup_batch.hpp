@@ -41,9 +41,7 @@ void validate_queries(const QueryBatch& q, KeyWidth index_width);
 // A caller-sized output must hold one result per query.
 void check_output_size(const QueryBatch& q, size_t out_size);
 
-// The public lookup calls every index shares: the caller's output checked (or made), then the
-// index's probe(QueryBatch, RxLookup*), with errors returned as values.
-// The context an index's impl runs on: its own `ctx`, or its view's (the OptiX twins').
+// The context an index's impl runs on: its own `ctx`, or its view's.
 template <class Impl>
 VkContext& context_of(Impl& impl) {
   if constexpr (requires { impl.ctx; })
@@ -51,6 +49,9 @@ VkContext& context_of(Impl& impl) {
   else
     return *impl.view.ctx;
 }
+
+// The public lookup calls every index shares: the caller's output checked (or made), then the
+// index's probe(QueryBatch, RxLookup*), with errors returned as values.
 
 template <class Impl>
 Status lookup_into(Impl& impl, const QueryBatch& q, std::span<RxLookup> out) {
