@@ -59,7 +59,7 @@ namespace raydb {
 
 /// `count` elements of a host-owned VkBuffer, from byte `offset`.
 struct DeviceSpan {
-  VkBuffer buffer = nullptr;
+  VkBuffer buffer = nullptr;     ///< the host's buffer, on the adopted device; raydb never frees it
   VkDeviceSize buffer_size = 0;  ///< VkBufferCreateInfo::size the buffer was created with
   VkBufferUsageFlags usage = 0;  ///< VkBufferCreateInfo::usage the buffer was created with
   VkDeviceSize offset = 0;       ///< bytes from the buffer's start to element 0
@@ -69,8 +69,8 @@ struct DeviceSpan {
 /// One timeline-semaphore point: the semaphore (VK_SEMAPHORE_TYPE_TIMELINE, on the adopted
 /// device) and a value.
 struct TimelinePoint {
-  VkSemaphore semaphore = nullptr;
-  uint64_t value = 0;
+  VkSemaphore semaphore = nullptr;  ///< a timeline semaphore of the adopted device
+  uint64_t value = 0;               ///< the point: waited for, or signalled
 };
 
 /// How raydb's own submission is ordered with the host's work: it waits until every `wait`
@@ -79,8 +79,8 @@ struct TimelinePoint {
 /// are written and visible: memory-write access, all commands). Needs the device's
 /// timelineSemaphore feature (DeviceFeatureChain enables it where the device has it).
 struct DeviceSync {
-  std::vector<TimelinePoint> wait;
-  std::vector<TimelinePoint> signal;
+  std::vector<TimelinePoint> wait;    ///< points raydb's submission waits for
+  std::vector<TimelinePoint> signal;  ///< points raydb's submission signals when done
 };
 
 /// Builds an RxIndex over `keys` (of `width`) and, when values.count is not 0, one uint32_t

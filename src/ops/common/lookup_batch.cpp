@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <mutex>
 
 #include "common/parallel.hpp"
 
@@ -60,6 +61,9 @@ void set_lookup_chunk(uint64_t lookups) {
 }
 
 LookupBatch::~LookupBatch() {
+  // The slots' command buffers come from the context's one pool, which other threads' calls use
+  // under the call lock; an index may be destroyed on any thread, outside any call.
+  std::unique_lock<std::recursive_mutex> lock(ctx_.call_mutex);
   for (Slot& s : slots_) {
     // The GPU may still run a chunk of a call that failed; errors cannot leave a destructor.
     if (s.busy) ctx_.vk.vkWaitForFences(ctx_.device, 1, &s.fence, VK_TRUE, UINT64_MAX);

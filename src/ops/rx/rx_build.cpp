@@ -218,9 +218,6 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   if (!binding)
     binding = std::make_unique<TlasBinding>(
         c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
-  // The probe pipeline is made here, not by the first lookup: a first call on a new index would
-  // otherwise wait for the driver's shader compile (up to a second on the H100).
-  ensure_probe_kernels();
 
   // Drop what a previous build held before measuring this one's peak.
   blas.clear();
@@ -235,6 +232,11 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   require_device_memory(
       c, fmt::format("an RX build of {} {}-bit keys", n, k.width == KeyWidth::bits64 ? 64 : 32),
       n * (k.width == KeyWidth::bits64 ? 8 : 4) + std::min<uint64_t>(n, chunk) * primitive_bytes());
+  // The probe pipeline is made here, not by the first lookup: a first call on a new index would
+  // otherwise wait for the driver's shader compile (up to a second on the H100). After the check,
+  // so that a refused build allocates nothing; before the baseline, so that its shader binding
+  // table is not counted as the build's.
+  ensure_probe_kernels();
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
 
