@@ -33,7 +33,19 @@ def await_all(client, futures, workers, poll_s=0.5):
         if f.status == "error" and isinstance(f.exception(), KilledWorker):
             # The scheduler gave up on a worker holding the state (it died running the task).
             raise PartitionLost(f"a partition's worker died: {f.exception()}")
-    return client.gather(futures)
+    # A result lives on its worker until gathered: a worker lost after its task finished would
+    # leave a plain gather waiting forever for a task pinned to it, so each fetch polls too.
+    results = []
+    for f, w in zip(futures, workers):
+        while True:
+            try:
+                results.append(f.result(timeout=poll_s))
+                break
+            except TimeoutError:
+                if w not in set(client.scheduler_info()["workers"]):
+                    f.cancel()
+                    raise PartitionLost(f"worker {w} left the cluster holding a partition's result")
+    return results
 
 
 def _worker_state():

@@ -140,14 +140,7 @@ def test_worker_lost_mid_query(client, star):
     kill()
     runner.join(120)
     assert not runner.is_alive()
-    # Whether the victim's part was still running when it was killed depends on the machine's
-    # speed; either way the answer must be whole.
+    # Whether the victim's part was still running, or done with its result not yet gathered, when
+    # it was killed depends on the machine's speed; either way the query ends, with a whole answer
+    # (a retry on a live worker where the part or its result was lost).
     star_data.assert_equal(out["result"], db, query)
-    # A worker lost before the query: its part must move to a live worker and the answer be whole.
-    client.wait_for_workers(3, timeout=60)
-    dist = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales", retries=2,
-                                cache_dir=str(folder / "cache"))
-    victim, kill = _kill_one(client, dist)
-    kill()
-    star_data.assert_equal(dist.sql(query), db, query)
-    assert victim not in dist.placement
