@@ -2,43 +2,26 @@
 // leaves no partial line.
 #pragma once
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <string>
 #include <string_view>
 
-#include "raydb/error.hpp"
-
 namespace raydb::detail {
 
-// Appends `line` (one complete line, '\n' included) to `path`, creating it, with one write(2) on
-// an O_APPEND descriptor: the kernel places the bytes at the end in one piece, even with other
-// writers, and nothing sits in a user-space buffer for a kill to cut. A short write (disk full)
-// is cut back off, so the file ends with a whole line either way; fsync makes the line durable
-// before the next is written. Errors are Errc::io naming the file.
-inline void append_line(const std::string& path, std::string_view line) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0)
-    throw Error(Errc::io, "cannot open " + path + " for appending: " + std::strerror(errno));
-  struct stat st {};
-  const bool sized = ::fstat(fd, &st) == 0;
-  ssize_t n;
-  do {
-    n = ::write(fd, line.data(), line.size());
-  } while (n < 0 && errno == EINTR);
-  const int write_errno = errno;
-  const bool whole = n == static_cast<ssize_t>(line.size());
-  if (!whole && n > 0 && sized) (void)::ftruncate(fd, st.st_size);
-  const bool synced = whole && ::fsync(fd) == 0;
-  ::close(fd);
-  if (!whole)
-    throw Error(Errc::io, "writing " + path + " failed: " +
-                              (n < 0 ? std::strerror(write_errno) : "short write (disk full?)"));
-  if (!synced) throw Error(Errc::io, "flushing " + path + " failed: " + std::strerror(errno));
-}
+// Appends `line` (one complete line, '\n' included, at most one memory page: 4096 bytes on x86-64)
+// to `path`, creating it.
+//
+// Why not one write(2) on an O_APPEND descriptor: Linux copies a write into the page cache a page
+// (folio) at a time and stops between pages when a fatal signal is pending, so SIGKILL can cut a
+// line that crosses a page boundary (seen on the GPU machine; tests/reliability/test_faults.cpp).
+// A write inside one page is all or nothing. So a line that would cross a boundary is placed at
+// the next page instead: the previous line's '\n' is overwritten by spaces up to the page's end and
+// a '\n' there (JSON allows trailing whitespace), one write inside that page, and the line then
+// starts the next page, in a second write. A kill between the two leaves the previous line whole.
+//
+// Writers of one file are serialised with flock(2). A file that does not end in '\n' (a writer of
+// another tool killed midway) is cut back to its last whole line first. With `durable`, the line is
+// fsync'ed before returning. Errors are Errc::io naming the file; a line longer than a page is
+// Errc::invalid_argument naming the limit.
+void append_line(const std::string& path, std::string_view line, bool durable = true);
 
 }  // namespace raydb::detail

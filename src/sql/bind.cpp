@@ -466,6 +466,8 @@ BoundQuery Binder::bind(const Json& stmt) {
     AttrRef a = attr_of(g);
     if (std::find(q_.group.begin(), q_.group.end(), a) == q_.group.end()) q_.group.push_back(a);
   }
+  if (!s.contains("targetList"))
+    error("SELECT names no columns or aggregates to return", s.value("fromClause", s));
   for (const Json& t : s.at("targetList")) {
     const Json& rt = t.at("ResTarget");
     const Json& val = rt.at("val");

@@ -4,8 +4,13 @@
 # (tests/fuzz/regressions/<name>/) is replayed; a crash found now is saved there, to be committed
 # as a regression input, and fails the run.
 #   tests/fuzz/run.sh [SECONDS] [BUILD_DIR]
+# RAYDB_FUZZ_SEED (default 1) fixes libFuzzer's random seed, so that a run is the same sequence of
+# inputs on every machine: CI then explores a prefix of what a longer run with the same seed
+# explored before landing, and a crash it reports reproduces. RAYDB_FUZZ_SEED=0 picks a fresh
+# seed each run, for exploring further (run that for longer, and commit what it finds).
 set -euo pipefail
 seconds=${1:-60}
+seed=${RAYDB_FUZZ_SEED:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${2:-$here/../../build-fuzz}
 targets=(counts query_file column_file tbl sql sql_load)
@@ -34,8 +39,8 @@ for t in "${targets[@]}"; do
   # A scratch corpus: the seeds plus what this run finds; the committed seeds stay small.
   work="$build/corpus_$t"
   rm -rf "$work" && mkdir -p "$work"
-  echo "fuzz $t: ${seconds} s"
-  if ! "$bin" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
+  echo "fuzz $t: ${seconds} s, seed $seed"
+  if ! "$bin" -seed="$seed" -max_total_time="$seconds" -max_len=4096 -timeout=10 -rss_limit_mb=2048 \
        -print_final_stats=1 -artifact_prefix="$regressions/" "$work" "$here/corpus/$t" \
        >"$build/fuzz_$t.log" 2>&1; then
     tail -40 "$build/fuzz_$t.log"
