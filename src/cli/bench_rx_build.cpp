@@ -94,6 +94,41 @@ Candidate optix_candidate(const BenchRxOptions& o, const Context& ctx, const Can
   return c;
 }
 
+// The build samples of the RX and cgRX candidates: per repeat, the GPU build and its stages
+// (`stage` is RX's key conversion or cgRX's host layout), and host to host.
+struct BuildSamples {
+  std::vector<double> build_ms, stage_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
+  double first_host_ms = 0;
+
+  template <class Stats>
+  void add(const Stats& s, double stage) {
+    build_ms.push_back(s.build_ms());
+    stage_ms.push_back(stage);
+    bvh_ms.push_back(s.bvh_build_ms);
+    compact_ms.push_back(s.compact_ms);
+    sort_ms.push_back(s.sort_ms);
+    upload_ms.push_back(s.upload_ms);
+  }
+  // The row fields both indexes share; `stage` names the stage's field.
+  template <class Stats>
+  nlohmann::json fields(const char* stage, const Stats& bs) const {
+    return {{"build_time_ms", median(build_ms)},
+            {"build_time_ms_all", build_ms},
+            {stage, median(stage_ms)},
+            {"build_bvh_ms", median(bvh_ms)},
+            {"build_compact_ms", median(compact_ms)},
+            {"layout_sort_ms", median(sort_ms)},
+            {"build_upload_ms", median(upload_ms)},
+            {"build_host_ms", median(host_ms)},
+            {"build_host_ms_all", host_ms},
+            {"build_first_host_ms", first_host_ms},
+            {"build_bytes", bs.bvh_bytes},
+            {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
+            {"build_peak_bytes", bs.build_peak_bytes},
+            {"gpu_resident_bytes", bs.resident_bytes}};
+  }
+};
+
 }  // namespace
 
 // Builds an RX index (one warm-up build, then the median of --build-repeats rebuilds); nullopt
@@ -128,7 +163,8 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   std::optional<Result<RxIndex>> maybe;
   // Host to host: keys and values from host memory to a traceable index, wall clock; the first
   // build also makes the probe pipeline.
-  const double first_host_ms =
+  BuildSamples t;
+  t.first_host_ms =
       wall_ms([&] { maybe.emplace(RxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
   Result<RxIndex>& built = *maybe;
   if (!built && built.error().code() == Errc::unsupported) {
@@ -137,22 +173,15 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   }
   auto index = std::make_shared<RxIndex>(std::move(built).value());
   index->set_diagnostic(diagnostic_of(o));
-  std::vector<double> build_ms, convert_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
-    host_ms.push_back(wall_ms([&] { index->rebuild(wl.keys.span(), wl.values).value(); }));
-    const auto& s = index->build_stats();
-    build_ms.push_back(s.build_ms());
-    convert_ms.push_back(s.convert_ms);
-    bvh_ms.push_back(s.bvh_build_ms);
-    compact_ms.push_back(s.compact_ms);
-    sort_ms.push_back(s.sort_ms);
-    upload_ms.push_back(s.upload_ms);
+    t.host_ms.push_back(wall_ms([&] { index->rebuild(wl.keys.span(), wl.values).value(); }));
+    t.add(index->build_stats(), index->build_stats().convert_ms);
   }
   const RxBuildStats& bs = index->build_stats();
   progress(
       fmt::format("built in {:.2f} ms (GPU), {:.2f} ms host to host ({:.2f} ms the first), BVH "
                   "{:.1f} MB compacted ({:.1f} MB before), peak {:.1f} MB",
-                  median(build_ms), median(host_ms), first_host_ms, bs.bvh_bytes / 1e6,
+                  median(t.build_ms), median(t.host_ms), t.first_host_ms, bs.bvh_bytes / 1e6,
                   bs.bvh_uncompacted_bytes / 1e6, bs.build_peak_bytes / 1e6));
   Candidate c;
   c.fields = {{"index", "rx"},
@@ -165,25 +194,12 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"compaction", bo.compact},
               {"build_preference", to_string(bo.preference)},
               {"unique_keys", bs.unique_keys},
-              {"build_time_ms", median(build_ms)},
-              {"build_time_ms_all", build_ms},
-              {"build_convert_ms", median(convert_ms)},
-              {"build_bvh_ms", median(bvh_ms)},
-              {"build_compact_ms", median(compact_ms)},
-              {"layout_sort_ms", median(sort_ms)},
-              {"build_upload_ms", median(upload_ms)},
-              {"build_host_ms", median(host_ms)},
-              {"build_host_ms_all", host_ms},
-              {"build_first_host_ms", first_host_ms},
-              {"build_bytes", bs.bvh_bytes},
-              {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-              {"build_peak_bytes", bs.build_peak_bytes},
-              {"gpu_resident_bytes", bs.resident_bytes},
               {"blas_count", bs.blas_count},
               {"partitions", bs.partitions},
               {"partitions_requested", partitions},
               {"compress_duplicates", bo.compress_duplicates},
               {"primitives", bs.primitives}};
+  c.fields.update(t.fields("build_convert_ms", bs));
   // "/ah": hit_and_scan over triangles with any-hit calls instead of opaque rays (--opaque off).
   std::string method_column = to_string(index->method());
   if (index->method() == RxLookupMethod::hit_and_scan && bo.primitive == Primitive::triangles &&
@@ -194,7 +210,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   if (bo.compress_duplicates) method_column += "/dc";
   if (o.diagnostic != "none") method_column = o.diagnostic;
   c.columns = columns("rx", to_string(index->traversal()), to_string(bo.primitive), method_column);
-  c.build_ms = median(build_ms);
+  c.build_ms = median(t.build_ms);
   c.index_bytes = bs.bvh_bytes;
   c.index = index;
   return c;
@@ -255,13 +271,12 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   bo.window_first_ray = rays == "window";
   progress(fmt::format("building cgrx: {} bucket={} rays={}", tname, bucket, rays));
   std::shared_ptr<CgrxIndex> index;
-  std::vector<double> build_ms, layout_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
-  double first_host_ms = 0;
+  BuildSamples t;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
     std::optional<Result<CgrxIndex>> maybe;
     const double ms =
         wall_ms([&] { maybe.emplace(CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
-    (r == 0 ? first_host_ms : host_ms.emplace_back()) = ms;
+    (r == 0 ? t.first_host_ms : t.host_ms.emplace_back()) = ms;
     Result<CgrxIndex>& built = *maybe;
     if (!built && built.error().code() == Errc::unsupported) {
       progress(fmt::format("skipped: {}", built.error().what()));
@@ -269,18 +284,12 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
     }
     index = std::make_shared<CgrxIndex>(std::move(built).value());
     if (r == 0) continue;
-    const auto& s = index->build_stats();
-    build_ms.push_back(s.build_ms());
-    layout_ms.push_back(s.host_layout_ms);
-    bvh_ms.push_back(s.bvh_build_ms);
-    compact_ms.push_back(s.compact_ms);
-    sort_ms.push_back(s.sort_ms);
-    upload_ms.push_back(s.upload_ms);
+    t.add(index->build_stats(), index->build_stats().host_layout_ms);
   }
   index->set_diagnostic(diagnostic_of(o));
   const CgrxBuildStats& bs = index->build_stats();
   progress(fmt::format("built in {:.2f} ms, BVH {:.1f} MB, {} representatives, first ray {}",
-                       median(build_ms), bs.bvh_bytes / 1e6, bs.representatives,
+                       median(t.build_ms), bs.bvh_bytes / 1e6, bs.representatives,
                        bs.ray_window ? fmt::format("{} keys", bs.ray_window) : "to the line end"));
   Candidate c;
   c.fields = {{"index", "cgrx"},
@@ -294,27 +303,13 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"diagnostic", o.diagnostic},
               {"compaction", bo.compact},
               {"unique_keys", bs.unique_keys},
-              {"build_time_ms", median(build_ms)},
-              {"build_time_ms_all", build_ms},
-              {"build_host_layout_ms", median(layout_ms)},
-              {"build_bvh_ms", median(bvh_ms)},
-              {"build_compact_ms", median(compact_ms)},
-              {"layout_sort_ms", median(sort_ms)},
-              {"build_upload_ms", median(upload_ms)},
-              {"build_host_ms", median(host_ms)},
-              {"build_host_ms_all", host_ms},
-              {"build_first_host_ms", first_host_ms},
-              {"build_bytes", bs.bvh_bytes},
-              {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
-              {"build_peak_bytes", bs.build_peak_bytes},
-              {"gpu_resident_bytes", bs.resident_bytes},
               {"representatives", bs.representatives},
               {"row_markers", bs.row_markers},
               {"plane_markers", bs.plane_markers}};
   std::string method_column = fmt::format("bucket {}{}", bucket, rays == "full" ? "/full" : "");
   if (o.diagnostic != "none") method_column += "/" + o.diagnostic;
   c.columns = columns("cgrx", to_string(index->traversal()), "triangles", method_column);
-  c.build_ms = median(build_ms);
+  c.build_ms = median(t.build_ms);
   c.index_bytes = bs.bvh_bytes;
   c.index = index;
   return c;

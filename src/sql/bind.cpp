@@ -74,7 +74,7 @@ class Binder {
   Literal literal(const Json& node, const Column* target) {
     std::string kind = node_kind(node);
     if (kind == "TypeCast") {
-      const Json& tc = node["TypeCast"];
+      const Json& tc = node.at("TypeCast");
       std::string tn = sval(tc.at("typeName").at("names").back());
       if (tn != "date") fail(fmt::format("a cast to {}", tn), node);
       Literal l = literal(tc.at("arg"), nullptr);
@@ -88,16 +88,16 @@ class Binder {
       return convert(l, target, node);
     }
     if (kind != "A_Const") fail(fmt::format("{} where a constant is expected", kind), node);
-    const Json& c = node["A_Const"];
+    const Json& c = node.at("A_Const");
     Literal l;
     if (c.contains("isnull")) fail("NULL", node);
     if (c.contains("sval")) {
       l.is_text = true;
-      l.text = c["sval"].value("sval", "");
+      l.text = c.at("sval").value("sval", "");
     } else if (c.contains("ival")) {
-      l.mantissa = c["ival"].value("ival", int64_t{0});
+      l.mantissa = c.at("ival").value("ival", int64_t{0});
     } else if (c.contains("fval")) {
-      std::string s = c["fval"].value("fval", "");
+      std::string s = c.at("fval").value("fval", "");
       size_t dot = s.find('.');
       int sc = dot == s.npos ? 0 : static_cast<int>(s.size() - dot - 1);
       if (sc > 9 || s.find_first_of("eE") != s.npos)
@@ -160,7 +160,7 @@ Pred Binder::pred(const Json& node, AttrRef& attr, bool& have) {
   };
   Pred p;
   if (kind == "BoolExpr") {
-    const Json& b = node["BoolExpr"];
+    const Json& b = node.at("BoolExpr");
     std::string op = b.value("boolop", "");
     p.kind = op == "AND_EXPR"  ? Pred::Kind::all
              : op == "OR_EXPR" ? Pred::Kind::any
@@ -169,7 +169,7 @@ Pred Binder::pred(const Json& node, AttrRef& attr, bool& have) {
     return p;
   }
   if (kind != "A_Expr") fail(fmt::format("{} in WHERE", kind.empty() ? "this" : kind), node);
-  const Json& a = node["A_Expr"];
+  const Json& a = node.at("A_Expr");
   std::string ak = a.value("kind", "");
   // A prefix operator (unary + or -, ~) has no left operand.
   if (!a.contains("lexpr")) fail(fmt::format("a prefix operator {} in WHERE", op_name(a)), node);
@@ -185,7 +185,7 @@ Pred Binder::pred(const Json& node, AttrRef& attr, bool& have) {
       fail(fmt::format("operator {}", p.op), node);
     if (node_kind(a.at("rexpr")) == "ColumnRef")
       fail("a comparison of two columns other than a key join", node);
-    p.lits.push_back(literal(a["rexpr"], &col));
+    p.lits.push_back(literal(a.at("rexpr"), &col));
   } else if (ak == "AEXPR_BETWEEN" || ak == "AEXPR_NOT_BETWEEN") {
     p.kind = Pred::Kind::between;
     for (const Json& x : a.at("rexpr").at("List").at("items")) p.lits.push_back(literal(x, &col));
@@ -197,8 +197,8 @@ Pred Binder::pred(const Json& node, AttrRef& attr, bool& have) {
     }
   } else if (ak == "AEXPR_IN") {
     p.kind = Pred::Kind::in;
-    if (node_kind(a.at("rexpr")) != "List") fail("IN with a subquery", a["rexpr"]);
-    for (const Json& x : a["rexpr"]["List"].at("items")) p.lits.push_back(literal(x, &col));
+    if (node_kind(a.at("rexpr")) != "List") fail("IN with a subquery", a.at("rexpr"));
+    for (const Json& x : a.at("rexpr").at("List").at("items")) p.lits.push_back(literal(x, &col));
     if (op_name(a) == "<>") {
       Pred n;
       n.kind = Pred::Kind::negate;
@@ -213,15 +213,15 @@ Pred Binder::pred(const Json& node, AttrRef& attr, bool& have) {
 
 void Binder::where_conjunct(const Json& node) {
   std::string kind = node_kind(node);
-  if (kind == "BoolExpr" && node["BoolExpr"].value("boolop", "") == "AND_EXPR") {
-    for (const Json& k : node["BoolExpr"].at("args")) where_conjunct(k);
+  if (kind == "BoolExpr" && node.at("BoolExpr").value("boolop", "") == "AND_EXPR") {
+    for (const Json& k : node.at("BoolExpr").at("args")) where_conjunct(k);
     return;
   }
   if (kind == "SubLink") error("subqueries are not supported", node);
-  if (kind == "A_Expr" && node["A_Expr"].value("kind", "") == "AEXPR_OP" &&
-      node["A_Expr"].contains("lexpr") && node["A_Expr"].contains("rexpr") &&
-      node_kind(node["A_Expr"].at("lexpr")) == "ColumnRef" &&
-      node_kind(node["A_Expr"].at("rexpr")) == "ColumnRef")
+  if (kind == "A_Expr" && node.at("A_Expr").value("kind", "") == "AEXPR_OP" &&
+      node.at("A_Expr").contains("lexpr") && node.at("A_Expr").contains("rexpr") &&
+      node_kind(node.at("A_Expr").at("lexpr")) == "ColumnRef" &&
+      node_kind(node.at("A_Expr").at("rexpr")) == "ColumnRef")
     return;  // a join: handled in bind()
   AttrRef attr;
   bool have = false;
@@ -260,17 +260,17 @@ Expr Binder::expr(const Json& node) {
     e.op = 'k', e.value = l.mantissa, e.scale = l.scale;
     return e;
   }
-  if (kind == "A_Expr" && node["A_Expr"].value("kind", "") == "AEXPR_OP") {
-    std::string op = op_name(node["A_Expr"]);
+  if (kind == "A_Expr" && node.at("A_Expr").value("kind", "") == "AEXPR_OP") {
+    std::string op = op_name(node.at("A_Expr"));
     if (op != "+" && op != "-" && op != "*") fail(fmt::format("operator {}", op), node);
-    if (!node["A_Expr"].contains("lexpr")) {  // unary minus: 0 - x
+    if (!node.at("A_Expr").contains("lexpr")) {  // unary minus: 0 - x
       Expr zero;
       zero.op = 'k';
       e.kids.push_back(zero);
     } else {
-      e.kids.push_back(expr(node["A_Expr"]["lexpr"]));
+      e.kids.push_back(expr(node.at("A_Expr").at("lexpr")));
     }
-    e.kids.push_back(expr(node["A_Expr"].at("rexpr")));
+    e.kids.push_back(expr(node.at("A_Expr").at("rexpr")));
     e.op = op[0];
     e.scale = e.op == '*' ? e.kids[0].scale + e.kids[1].scale
                           : std::max(e.kids[0].scale, e.kids[1].scale);
@@ -316,9 +316,9 @@ int Binder::aggregate(const Json& node) {
     a.star = true;
     a.key = "count(*)";
   } else {
-    if (!fc.contains("args") || fc["args"].size() != 1)
+    if (!fc.contains("args") || fc.at("args").size() != 1)
       fail(fmt::format("{} with other than one argument", name), node);
-    a.expr = expr(fc["args"][0]);
+    a.expr = expr(fc.at("args")[0]);
     a.key = name + "(" + expr_key(a.expr) + ")";
     if (a.func == AggFunc::count) a.key = "count(*)";  // no NULLs: COUNT(x) = COUNT(*)
   }
@@ -332,33 +332,36 @@ HavingPred Binder::having(const Json& node) {
   std::string kind = node_kind(node);
   HavingPred h;
   if (kind == "BoolExpr") {
-    std::string op = node["BoolExpr"].value("boolop", "");
+    std::string op = node.at("BoolExpr").value("boolop", "");
     h.kind = op == "AND_EXPR"  ? HavingPred::Kind::all
              : op == "OR_EXPR" ? HavingPred::Kind::any
                                : HavingPred::Kind::negate;
-    for (const Json& k : node["BoolExpr"].at("args")) h.kids.push_back(having(k));
+    for (const Json& k : node.at("BoolExpr").at("args")) h.kids.push_back(having(k));
     return h;
   }
-  if (kind != "A_Expr" || node["A_Expr"].value("kind", "") != "AEXPR_OP" ||
-      !node["A_Expr"].contains("lexpr") || !node["A_Expr"].contains("rexpr") ||
-      node_kind(node["A_Expr"].at("lexpr")) != "FuncCall")
+  if (kind != "A_Expr" || node.at("A_Expr").value("kind", "") != "AEXPR_OP" ||
+      !node.at("A_Expr").contains("lexpr") || !node.at("A_Expr").contains("rexpr") ||
+      node_kind(node.at("A_Expr").at("lexpr")) != "FuncCall")
     fail("HAVING other than <aggregate> <comparison> <constant>", node);
-  h.op = op_name(node["A_Expr"]);
+  h.op = op_name(node.at("A_Expr"));
   static const char* kOps[] = {"=", "<>", "<", "<=", ">", ">="};
   if (std::find(std::begin(kOps), std::end(kOps), h.op) == std::end(kOps))
     fail(fmt::format("operator {} in HAVING", h.op), node);
-  h.agg = aggregate(node["A_Expr"]["lexpr"]);
-  h.lit = literal(node["A_Expr"].at("rexpr"), nullptr);
+  h.agg = aggregate(node.at("A_Expr").at("lexpr"));
+  h.lit = literal(node.at("A_Expr").at("rexpr"), nullptr);
   if (h.lit.is_text) error("type error: an aggregate compared with text", node);
   return h;
 }
 
 std::string output_name(const Json& val) {
   std::string kind = node_kind(val);
-  if (kind == "ColumnRef") return val["ColumnRef"]["fields"].back()["String"].value("sval", "");
+  if (kind == "ColumnRef") {
+    const Json& last = val.at("ColumnRef").at("fields").back();
+    return last.contains("String") ? last.at("String").value("sval", "") : "*";  // or A_Star
+  }
   if (kind == "FuncCall") {
-    std::string n = val["FuncCall"]["funcname"].back()["String"].value("sval", "");
-    return n + (val["FuncCall"].value("agg_star", false) ? "(*)" : "(...)");
+    std::string n = val.at("FuncCall").at("funcname").back().at("String").value("sval", "");
+    return n + (val.at("FuncCall").value("agg_star", false) ? "(*)" : "(...)");
   }
   return "?column?";
 }
@@ -368,22 +371,22 @@ std::string output_name(const Json& val) {
 BoundQuery Binder::bind(const Json& stmt) {
   const Json& s = stmt.at("SelectStmt");
   if (s.value("op", "SETOP_NONE") != "SETOP_NONE") fail("UNION / INTERSECT / EXCEPT", stmt);
-  if (s.contains("withClause")) fail("WITH", s["withClause"]);
+  if (s.contains("withClause")) fail("WITH", s.at("withClause"));
   if (s.contains("distinctClause")) fail("SELECT DISTINCT", stmt);
   if (s.contains("windowClause")) fail("WINDOW", stmt);
-  if (s.contains("limitOffset")) fail("OFFSET", s["limitOffset"]);
+  if (s.contains("limitOffset")) fail("OFFSET", s.at("limitOffset"));
   if (s.contains("valuesLists")) fail("VALUES", stmt);
   if (!s.contains("fromClause")) fail("SELECT without FROM", stmt);
-  for (const Json& f : s["fromClause"]) {
+  for (const Json& f : s.at("fromClause")) {
     std::string kind = node_kind(f);
     if (kind == "RangeSubselect") error("subqueries are not supported", f);
     if (kind == "JoinExpr") fail("JOIN syntax (list the tables in FROM, join in WHERE)", f);
     if (kind != "RangeVar") fail(kind + " in FROM", f);
-    const Json& rv = f["RangeVar"];
+    const Json& rv = f.at("RangeVar");
     std::string name = rv.value("relname", "");
     int t = cat_.find(name);
     if (t < 0) error(fmt::format("unknown table {}", name), f);
-    std::string alias = rv.contains("alias") ? rv["alias"].value("aliasname", name) : name;
+    std::string alias = rv.contains("alias") ? rv.at("alias").value("aliasname", name) : name;
     for (const From& x : from_)
       if (x.alias == alias) error(fmt::format("table {} appears twice in FROM", alias), f);
     from_.push_back({t, alias, rv.value("location", int64_t{-1})});
@@ -397,23 +400,23 @@ BoundQuery Binder::bind(const Json& stmt) {
   std::vector<Edge> edges;
   std::vector<const Json*> conjuncts;
   auto collect = [&](auto&& self, const Json& n) -> void {
-    if (node_kind(n) == "BoolExpr" && n["BoolExpr"].value("boolop", "") == "AND_EXPR") {
-      for (const Json& k : n["BoolExpr"]["args"]) self(self, k);
+    if (node_kind(n) == "BoolExpr" && n.at("BoolExpr").value("boolop", "") == "AND_EXPR") {
+      for (const Json& k : n.at("BoolExpr").at("args")) self(self, k);
       return;
     }
     conjuncts.push_back(&n);
   };
-  if (s.contains("whereClause")) collect(collect, s["whereClause"]);
+  if (s.contains("whereClause")) collect(collect, s.at("whereClause"));
   for (const Json* n : conjuncts) {
     if (node_kind(*n) != "A_Expr") continue;
-    const Json& a = (*n)["A_Expr"];
+    const Json& a = (*n).at("A_Expr");
     if (a.value("kind", "") != "AEXPR_OP" || !a.contains("lexpr") ||
         node_kind(a.at("lexpr")) != "ColumnRef" || !a.contains("rexpr") ||
-        node_kind(a["rexpr"]) != "ColumnRef")
+        node_kind(a.at("rexpr")) != "ColumnRef")
       continue;
     if (op_name(a) != "=") fail("a comparison of two columns other than a key join", *n);
-    auto [fa, ca] = resolve(a["lexpr"]["ColumnRef"]);
-    auto [fb, cb] = resolve(a["rexpr"]["ColumnRef"]);
+    auto [fa, ca] = resolve(a.at("lexpr").at("ColumnRef"));
+    auto [fb, cb] = resolve(a.at("rexpr").at("ColumnRef"));
     if (fa == fb) fail("a comparison of two columns of one table", *n);
     edges.push_back({fa, ca, fb, cb, n});
   }
@@ -442,7 +445,7 @@ BoundQuery Binder::bind(const Json& stmt) {
            *e.node);
     fact = e.fa;
   }
-  if (fact < 0) fail("a cross product (FROM tables without a key join)", s["fromClause"]);
+  if (fact < 0) fail("a cross product (FROM tables without a key join)", s.at("fromClause"));
   q_.fact = from_[size_t(fact)].table;
   dim_of_from_.assign(from_.size(), -2);
   dim_of_from_[size_t(fact)] = -1;
@@ -472,7 +475,7 @@ BoundQuery Binder::bind(const Json& stmt) {
     const Json& rt = t.at("ResTarget");
     const Json& val = rt.at("val");
     Output o;
-    o.name = rt.contains("name") ? rt["name"].get<std::string>() : output_name(val);
+    o.name = rt.contains("name") ? rt.at("name").get<std::string>() : output_name(val);
     std::string kind = node_kind(val);
     if (kind == "ColumnRef") {
       AttrRef a = attr_of(val);
@@ -493,7 +496,7 @@ BoundQuery Binder::bind(const Json& stmt) {
   }
   if (s.contains("havingClause")) {
     q_.has_having = true;
-    q_.having = having(s["havingClause"]);
+    q_.having = having(s.at("havingClause"));
   }
   for (const Json& sb : s.value("sortClause", Json::array())) {
     const Json& b = sb.at("SortBy");
@@ -503,16 +506,16 @@ BoundQuery Binder::bind(const Json& stmt) {
     if (b.value("sortby_nulls", "SORTBY_NULLS_DEFAULT") != "SORTBY_NULLS_DEFAULT")
       fail("NULLS FIRST / LAST", n);
     std::string kind = node_kind(n);
-    if (kind == "A_Const" && n["A_Const"].contains("ival")) {
-      int64_t pos = n["A_Const"]["ival"].value("ival", int64_t{0});
+    if (kind == "A_Const" && n.at("A_Const").contains("ival")) {
+      int64_t pos = n.at("A_Const").at("ival").value("ival", int64_t{0});
       if (pos < 1 || pos > static_cast<int64_t>(q_.outputs.size()))
         error(fmt::format("ORDER BY position {} is out of range (the select list has {} columns)",
                           pos, q_.outputs.size()),
               n);
       k.output = static_cast<int>(pos - 1);
     } else if (kind == "ColumnRef") {
-      const Json& f = n["ColumnRef"]["fields"];
-      std::string nm = f.back()["String"].value("sval", "");
+      const Json& f = n.at("ColumnRef").at("fields");
+      std::string nm = f.back().at("String").value("sval", "");
       for (size_t i = 0; i < q_.outputs.size() && f.size() == 1; ++i)
         if (q_.outputs[i].name == nm) k.output = static_cast<int>(i);
       if (k.output < 0) {
@@ -535,10 +538,10 @@ BoundQuery Binder::bind(const Json& stmt) {
     q_.order.push_back(k);
   }
   if (s.contains("limitCount")) {
-    const Json& l = s["limitCount"];
-    if (node_kind(l) != "A_Const" || !l["A_Const"].contains("ival"))
+    const Json& l = s.at("limitCount");
+    if (node_kind(l) != "A_Const" || !l.at("A_Const").contains("ival"))
       fail("LIMIT other than an integer", l);
-    q_.limit = l["A_Const"]["ival"].value("ival", int64_t{0});
+    q_.limit = l.at("A_Const").at("ival").value("ival", int64_t{0});
     if (q_.limit < 0) fail("a negative LIMIT", l);
   }
   return std::move(q_);
@@ -553,7 +556,7 @@ BoundQuery bind_select(const Catalog& cat, const Parsed& parsed) {
   bool explain = false;
   if (node_kind(*stmt) == "ExplainStmt") {
     explain = true;
-    stmt = &(*stmt)["ExplainStmt"].at("query");
+    stmt = &(*stmt).at("ExplainStmt").at("query");
   }
   if (node_kind(*stmt) != "SelectStmt")
     unsupported(parsed, node_kind(*stmt) + " (only SELECT)", location_of(*stmt));

@@ -50,15 +50,15 @@ void column_type(const Parsed& p, const Json& tn, Column& c) {
   else if (name == "numeric") {
     c.type = ColType::decimal;
     c.scale = 0;
-    if (tn.contains("typmods") && tn["typmods"].size() == 2) {
+    if (tn.contains("typmods") && tn.at("typmods").size() == 2) {
       // Checked before reading: a const JSON's operator[] on a missing member is undefined
       // (DECIMAL(10, B) read out of bounds; found by tests/fuzz/fuzz_sql_load).
-      const Json& m = tn["typmods"][1];
-      if (!m.contains("A_Const") || !m["A_Const"].contains("ival") ||
-          !m["A_Const"]["ival"].is_object())
+      const Json& m = tn.at("typmods")[1];
+      if (!m.contains("A_Const") || !m.at("A_Const").contains("ival") ||
+          !m.at("A_Const").at("ival").is_object())
         unsupported(
             p, fmt::format("a decimal scale that is not a whole number (column {})", c.name), loc);
-      c.scale = m["A_Const"]["ival"].value("ival", 0);
+      c.scale = m.at("A_Const").at("ival").value("ival", 0);
     }
     if (c.scale < 0 || c.scale > 9)
       throw Error(
@@ -94,8 +94,8 @@ void add_constraint(const Parsed& p, Table& t, const Json& con, int column) {
     fk.column = key_of("fk_attrs");
     fk.ref_table = c.at("pktable").value("relname", "");
     if (c.contains("pk_attrs")) {
-      if (c["pk_attrs"].size() != 1) unsupported(p, "a multi-column foreign key", loc);
-      fk.ref_column = sval(c["pk_attrs"][0]);
+      if (c.at("pk_attrs").size() != 1) unsupported(p, "a multi-column foreign key", loc);
+      fk.ref_column = sval(c.at("pk_attrs")[0]);
     }
     t.foreign_keys.push_back(fk);
   } else if (kind == "CONSTR_NOTNULL" || kind == "CONSTR_NULL" || kind == "CONSTR_UNIQUE") {
@@ -120,10 +120,10 @@ void add_tables(Catalog& cat, const Parsed& p) {
         ++first;
       unsupported(p, node_kind(stmt) + " in a schema", first);
     }
-    const Json& cs = stmt["CreateStmt"];
+    const Json& cs = stmt.at("CreateStmt");
     Table t;
     t.name = cs.at("relation").value("relname", "");
-    int64_t name_loc = cs["relation"].value("location", int64_t{-1});
+    int64_t name_loc = cs.at("relation").value("location", int64_t{-1});
     if (cat.find(t.name) >= 0)
       throw Error(Errc::invalid_argument,
                   fmt::format("table {} is defined twice{}", t.name, where(p, name_loc)));
@@ -137,7 +137,7 @@ void add_tables(Catalog& cat, const Parsed& p) {
     std::vector<const Json*> table_constraints;
     for (const Json& e : elements) {
       if (e.contains("ColumnDef")) {
-        const Json& cd = e["ColumnDef"];
+        const Json& cd = e.at("ColumnDef");
         Column c;
         c.name = cd.value("colname", "");
         if (t.find(c.name) >= 0)

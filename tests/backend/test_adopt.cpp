@@ -78,6 +78,38 @@ struct HostApp {
   }
 };
 
+// A bare instance of the host's own (Vulkan 1.2, no layer) and the physical device the tests'
+// shared Context runs on, for the DeviceFeatureChain tests.
+struct HostInstance {
+  VkInstance instance = VK_NULL_HANDLE;
+  VkPhysicalDevice physical = VK_NULL_HANDLE;
+
+  HostInstance() {
+    REQUIRE(volkInitialize() == VK_SUCCESS);
+    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+    app.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+    ici.pApplicationInfo = &app;
+    REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
+    volkLoadInstanceOnly(instance);
+    uint32_t n = 0;
+    vkEnumeratePhysicalDevices(instance, &n, nullptr);
+    std::vector<VkPhysicalDevice> devices(n);
+    vkEnumeratePhysicalDevices(instance, &n, devices.data());
+    for (auto d : devices) {
+      VkPhysicalDeviceProperties p;
+      vkGetPhysicalDeviceProperties(d, &p);
+      if (test::context().device().name == p.deviceName) physical = d;
+    }
+    REQUIRE(physical != VK_NULL_HANDLE);
+  }
+  ~HostInstance() {
+    if (instance) vkDestroyInstance(instance, nullptr);
+  }
+  HostInstance(const HostInstance&) = delete;
+  HostInstance& operator=(const HostInstance&) = delete;
+};
+
 }  // namespace
 
 TEST_CASE("context: adopting a host application's device gives exact lookups") {
@@ -113,25 +145,9 @@ TEST_CASE("context: adopting a host application's device gives exact lookups") {
 // VkPhysicalDeviceVulkan12Features with a feature raydb does not need) gets raydb's features merged
 // into them, not duplicated.
 TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the host's chain") {
-  REQUIRE(volkInitialize() == VK_SUCCESS);
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.apiVersion = VK_API_VERSION_1_2;
-  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ici.pApplicationInfo = &app;
-  VkInstance instance = VK_NULL_HANDLE;
-  REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
-  volkLoadInstanceOnly(instance);
-  uint32_t n = 0;
-  vkEnumeratePhysicalDevices(instance, &n, nullptr);
-  std::vector<VkPhysicalDevice> devices(n);
-  vkEnumeratePhysicalDevices(instance, &n, devices.data());
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  for (auto d : devices) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(d, &p);
-    if (test::context().device().name == p.deviceName) physical = d;
-  }
-  REQUIRE(physical != VK_NULL_HANDLE);
+  HostInstance host;
+  const VkInstance instance = host.instance;
+  const VkPhysicalDevice physical = host.physical;
 
   auto chain = DeviceFeatureChain::query(instance, physical, vkGetInstanceProcAddr,
                                          test::context().traversal());
@@ -188,31 +204,14 @@ TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the
   }
   reinterpret_cast<PFN_vkDestroyDevice>(vkGetDeviceProcAddr(device, "vkDestroyDevice"))(device,
                                                                                         nullptr);
-  vkDestroyInstance(instance, nullptr);
 }
 
 // What the chain asks for, by traversal: the traversal's own extension and feature and not the
 // other's, and the CUDA interop extensions only as optional ones (never required).
 TEST_CASE("context: DeviceFeatureChain asks for the traversal's extension, interop optional") {
-  REQUIRE(volkInitialize() == VK_SUCCESS);
-  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-  app.apiVersion = VK_API_VERSION_1_2;
-  VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-  ici.pApplicationInfo = &app;
-  VkInstance instance = VK_NULL_HANDLE;
-  REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
-  volkLoadInstanceOnly(instance);
-  uint32_t n = 0;
-  vkEnumeratePhysicalDevices(instance, &n, nullptr);
-  std::vector<VkPhysicalDevice> devices(n);
-  vkEnumeratePhysicalDevices(instance, &n, devices.data());
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-  for (auto d : devices) {
-    VkPhysicalDeviceProperties p;
-    vkGetPhysicalDeviceProperties(d, &p);
-    if (test::context().device().name == p.deviceName) physical = d;
-  }
-  REQUIRE(physical != VK_NULL_HANDLE);
+  HostInstance host;
+  const VkInstance instance = host.instance;
+  const VkPhysicalDevice physical = host.physical;
   auto has = [](const std::vector<const char*>& v, const char* name) {
     for (const char* e : v)
       if (std::strcmp(e, name) == 0) return true;
@@ -261,5 +260,4 @@ TEST_CASE("context: DeviceFeatureChain asks for the traversal's extension, inter
     }
     CHECK(chain->extensions.size() == 3 + chain->optional_extensions.size());
   }
-  vkDestroyInstance(instance, nullptr);
 }

@@ -150,6 +150,7 @@ TEST_CASE("sql: bad queries name the construct, line and column") {
        "a cross product (FROM tables without a key join) is not supported (line 1, column 29)"},
       {"select sum(lo_revenue / 2) from lineorder", "operator / is not supported"},
       {"delete from lineorder", "DeleteStmt (only SELECT) is not supported"},
+      {"select * from lineorder", "* in this position is not supported (line 1, column 8)"},
       {"select from lineorder, customer where lo_custkey = c_custkey",
        "SELECT names no columns or aggregates to return (line 1, column 13)"},
   };
