@@ -218,12 +218,12 @@ class SplitQuery:
         import pandas as pd
 
         frames = [pd.DataFrame(p) for p in parts if len(next(iter(p.values()), [])) > 0]
-        if not frames:
-            if self.has_aggregates and not self.groups:
-                raise raydb.InternalError("distributed query: no partition returned the "
-                                          "aggregate's row")
+        if frames:
+            df = pd.concat(frames, ignore_index=True)
+        elif self.groups == []:  # aggregates over no row: one row, COUNT 0 and the others NULL
+            df = pd.DataFrame({c: np.zeros(0) for it in self.items for c in it[2]})
+        else:
             return {n: np.array([]) for n in self.names}
-        df = pd.concat(frames, ignore_index=True)
         if self.groups is None:
             merged = df
         elif self.groups:
@@ -243,7 +243,9 @@ class SplitQuery:
         columns = []
         for kind, fn, cols, _ in self.items:
             if kind == "agg" and fn == "avg":
-                columns.append(merged[cols[0]].to_numpy(np.float64) / merged[cols[1]].to_numpy())
+                with np.errstate(invalid="ignore", divide="ignore"):  # no row: NULL (NaN)
+                    columns.append(merged[cols[0]].to_numpy(np.float64) /
+                                   merged[cols[1]].to_numpy())
             else:
                 columns.append(merged[cols[0]].to_numpy())
         keep = np.arange(len(merged))

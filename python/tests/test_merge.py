@@ -69,3 +69,15 @@ def test_refused_at_merge(tmp_path, rng):
     parts = [_columns(p, split.partial_sql) for p in _parts(db, 2)]
     with pytest.raises(QueryUnsupported, match="comparison of text with a number"):
         split.merge(parts)
+
+
+def test_aggregate_over_no_row(tmp_path, rng):
+    """No partition has a matching row: SQL's one row, COUNT 0 and SUM/MIN/MAX/AVG NULL."""
+    db = star_data.write(rng, tmp_path, fact_rows=50)
+    query = ("select count(*), sum(sa_qty), min(sa_qty), max(sa_amount), avg(sa_qty) from sales "
+             "where sa_qty > 1000")
+    split = SplitQuery(query)
+    star_data.assert_equal(split.merge([{c: np.zeros(0) for c in split.partial_columns}] * 3),
+                           db, query)
+    parts = [_columns(p, split.partial_sql) for p in _parts(db, 3)]  # SQLite's NULL row each
+    star_data.assert_equal(split.merge(parts), db, query)
