@@ -72,6 +72,10 @@ def _clauses(sql):
         out[name] = sql[end:stop].strip()
     if "select" not in out or "from" not in out:
         raise raydb.InvalidArgument("distributed query: expected SELECT ... FROM ...")
+    if found[0][0] != 0 or found[0][2] != "select":
+        head = sql[:found[0][0]].split() or [found[0][2]]
+        raise QueryUnsupported(f"distributed query: {head[0].upper()} before SELECT is not "
+                               "supported (one plain SELECT)")
     return out
 
 

@@ -44,6 +44,8 @@ def test_merged_partials_equal_sqlite(tmp_path, rng, query, n):
     ("select st_region, count(distinct sa_store) from sales, store group by st_region",
      r"COUNT\(DISTINCT"),
     ("select distinct st_region from store", "SELECT DISTINCT"),
+    ("with s as (select * from sales) select sum(sa_qty) from s", "WITH before SELECT"),
+    ("explain select sum(sa_qty) from sales", "EXPLAIN before SELECT"),
     ("select st_region, sum(sa_qty) from sales, store group by st_region "
      "having sum(sa_qty) like 3", "'like'"),
     ("select st_region, sum(sa_qty) from sales, store group by st_region "
