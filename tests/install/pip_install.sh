@@ -4,7 +4,8 @@
 # folder (no index, no build isolation: Debian's setuptools and cmake, nothing downloaded), then
 # imports raydb from that folder with Debian's python3 in an empty environment and checks an RX
 # lookup on random keys whole against numpy, with the validation layer on. Leaves nothing in the
-# checkout (it checks). Usage: tests/install/pip_install.sh [source folder]
+# checkout (it checks). Run by ctest (python_pip_install; about a minute once tools/test.sh's
+# build/ has filled ccache); by hand: tests/install/pip_install.sh [source folder]
 # Environment: CCACHE_DISABLE=1 for a cold build; RAYDB_CMAKE_ARGS adds CMake arguments.
 set -euo pipefail
 src=$(realpath "${1:-$(dirname "$0")/../..}")
@@ -14,20 +15,28 @@ trap 'rm -rf "$tmp"' EXIT
 say() { echo "pip_install: $*"; }
 fail() { echo "pip_install: FAILED: $*" >&2; exit 1; }
 
-before=$(git -C "$src" status --porcelain --ignored)
+# What a build in the checkout would leave (egg-info, build/ folders, changed files); build
+# folders and __pycache__ that ctest's other entries write at the same time are left out.
+changes() {
+  git -C "$src" status --porcelain --ignored -- . ':(exclude,glob)build*' \
+    ':(exclude,glob)build*/**' ':(exclude,glob)**/__pycache__' ':(exclude,glob)**/__pycache__/**'
+}
+before=$(changes)
 mkdir -p "$tmp/src"
 git -C "$src" ls-files -z --cached --others --exclude-standard |
   (cd "$src" && xargs -0 cp --parents -t "$tmp/src" 2>/dev/null) ||
   fail "copying the checkout $src"
 say "copied $(find "$tmp/src" -type f | wc -l) files of $src"
 
-# The CI build's flags (-Werror included) and ccache across temporary paths, so a warm cache
-# serves this build; without ccache the arguments are left out.
+# The CI build's flags (-Werror included) and ccache across temporary paths, so that the objects
+# of a build/ in a checkout (tools/test.sh's) serve this build; without ccache they are left out.
 cmake_args=(-G Ninja -DRAYDB_WERROR=ON)
 if command -v ccache >/dev/null; then
   cmake_args+=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
     -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
   export CCACHE_BASEDIR=$tmp/src CCACHE_NOHASHDIR=1
+  # at the depth of a CMake build/ in the checkout: ccache's keys match that build's objects
+  export RAYDB_CMAKE_BUILD_DIR=$tmp/src/build
 fi
 export RAYDB_CMAKE_ARGS="${cmake_args[*]} ${RAYDB_CMAKE_ARGS:-}"
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
@@ -44,6 +53,6 @@ cd "$tmp"
 env -i PATH=/usr/bin:/bin HOME="$tmp" PYTHONPATH="$tmp/site" RAYDB_VALIDATION=1 \
   "$python" "$src/tests/install/check_module.py" "$tmp/site" ||
   fail "importing and using raydb from the --target folder"
-after=$(git -C "$src" status --porcelain --ignored)
+after=$(changes)
 [ "$before" = "$after" ] || fail "the checkout changed: $(diff <(echo "$before") <(echo "$after"))"
 say "all passed"
