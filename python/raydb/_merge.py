@@ -168,7 +168,7 @@ class SplitQuery:
 
         def value(i):
             col = columns[i] if i < len(columns) else np.zeros(n, np.int64)
-            null = pd_isna(col)
+            null = _isna(col)
             return _expr.Value(col, null)
 
         def agg(fn, arg):
@@ -261,7 +261,7 @@ class SplitQuery:
             keys = []
             for key, desc in self.order:
                 if isinstance(key, int):
-                    value = _expr.Value(columns[key], pd_isna(columns[key]))
+                    value = _expr.Value(columns[key], _isna(columns[key]))
                 else:
                     value = self._evaluate(key, columns)
                 keys.append(_sort_key(value, desc))
@@ -272,7 +272,7 @@ class SplitQuery:
                 for (_, _, _, name), col in zip(self.items, columns) if name is not None}
 
 
-def pd_isna(col):
+def _isna(col):
     """NULL cells of a merged column (None or NaN)."""
     import pandas as pd
 
