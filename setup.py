@@ -1,6 +1,9 @@
 """Builds the raydb extension with the project's CMake (RAYDB_PYTHON=ON) and installs the CMake
 `python` component into the wheel. Environment: RAYDB_CMAKE_ARGS adds CMake arguments (e.g.
--DRAYDB_CUDA=OFF); CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs."""
+-DRAYDB_CUDA=OFF); CMAKE_BUILD_PARALLEL_LEVEL sets the build's jobs; RAYDB_CMAKE_BUILD_DIR the
+CMake build folder (default: under setuptools' build_temp). A build folder one level below the
+source, as a CMake build/ is, lets ccache (CCACHE_BASEDIR at the source) reuse that build's
+objects: it keys on paths relative to the build folder."""
 
 import os
 import shlex
@@ -26,7 +29,8 @@ class CMakeBuild(build_ext):
 
     def build_extension(self, ext):
         out = Path(self.get_ext_fullpath(ext.name)).resolve().parent.parent  # the package's parent
-        build = Path(self.build_temp).resolve() / "cmake"
+        build = Path(os.environ.get("RAYDB_CMAKE_BUILD_DIR") or
+                     Path(self.build_temp).resolve() / "cmake").resolve()
         args = [
             "cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
             "-DRAYDB_PYTHON=ON", "-DRAYDB_BUILD_TESTS=OFF", "-DRAYDB_BUILD_CLI=OFF",

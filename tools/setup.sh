@@ -31,6 +31,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-v
   clang libclang-rt-14-dev  # clang and libFuzzer: tests/fuzz
   libpg-query-dev glslang-dev zlib1g-dev  # the SQL engine (RAYDB_SQL)
   doxygen  # the API reference (--target docs, a ctest entry)
+  python3-pip python3-wheel  # pip install . offline (tests/install/pip_install.sh)
   libedit-dev  # line editing and history in the raydb sql shell (BSD licence, unlike readline)
   python3-numpy)  # tests/cli/lookup_check.py writes .npy files
 

@@ -29,6 +29,27 @@ QUERIES = [
     "where sa_product = pr_id and sa_qty >= 3 group by pr_category order by pr_category",
 ]
 
+# For the distributed merge only (the SQL engine's own HAVING takes <aggregate> <op> <constant>):
+# HAVING on sum/count/avg/min/max, ORDER BY on aggregates (some not selected), LIMIT and OFFSET,
+# applied to the merged groups. Each ORDER BY ends in the grouping columns: a unique order.
+MERGE_QUERIES = [
+    "select st_region, sum(sa_qty) as q, count(*) from sales, store where sa_store = st_id "
+    "group by st_region having avg(sa_qty) > 25 and count(*) >= 2 order by q desc, st_region",
+    "select pr_category, st_region, count(*) from sales, store, product "
+    "where sa_store = st_id and sa_product = pr_id group by pr_category, st_region "
+    "having avg(sa_qty) > 25.5 or min(sa_qty) <= 1 "
+    "order by max(sa_amount) desc, pr_category, st_region limit 7",
+    "select pr_category, sum(sa_amount) from sales, product where sa_product = pr_id "
+    "group by pr_category having max(sa_qty) - min(sa_qty) between 10 and 60 "
+    "and pr_category not in ('toys') order by 2 limit 3 offset 1",
+    "select st_size, count(*) as n from sales, store where sa_store = st_id group by st_size "
+    "having count(*) > 15 and not (sum(sa_amount) < 100) order by n desc, st_size limit 5",
+    "select st_region, pr_category, max(sa_qty) from sales, store, product "
+    "where sa_store = st_id and sa_product = pr_id group by st_region, pr_category "
+    "having min(sa_amount) < 300 or max(sa_qty) < 48 "
+    "order by sum(sa_qty) * 1.0 / count(*) desc, 1, 2",
+]
+
 
 def write(rng, folder, fact_rows=3000, stores=40, products=60):
     """Writes schema.sql and the three .tbl files into folder; returns a sqlite3 connection with

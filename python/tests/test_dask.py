@@ -59,7 +59,7 @@ def test_distributed_sql_equals_sqlite(client, star):
     dist = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales",
                                 cache_dir=str(folder / "cache"))
     assert len(set(dist.placement)) == 3
-    for query in star_data.QUERIES:
+    for query in star_data.QUERIES + star_data.MERGE_QUERIES:
         star_data.assert_equal(dist.sql(query), db, query)
     # two workers of the three: any N
     two = rdask.DistributedSql(client, folder / "schema.sql", folder, "sales",
@@ -105,8 +105,71 @@ def _kill_one(client, dist):
     import signal
 
     victim = dist.placement[1]
+    assert dist.placement.count(victim) == 1
     pid = client.run(os.getpid)[victim]
     return victim, lambda: os.kill(pid, signal.SIGKILL)
+
+
+def _expected_lookup(keys, values, points):
+    order = np.argsort(keys, kind="stable")
+    sk = keys[order]
+    csum = np.concatenate([[0], np.cumsum(values[order], dtype=np.uint64)])
+    lo, hi = np.searchsorted(sk, points, "left"), np.searchsorted(sk, points, "right")
+    return hi - lo, csum[hi] - csum[lo]
+
+
+def _assert_lookup(got, keys, values, points):
+    count, total = _expected_lookup(keys, values, points)
+    np.testing.assert_array_equal(got["count"], count)
+    np.testing.assert_array_equal(got["sum"], total)
+    hit = count > 0
+    np.testing.assert_array_equal(keys[got["first_row"][hit]], points[hit])
+    assert (got["first_row"][~hit] == raydb.MISS_ROW).all()
+
+
+def test_worker_lost_mid_lookups(client, rng):
+    """A PartitionedIndex whose worker is killed: PartitionLost without retries; with them, the
+    partition is rebuilt on a live worker and every answer is whole. Kills a worker process (the
+    nanny starts a new one): runs after the tests that count on three fresh workers."""
+    import threading
+
+    client.wait_for_workers(3, timeout=60)
+    keys = rng.integers(0, 10**6, 20000).astype(np.uint32)
+    values = rng.integers(0, 1000, keys.size).astype(np.uint32)
+    points = np.concatenate([rng.integers(0, 11 * 10**5, 20000), [0, 2**32 - 1]]).astype(np.uint32)
+    index = rdask.PartitionedIndex(client, keys, values, retries=0)
+    _assert_lookup(index.lookup(points), keys, values, points)
+    victim, kill = _kill_one(client, index)
+    kill()
+    with pytest.raises(rdask.PartitionLost, match=victim.replace(".", r"\.")):
+        index.lookup(points)
+
+    client.wait_for_workers(3, timeout=60)
+    keys_before, values_before = keys.copy(), values.copy()
+    index = rdask.PartitionedIndex(client, keys, values, retries=2)
+    keys[:] = 0  # the caller's arrays change: a rebuild must use the copy the index keeps
+    victim, kill = _kill_one(client, index)
+    results, errors, killed = [], [], threading.Event()
+
+    def run():
+        try:
+            while not killed.is_set():
+                results.append(index.lookup(points))
+            results.append(index.lookup(points))  # started after the kill: needs the rebuild
+        except Exception as e:  # reported by the assertion below
+            errors.append(e)
+
+    runner = threading.Thread(target=run)
+    runner.start()
+    while not results and runner.is_alive():
+        runner.join(0.01)
+    kill()  # during the second lookup, or between two
+    killed.set()
+    runner.join(120)
+    assert not runner.is_alive() and not errors, errors
+    assert len(results) >= 2 and victim not in index.placement
+    for got in results:
+        _assert_lookup(got, keys_before, values_before, points)
 
 
 @pytest.mark.skipif(not hasattr(raydb, "SqlEngine"), reason="built without RAYDB_SQL")
