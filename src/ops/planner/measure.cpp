@@ -1,0 +1,263 @@
+// measure_grid: the planner's measurements. Per key count one set of fresh random unique keys,
+// each index built over it (the fastest of a few builds), then every lookup workload of the grid
+// run on it: warm-up calls, the median of timed calls, and the last call's results compared
+// whole with the CPU reference. Times are the caller's wall clock, uploads and downloads
+// included, since that is what choose_index minimises.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <random>
+
+#include "raydb/cgrx_index.hpp"
+#include "raydb/hash_index.hpp"
+#include "raydb/planner.hpp"
+#include "raydb/rx_index.hpp"
+#include "raydb/rx_reference.hpp"
+#include "raydb/sorted_index.hpp"
+
+namespace raydb {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+// One workload's queries and the answers the CPU reference gives.
+template <class Key>
+struct Batch {
+  LookupWorkload w;
+  std::vector<Key> points;
+  std::vector<KeyRange<Key>> ranges;
+  std::vector<RxLookup> want;
+};
+
+template <class Key>
+std::vector<Key> unique_keys(uint64_t n, std::mt19937_64& rng) {
+  std::vector<Key> k;
+  while (k.size() < n) {
+    while (k.size() < n + n / 8 + 16) k.push_back(static_cast<Key>(rng()));
+    std::sort(k.begin(), k.end());
+    k.erase(std::unique(k.begin(), k.end()), k.end());
+  }
+  std::shuffle(k.begin(), k.end(), rng);
+  k.resize(n);
+  return k;
+}
+
+// Queries with round(hit_rate x lookups) hits: a hit looks up (or covers) a key of the set, a
+// miss a value (or range) that holds none.
+template <class Key>
+Result<Batch<Key>> make_batch(const LookupWorkload& w, const std::vector<Key>& keys,
+                              const std::vector<Key>& sorted, std::mt19937_64& rng) {
+  Batch<Key> b;
+  b.w = w;
+  const uint64_t hits = static_cast<uint64_t>(std::llround(w.hit_rate * double(w.lookups)));
+  const Key kmax = std::numeric_limits<Key>::max();
+  const uint64_t width = w.range_width;
+  if (width && width - 1 > uint64_t(kmax))
+    return Error(Errc::invalid_argument,
+                 fmt::format("range width {} exceeds the key range", width));
+  auto empty_at = [&](Key lo, Key hi) {
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), lo);
+    return it == sorted.end() || *it > hi;
+  };
+  for (uint64_t i = 0; i < w.lookups; ++i) {
+    const bool hit = i < hits;
+    Key lo = 0, hi = 0;
+    if (hit) {
+      Key k = keys[rng() % keys.size()];
+      if (!width) {
+        lo = hi = k;
+      } else {
+        Key off = static_cast<Key>(rng() % width);
+        lo = k >= off ? Key(k - off) : Key(0);
+        if (lo > kmax - Key(width - 1)) lo = Key(kmax - Key(width - 1));
+        hi = Key(lo + Key(width - 1));
+      }
+    } else {
+      int tries = 0;
+      for (;; ++tries) {
+        if (tries == 1000)
+          return Error(Errc::invalid_argument,
+                       fmt::format("no miss found for {} keys and range width {}: the keys are "
+                                   "too dense for that hit rate",
+                                   keys.size(), width));
+        lo = static_cast<Key>(rng());
+        if (width && lo > kmax - Key(width - 1)) continue;
+        hi = width ? Key(lo + Key(width - 1)) : lo;
+        if (empty_at(lo, hi)) break;
+      }
+    }
+    if (width)
+      b.ranges.push_back({lo, hi});
+    else
+      b.points.push_back(lo);
+  }
+  std::shuffle(b.points.begin(), b.points.end(), rng);
+  std::shuffle(b.ranges.begin(), b.ranges.end(), rng);
+  if (w.sorted_probes) {
+    std::sort(b.points.begin(), b.points.end());
+    std::sort(b.ranges.begin(), b.ranges.end(),
+              [](const KeyRange<Key>& a, const KeyRange<Key>& c) { return a.lo < c.lo; });
+  }
+  return b;
+}
+
+template <class S>
+uint64_t footprint_of(const S& s) {
+  if constexpr (requires { s.build_peak_bytes; })
+    return std::max<uint64_t>(s.build_peak_bytes, s.resident_bytes);
+  else
+    return s.resident_bytes;
+}
+
+// Builds Index over the keys and runs every batch on it.
+template <class Index, class Key>
+Status measure_index(const Context& ctx, IndexKind kind, const std::vector<Key>& keys,
+                     const std::vector<Batch<Key>>& batches, const MeasureOptions& mo,
+                     std::vector<PlannerSample>& out) {
+  double build_ms = INFINITY;
+  std::optional<Index> index;
+  for (int b = 0; b < std::max(1, mo.build_repeats); ++b) {
+    index.reset();  // free the last build before the next, so footprints do not add up
+    auto t0 = Clock::now();
+    auto built = Index::build(ctx, KeySpan(keys));
+    double t = ms_since(t0);
+    if (!built) return built.error();
+    index.emplace(std::move(*built));
+    build_ms = std::min(build_ms, t);
+  }
+  const uint64_t footprint = footprint_of(index->build_stats());
+  for (const Batch<Key>& batch : batches) {
+    const bool ranges = batch.w.range_width != 0;
+    if (ranges && kind == IndexKind::hash) continue;
+    std::vector<RxLookup> got(batch.want.size());
+    std::vector<double> times;
+    for (int rep = 0; rep < mo.warmup + std::max(1, mo.repeats); ++rep) {
+      std::fill(got.begin(), got.end(), RxLookup{0, 0xDEAD, 0xDEAD});  // poisoned
+      auto t0 = Clock::now();
+      Status s;
+      if constexpr (requires { index->lookup_ranges(RangeSpan(batch.ranges), got); }) {
+        s = ranges ? index->lookup_ranges(RangeSpan(batch.ranges), got)
+                   : index->lookup(KeySpan(batch.points), got);
+      } else {
+        s = index->lookup(KeySpan(batch.points), got);
+      }
+      double t = ms_since(t0);
+      if (!s) return s;
+      if (rep >= mo.warmup) times.push_back(t);
+    }
+    for (size_t i = 0; i < got.size(); ++i)
+      if (!(got[i] == batch.want[i]))
+        return Error(Errc::internal,
+                     fmt::format("{} over {} keys: lookup {} of {} differs from the CPU reference",
+                                 to_string(kind), keys.size(), i, got.size()));
+    PlannerSample s;
+    s.workload = batch.w;
+    s.index = kind;
+    s.build_ms = build_ms;
+    s.lookup_ms = median(times);
+    s.footprint_bytes = footprint;
+    out.push_back(s);
+  }
+  return {};
+}
+
+template <class Key>
+Status measure_key_set(const Context& ctx, const PlannerGrid& g, uint64_t n,
+                       const std::vector<IndexKind>& indexes, const MeasureOptions& mo,
+                       std::mt19937_64& rng, std::vector<PlannerSample>& out) {
+  std::vector<Key> keys = unique_keys<Key>(n, rng);
+  std::vector<Key> sorted = keys;
+  std::sort(sorted.begin(), sorted.end());
+  RxReference ref{KeySpan(keys)};
+  std::vector<Batch<Key>> batches;
+  for (uint64_t l : g.lookup_counts)
+    for (double h : g.hit_rates)
+      for (uint64_t wd : g.range_widths)
+        for (bool o : g.sorted_orders) {
+          LookupWorkload w{n, g.key_width, l, wd, h, o, 0};
+          auto b = make_batch<Key>(w, keys, sorted, rng);
+          if (!b) return b.error();
+          b->want = wd ? ref.lookup_ranges(RangeSpan(b->ranges)) : ref.lookup(KeySpan(b->points));
+          batches.push_back(std::move(*b));
+        }
+  for (IndexKind k : indexes) {
+    Status s = k == IndexKind::rx       ? measure_index<RxIndex>(ctx, k, keys, batches, mo, out)
+               : k == IndexKind::cgrx   ? measure_index<CgrxIndex>(ctx, k, keys, batches, mo, out)
+               : k == IndexKind::sorted ? measure_index<SortedIndex>(ctx, k, keys, batches, mo, out)
+                                        : measure_index<HashIndex>(ctx, k, keys, batches, mo, out);
+    if (!s) return s;
+  }
+  return {};
+}
+
+std::vector<uint64_t> scaled(std::vector<uint64_t> v, int scale) {
+  for (uint64_t& x : v) x = scale >= 0 ? x << scale : std::max<uint64_t>(1, x >> -scale);
+  return v;
+}
+
+}  // namespace
+
+PlannerGrid calibration_grid(int scale) {
+  PlannerGrid g;
+  g.key_counts = scaled({1u << 10, 1u << 13, 1u << 16}, scale);
+  g.lookup_counts = scaled({1u << 10, 1u << 14}, scale);
+  g.hit_rates = {0.3, 1.0};
+  g.range_widths = {0, 16, 1024};
+  g.sorted_orders = {false, true};
+  return g;
+}
+
+PlannerGrid validation_grid(int scale) {
+  PlannerGrid g;
+  g.key_counts = scaled({1u << 11, 1u << 15, 1u << 19}, scale);
+  g.lookup_counts = scaled({1u << 12, 1u << 15}, scale);
+  g.hit_rates = {0.1, 0.8};
+  g.range_widths = {0, 64, 4096};
+  g.sorted_orders = {false, true};
+  return g;
+}
+
+Result<std::vector<PlannerSample>> measure_grid(
+    const Context& ctx, const PlannerGrid& grid, const std::vector<IndexKind>& indexes,
+    const MeasureOptions& options, const std::function<void(const std::string&)>& progress) {
+  if (grid.key_counts.empty() || grid.lookup_counts.empty() || grid.hit_rates.empty() ||
+      grid.range_widths.empty() || grid.sorted_orders.empty())
+    return Error(Errc::invalid_argument, "planner grid: every list needs at least one value");
+  for (double h : grid.hit_rates)
+    if (!(h >= 0 && h <= 1))
+      return Error(Errc::invalid_argument,
+                   fmt::format("planner grid: hit rate {} not in [0, 1]", h));
+  for (uint64_t n : grid.key_counts)
+    if (n == 0 || n > (uint64_t{1} << 32) - 2)
+      return Error(Errc::invalid_argument,
+                   fmt::format("planner grid: key count {} not in [1, 2^32 - 2]", n));
+  std::mt19937_64 rng(options.seed);
+  std::vector<PlannerSample> out;
+  for (uint64_t n : grid.key_counts) {
+    auto t0 = Clock::now();
+    Status s = grid.key_width == KeyWidth::bits64
+                   ? measure_key_set<uint64_t>(ctx, grid, n, indexes, options, rng, out)
+                   : measure_key_set<uint32_t>(ctx, grid, n, indexes, options, rng, out);
+    if (!s) return s.error();
+    if (progress)
+      progress(fmt::format("{} keys: {} indexes measured in {:.1f} s", n, indexes.size(),
+                           ms_since(t0) / 1000.0));
+  }
+  return out;
+}
+
+}  // namespace raydb
