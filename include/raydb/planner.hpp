@@ -97,7 +97,7 @@ struct PlannerModel {
     LinearModel footprint;  ///< bytes over (1, keys)
     /// [range][sorted]: lookup milliseconds; empty coef where the index cannot (hash ranges).
     LinearModel lookup[2][2];
-  } index[4];
+  } index[4];  ///< by IndexKind (rx, cgrx, sorted, hash); empty coefs: not calibrated
   /// The key this model is stored under in a calibration file: "device | driver".
   std::string key() const;
 };
@@ -159,7 +159,7 @@ struct PlannerGrid {
   KeyWidth key_width = KeyWidth::bits32;  ///< of every key set
 };
 /// The default calibration grid; `scale` (log2) multiplies key and lookup counts by 2^scale
-/// (0: lavapipe-sized, keys 2^10..2^16).
+/// (0: lavapipe-sized, keys 2^10..2^18).
 PlannerGrid calibration_grid(int scale = 0);
 /// A held-out grid: key counts, lookup counts, hit rates and widths none of which the
 /// calibration grid uses (keys 2^11..2^19 + 2^scale).
@@ -168,8 +168,8 @@ PlannerGrid validation_grid(int scale = 0);
 /// How measure_grid times.
 struct MeasureOptions {
   int warmup = 1;         ///< untimed lookup calls before the repeats
-  int repeats = 3;        ///< timed lookup calls (median)
-  int build_repeats = 2;  ///< builds per index and key set (the fastest counts)
+  int repeats = 5;        ///< timed lookup calls (median)
+  int build_repeats = 3;  ///< builds per index and key set (the fastest counts)
   uint64_t seed = 1;      ///< the random keys and lookups
 };
 

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 
@@ -48,6 +49,17 @@ struct ExplainOptions {
   int key_bits = 32;
   bool sorted = false, lookups_only = false;
 };
+
+// The workload's fields of a result line (the names bench rx uses).
+nlohmann::json workload_fields(const LookupWorkload& w) {
+  return {{"num_keys", w.keys},
+          {"key_bits", w.key_width == KeyWidth::bits64 ? 64 : 32},
+          {"num_lookups", w.lookups},
+          {"lookup_kind", w.range_width ? "range" : "point"},
+          {"range_width", w.range_width},
+          {"hit_rate", w.hit_rate},
+          {"sorted_probes", w.sorted_probes}};
+}
 
 // Median of |predicted / measured - 1| over the samples: how well the model fits.
 double median_relative_error(const PlannerModel& m, const std::vector<PlannerSample>& samples) {
@@ -97,14 +109,8 @@ void validate(const Context& ctx, const CalibrateOptions& o, const PlannerModel&
       good[count_build] += ok, total[count_build] += 1;
       const LookupWorkload& w = ss[0].workload;
       nlohmann::json r = result_fields(ctx, "planner-validate", o.run);
+      r.update(workload_fields(w));
       r.update({{"objective", count_build ? "build+lookups" : "lookups"},
-                {"num_keys", w.keys},
-                {"key_bits", w.key_width == KeyWidth::bits64 ? 64 : 32},
-                {"num_lookups", w.lookups},
-                {"lookup_kind", w.range_width ? "range" : "point"},
-                {"range_width", w.range_width},
-                {"hit_rate", w.hit_rate},
-                {"sorted_probes", w.sorted_probes},
                 {"pick", to_string(choice.index)},
                 {"fastest", fastest},
                 {"pick_over_fastest", ratio},
@@ -121,6 +127,11 @@ void validate(const Context& ctx, const CalibrateOptions& o, const PlannerModel&
                                   fastest, ratio, ok ? "ok" : "MISS"));
     }
   }
+  // finish_bench appends to <out>/<device>/planner/validate.jsonl: a subfolder, since the report
+  // tooling reads only the device folder's own files.
+  std::error_code ec;
+  std::filesystem::create_directories(
+      std::filesystem::path(o.run.out) / device_slug(ctx.device()) / "planner", ec);
   BenchRunOptions run = o.run;
   std::string title = fmt::format(
       "planner validation on {} ({} held-out workloads, {:.0f} s): pick fastest or within 10% - "
@@ -138,6 +149,7 @@ void run_calibrate(const CalibrateOptions& o) {
   mo.warmup = o.run.warmup;
   mo.repeats = o.run.repeats;
   mo.seed = run_seed(o.run);
+  mo.build_repeats = std::max(1, (o.run.repeats + 1) / 2);
   const DeviceInfo& d = ctx.device();
   PlannerModel model;
   if (o.skip_calibration) {
@@ -151,6 +163,24 @@ void run_calibrate(const CalibrateOptions& o) {
     model = fit_planner_model(samples, d.name, planner_driver(d)).value();
     model.created = now_utc();
     save_planner_model(o.calibration, model).value();
+    // The measurements themselves, beside the validation's: what the fit saw.
+    if (!o.run.no_save) {
+      std::vector<nlohmann::json> rows;
+      for (const PlannerSample& s : samples) {
+        nlohmann::json r = result_fields(ctx, "planner-calibrate", o.run);
+        r.update(workload_fields(s.workload));
+        r.update({{"index", to_string(s.index)},
+                  {"build_ms", s.build_ms},
+                  {"lookup_ms", s.lookup_ms},
+                  {"footprint_bytes", s.footprint_bytes},
+                  {"checked_result", "ok"}});
+        rows.push_back(r);
+      }
+      std::error_code ec;
+      std::filesystem::create_directories(
+          std::filesystem::path(o.run.out) / device_slug(ctx.device()) / "planner", ec);
+      append_results(o.run.out, ctx, "planner/calibrate", rows);
+    }
     double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     fmt::print(
         "calibrated the planner on {} (driver {}): {} measurements in {:.0f} s; median "
@@ -190,14 +220,14 @@ void register_planner(CLI::App& app) {
   add_calibration_option(*cal, c->calibration);
   add_count(*cal, "--scale", c->scale,
             "multiply the grid's key and lookup counts by 2^S (0: lavapipe-sized, keys up to "
-            "2^16; the held-out grid up to 2^19)",
+            "2^18; the held-out grid up to 2^19)",
             0, 12);
   cal->add_flag("--validate", c->validate,
                 "then measure a held-out grid, run every index on it, and report how often the "
                 "pick is the fastest or within 10% (JSON lines under --out/<device>/planner/)");
   cal->add_flag("--skip-calibration", c->skip_calibration,
                 "with --validate: use the calibration file as it is");
-  c->run.repeats = 3;
+  c->run.repeats = 5;
   c->run.warmup = 1;
   add_bench_run_options(*cal, c->run);
   add_common_options(*cal, c->common);

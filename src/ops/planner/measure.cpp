@@ -213,7 +213,7 @@ std::vector<uint64_t> scaled(std::vector<uint64_t> v, int scale) {
 
 PlannerGrid calibration_grid(int scale) {
   PlannerGrid g;
-  g.key_counts = scaled({1u << 10, 1u << 13, 1u << 16}, scale);
+  g.key_counts = scaled({1u << 10, 1u << 12, 1u << 14, 1u << 16, 1u << 18}, scale);
   g.lookup_counts = scaled({1u << 10, 1u << 14}, scale);
   g.hit_rates = {0.3, 1.0};
   g.range_widths = {0, 16, 1024};
@@ -223,7 +223,7 @@ PlannerGrid calibration_grid(int scale) {
 
 PlannerGrid validation_grid(int scale) {
   PlannerGrid g;
-  g.key_counts = scaled({1u << 11, 1u << 15, 1u << 19}, scale);
+  g.key_counts = scaled({1u << 11, 1u << 15, 1u << 17, 1u << 19}, scale);
   g.lookup_counts = scaled({1u << 12, 1u << 15}, scale);
   g.hit_rates = {0.1, 0.8};
   g.range_widths = {0, 64, 4096};

@@ -129,12 +129,15 @@ Status save_planner_model(const std::string& path, const PlannerModel& model) {
 
 Result<PlannerModel> load_planner_model(const std::string& path, std::string_view device,
                                         std::string_view driver) {
-  const std::string todo = fmt::format("run `raydb calibrate`{} on this device first",
+  const std::string todo = fmt::format("run `raydb calibrate{}` on this device first",
                                        path.empty() ? "" : " --calibration " + path);
   if (path.empty()) return Error(Errc::invalid_argument, "no calibration file given; " + todo);
   if (!std::filesystem::exists(path))
     return Error(Errc::invalid_argument,
                  fmt::format("calibration file {} does not exist; {}", path, todo));
+  if (std::filesystem::is_directory(path))
+    return Error(Errc::invalid_argument,
+                 fmt::format("calibration file {} is a folder, not a file", path));
   auto j = read_file(path);
   if (!j) return j.error();
   const std::string key = fmt::format("{} | {}", device, driver);
