@@ -1,19 +1,22 @@
 // measure_grid: the planner's measurements. Per key count one set of fresh random unique keys,
-// each index built over it (the fastest of a few builds), then every lookup workload of the grid
-// run on it: warm-up calls, the median of timed calls, and the last call's results compared
-// whole with the CPU reference. Times are the caller's wall clock, uploads and downloads
-// included, since that is what choose_index minimises.
+// each index built over it (the fastest of a few builds, the indexes taking turns), then every
+// lookup workload of the grid run on each: warm-up calls, the median of timed calls (again in
+// turns), and the last call's results compared whole with the CPU reference. Times are the caller's
+// wall clock, uploads and downloads included, since that is what choose_index minimises.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <random>
 
 #include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
+#include "raydb/key_index.hpp"
 #include "raydb/planner.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
@@ -123,54 +126,94 @@ uint64_t footprint_of(const S& s) {
     return s.resident_bytes;
 }
 
-// Builds Index over the keys and runs every batch on it.
-template <class Index, class Key>
-Status measure_index(const Context& ctx, IndexKind kind, const std::vector<Key>& keys,
-                     const std::vector<Batch<Key>>& batches, const MeasureOptions& mo,
-                     std::vector<PlannerSample>& out) {
-  double build_ms = INFINITY;
-  std::optional<Index> index;
-  for (int b = 0; b < std::max(1, mo.build_repeats); ++b) {
-    index.reset();  // free the last build before the next, so footprints do not add up
-    auto t0 = Clock::now();
-    auto built = Index::build(ctx, KeySpan(keys));
-    double t = ms_since(t0);
-    if (!built) return built.error();
-    index.emplace(std::move(*built));
-    build_ms = std::min(build_ms, t);
+// A built index of any kind, as measure_key_set drives it: lookups through closures over the
+// owned index (ranges empty for the hash table).
+struct AnyIndex {
+  std::shared_ptr<void> owner;
+  std::function<Status(KeySpan, std::span<RxLookup>)> points;
+  std::function<Status(RangeSpan, std::span<RxLookup>)> ranges;
+  uint64_t footprint = 0;
+};
+
+template <class Index>
+Result<AnyIndex> build_any(const Context& ctx, KeySpan keys) {
+  auto built = Index::build(ctx, keys);
+  if (!built) return built.error();
+  auto p = std::make_shared<Index>(std::move(*built));
+  AnyIndex a;
+  a.owner = p;
+  a.footprint = footprint_of(p->build_stats());
+  a.points = [p](KeySpan k, std::span<RxLookup> o) { return p->lookup(k, o); };
+  if constexpr (RangeKeyLookup<Index>)
+    a.ranges = [p](RangeSpan r, std::span<RxLookup> o) { return p->lookup_ranges(r, o); };
+  return a;
+}
+
+Result<AnyIndex> build_kind(const Context& ctx, IndexKind k, KeySpan keys) {
+  switch (k) {
+    case IndexKind::rx:
+      return build_any<RxIndex>(ctx, keys);
+    case IndexKind::cgrx:
+      return build_any<CgrxIndex>(ctx, keys);
+    case IndexKind::sorted:
+      return build_any<SortedIndex>(ctx, keys);
+    case IndexKind::hash:
+      return build_any<HashIndex>(ctx, keys);
   }
-  const uint64_t footprint = footprint_of(index->build_stats());
+  return Error(Errc::internal, "unknown index kind");
+}
+
+// Every index over one key set, every batch on each. Builds and lookup calls go round the
+// indexes in turn (index 1, 2, 3, 4, then again), not one index's repeats at once: on a shared
+// machine the load changes over seconds, and taking turns spreads each change over all
+// candidates instead of handing it to one.
+template <class Key>
+Status measure_indexes(const Context& ctx, const std::vector<IndexKind>& kinds,
+                       const std::vector<Key>& keys, const std::vector<Batch<Key>>& batches,
+                       const MeasureOptions& mo, std::vector<PlannerSample>& out) {
+  std::vector<AnyIndex> built(kinds.size());
+  std::vector<double> build_ms(kinds.size(), INFINITY);
+  for (int rep = 0; rep < std::max(1, mo.build_repeats); ++rep)
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      built[i] = AnyIndex{};  // free the last build first, so footprints do not add up
+      auto t0 = Clock::now();
+      auto b = build_kind(ctx, kinds[i], KeySpan(keys));
+      double t = ms_since(t0);
+      if (!b) return b.error();
+      built[i] = std::move(*b);
+      build_ms[i] = std::min(build_ms[i], t);
+    }
   for (const Batch<Key>& batch : batches) {
     const bool ranges = batch.w.range_width != 0;
-    if (ranges && kind == IndexKind::hash) continue;
-    std::vector<RxLookup> got(batch.want.size());
-    std::vector<double> times;
-    for (int rep = 0; rep < mo.warmup + std::max(1, mo.repeats); ++rep) {
-      std::fill(got.begin(), got.end(), RxLookup{0, 0xDEAD, 0xDEAD});  // poisoned
-      auto t0 = Clock::now();
-      Status s;
-      if constexpr (requires { index->lookup_ranges(RangeSpan(batch.ranges), got); }) {
-        s = ranges ? index->lookup_ranges(RangeSpan(batch.ranges), got)
-                   : index->lookup(KeySpan(batch.points), got);
-      } else {
-        s = index->lookup(KeySpan(batch.points), got);
+    std::vector<std::vector<RxLookup>> got(kinds.size(), std::vector<RxLookup>(batch.want.size()));
+    std::vector<std::vector<double>> times(kinds.size());
+    for (int rep = 0; rep < mo.warmup + std::max(1, mo.repeats); ++rep)
+      for (size_t i = 0; i < kinds.size(); ++i) {
+        if (ranges && !built[i].ranges) continue;  // the hash table: points only
+        std::fill(got[i].begin(), got[i].end(), RxLookup{0, 0xDEAD, 0xDEAD});  // poisoned
+        auto t0 = Clock::now();
+        Status s = ranges ? built[i].ranges(RangeSpan(batch.ranges), got[i])
+                          : built[i].points(KeySpan(batch.points), got[i]);
+        double t = ms_since(t0);
+        if (!s) return s;
+        if (rep >= mo.warmup) times[i].push_back(t);
       }
-      double t = ms_since(t0);
-      if (!s) return s;
-      if (rep >= mo.warmup) times.push_back(t);
+    for (size_t i = 0; i < kinds.size(); ++i) {
+      if (times[i].empty()) continue;
+      for (size_t q = 0; q < got[i].size(); ++q)
+        if (!(got[i][q] == batch.want[q]))
+          return Error(Errc::internal,
+                       fmt::format("{} over {} keys: lookup {} of {} differs from the CPU "
+                                   "reference",
+                                   to_string(kinds[i]), keys.size(), q, got[i].size()));
+      PlannerSample s;
+      s.workload = batch.w;
+      s.index = kinds[i];
+      s.build_ms = build_ms[i];
+      s.lookup_ms = median(times[i]);
+      s.footprint_bytes = built[i].footprint;
+      out.push_back(s);
     }
-    for (size_t i = 0; i < got.size(); ++i)
-      if (!(got[i] == batch.want[i]))
-        return Error(Errc::internal,
-                     fmt::format("{} over {} keys: lookup {} of {} differs from the CPU reference",
-                                 to_string(kind), keys.size(), i, got.size()));
-    PlannerSample s;
-    s.workload = batch.w;
-    s.index = kind;
-    s.build_ms = build_ms;
-    s.lookup_ms = median(times);
-    s.footprint_bytes = footprint;
-    out.push_back(s);
   }
   return {};
 }
@@ -194,14 +237,7 @@ Status measure_key_set(const Context& ctx, const PlannerGrid& g, uint64_t n,
           b->want = wd ? ref.lookup_ranges(RangeSpan(b->ranges)) : ref.lookup(KeySpan(b->points));
           batches.push_back(std::move(*b));
         }
-  for (IndexKind k : indexes) {
-    Status s = k == IndexKind::rx       ? measure_index<RxIndex>(ctx, k, keys, batches, mo, out)
-               : k == IndexKind::cgrx   ? measure_index<CgrxIndex>(ctx, k, keys, batches, mo, out)
-               : k == IndexKind::sorted ? measure_index<SortedIndex>(ctx, k, keys, batches, mo, out)
-                                        : measure_index<HashIndex>(ctx, k, keys, batches, mo, out);
-    if (!s) return s;
-  }
-  return {};
+  return measure_indexes<Key>(ctx, indexes, keys, batches, mo, out);
 }
 
 std::vector<uint64_t> scaled(std::vector<uint64_t> v, int scale) {
