@@ -77,7 +77,7 @@ std::string plan_index(const Context& ctx, const LookupOptions& o, const KeyFile
   w.range_width = o.range_width;
   w.hit_rate = seen ? double(hits) / double(seen) : 1.0;
   w.sorted_probes = std::is_sorted(queries.values.begin(), queries.values.end());
-  w.memory_budget_bytes = o.common.memory_budget;
+  w.memory_budget_bytes = planner_memory_budget(o.common);
   PlannerOptions po;
   po.calibration_file = o.calibration;
   IndexChoice c = choose_index(ctx, w, po).value();

@@ -25,6 +25,13 @@ std::string default_calibration_file() {
   return "raydb-planner.json";
 }
 
+uint64_t planner_memory_budget(const CommonOptions& o) {
+  ContextOptions co;
+  co.memory_budget_bytes = o.memory_budget;
+  options_from_env(co).value();
+  return co.memory_budget_bytes;
+}
+
 void add_calibration_option(CLI::App& cmd, std::string& into) {
   cmd.add_option("--calibration", into,
                  "planner calibration file (JSON, keyed by device and driver; default "
@@ -202,7 +209,7 @@ void run_explain(const ExplainOptions& o) {
   w.range_width = o.range_width;
   w.hit_rate = o.hit_rate;
   w.sorted_probes = o.sorted;
-  w.memory_budget_bytes = o.common.memory_budget;
+  w.memory_budget_bytes = planner_memory_budget(o.common);
   Context ctx = open_context(o.common).value();
   PlannerOptions po;
   po.calibration_file = o.calibration;

@@ -298,9 +298,13 @@ std::string explain(const IndexChoice& c) {
   const CandidateEstimate* pick = nullptr;
   for (const auto& e : c.candidates)
     if (e.index == c.index) pick = &e;
-  if (pick)
+  if (pick && c.count_build)
     s += fmt::format("choice: {} (predicted {:.3f} ms: build {:.3f} + lookups {:.3f})\n",
                      to_string(c.index), pick->total_ms, pick->build_ms, pick->lookup_ms);
+  else if (pick)
+    s +=
+        fmt::format("choice: {} (predicted {:.3f} ms of lookups; its build, not counted: {:.3f})\n",
+                    to_string(c.index), pick->lookup_ms, pick->build_ms);
   s += fmt::format("{:<8} {:>11} {:>11} {:>11} {:>11}  {}\n", "index", "build ms", "lookup ms",
                    "total ms", "footprint", "dominant lookup terms / why ruled out");
   for (const auto& e : c.candidates) {
@@ -308,6 +312,9 @@ std::string explain(const IndexChoice& c) {
     if (!e.eligible) {
       why = "ruled out: " + e.ruled_out;
     } else {
+      // Where the build outweighs the lookups, that is the term to name first.
+      if (c.count_build && e.build_ms > e.lookup_ms && e.total_ms > 0)
+        why = fmt::format("build {:.0f}% of the total; lookups: ", 100.0 * e.build_ms / e.total_ms);
       for (size_t i = 0; i < e.terms.size() && i < 2; ++i)
         why +=
             fmt::format("{}{} {:.3f} ms ({:.0f}%)", i ? ", " : "", e.terms[i].name, e.terms[i].ms,
