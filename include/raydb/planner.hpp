@@ -158,7 +158,8 @@ struct PlannerGrid {
   std::vector<bool> sorted_orders;        ///< probe orders
   KeyWidth key_width = KeyWidth::bits32;  ///< of every key set
 };
-/// The default calibration grid; `scale` (log2) multiplies key and lookup counts by 2^scale
+/// The default calibration grid; `scale` (log2) multiplies key and lookup counts by 2^scale and
+/// divides range widths by it (at least 1), so a range covers about as many keys at every scale
 /// (0: lavapipe-sized, keys 2^10..2^18).
 PlannerGrid calibration_grid(int scale = 0);
 /// A held-out grid: key counts, lookup counts, hit rates and widths none of which the

@@ -112,6 +112,28 @@ TEST_CASE("planner: the fit recovers the model that made the measurements") {
   CHECK(std::string(bad.error().what()).find("distinct workloads") != std::string::npos);
 }
 
+TEST_CASE("planner: the grids are held out from each other and can make misses at every scale") {
+  for (int scale = 0; scale <= 12; ++scale) {
+    PlannerGrid cal = calibration_grid(scale), val = validation_grid(scale);
+    for (const PlannerGrid* g : {&cal, &val}) {
+      for (uint64_t n : g->key_counts) {
+        CHECK(n <= (uint64_t{1} << 32) - 2);
+        // Expected keys in a range of the widest width: misses must stay possible.
+        for (uint64_t w : g->range_widths)
+          CHECK_MESSAGE(double(n) * double(w) / 4294967296.0 <= 1.0,
+                        "scale " << scale << ": " << n << " keys, width " << w);
+      }
+    }
+    for (uint64_t n : val.key_counts)
+      CHECK(std::find(cal.key_counts.begin(), cal.key_counts.end(), n) == cal.key_counts.end());
+    for (uint64_t l : val.lookup_counts)
+      CHECK(std::find(cal.lookup_counts.begin(), cal.lookup_counts.end(), l) ==
+            cal.lookup_counts.end());
+    for (double h : val.hit_rates)
+      CHECK(std::find(cal.hit_rates.begin(), cal.hit_rates.end(), h) == cal.hit_rates.end());
+  }
+}
+
 TEST_CASE("planner: the hash table never serves ranges; the memory budget rules out") {
   PlannerModel m = known_model();
   // Make the hash table the cheapest on everything, so only the rule can keep it out.

@@ -245,6 +245,15 @@ std::vector<uint64_t> scaled(std::vector<uint64_t> v, int scale) {
   return v;
 }
 
+// Widths shrink as key counts grow, so that a range covers about as many keys at every scale
+// and ranges that miss still exist (4096 wide over 2^26 random keys would hold 64 on average).
+std::vector<uint64_t> scaled_widths(std::vector<uint64_t> v, int scale) {
+  for (uint64_t& w : v)
+    if (w) w = std::max<uint64_t>(1, w >> scale);
+  v.erase(std::unique(v.begin(), v.end()), v.end());  // ascending, so equal widths are adjacent
+  return v;
+}
+
 }  // namespace
 
 PlannerGrid calibration_grid(int scale) {
@@ -252,7 +261,7 @@ PlannerGrid calibration_grid(int scale) {
   g.key_counts = scaled({1u << 10, 1u << 12, 1u << 14, 1u << 16, 1u << 18}, scale);
   g.lookup_counts = scaled({1u << 10, 1u << 14}, scale);
   g.hit_rates = {0.3, 1.0};
-  g.range_widths = {0, 16, 1024};
+  g.range_widths = scaled_widths({0, 16, 1024}, scale);
   g.sorted_orders = {false, true};
   return g;
 }
@@ -262,7 +271,7 @@ PlannerGrid validation_grid(int scale) {
   g.key_counts = scaled({1u << 11, 1u << 15, 1u << 17, 1u << 19}, scale);
   g.lookup_counts = scaled({1u << 12, 1u << 15}, scale);
   g.hit_rates = {0.1, 0.8};
-  g.range_widths = {0, 64, 4096};
+  g.range_widths = scaled_widths({0, 64, 4096}, scale);
   g.sorted_orders = {false, true};
   return g;
 }
