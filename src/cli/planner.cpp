@@ -241,6 +241,10 @@ void register_planner(CLI::App& app) {
   cal->callback([c] {
     if (c->skip_calibration && !c->validate)
       throw Error(Errc::invalid_argument, "--skip-calibration needs --validate");
+    if (c->run.no_check)
+      throw Error(Errc::invalid_argument,
+                  "--no-check: calibrate always compares its results with the CPU reference "
+                  "(a model fitted to wrong answers would be worthless)");
     run_calibrate(*c);
   });
 
