@@ -3,6 +3,7 @@
 // --calibration serves every machine it was measured on.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
