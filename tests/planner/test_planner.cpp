@@ -134,7 +134,7 @@ TEST_CASE("planner: the grids are held out from each other and can make misses a
   }
 }
 
-TEST_CASE("planner: the hash table never serves ranges; the memory budget rules out") {
+TEST_CASE("planner: the hash table never serves ranges and the memory budget rules out") {
   PlannerModel m = known_model();
   // Make the hash table the cheapest on everything, so only the rule can keep it out.
   for (int r = 0; r < 2; ++r)
@@ -178,7 +178,7 @@ TEST_CASE("planner: the hash table never serves ranges; the memory budget rules 
   CHECK_FALSE(choose_index(m, bad));
 }
 
-TEST_CASE("planner: calibration file round trip; a missing calibration names the command") {
+TEST_CASE("planner: calibration file round trip and a missing calibration names the command") {
   PlannerModel m = known_model();
   auto back = planner_model_from_json(planner_model_to_json(m));
   REQUIRE(back);
@@ -224,7 +224,7 @@ TEST_CASE("planner: calibration file round trip; a missing calibration names the
   std::filesystem::remove(path);
 }
 
-TEST_CASE("planner: a tiny calibration on this device; the pick runs and equals the reference") {
+TEST_CASE("planner: a tiny calibration on this device whose pick runs and equals the reference") {
   test::ValidationGuard guard;
   Context& ctx = test::context();
   PlannerGrid g;
