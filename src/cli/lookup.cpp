@@ -2,6 +2,7 @@
 // writing code. Every answer is checked against the CPU reference (RxReference) unless --no-check.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,9 +11,11 @@
 #include "cli/cli.hpp"
 #include "cli/key_files.hpp"
 #include "cli/output.hpp"
+#include "cli/planner.hpp"
 #include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/key_index.hpp"  // RangeKeyLookup
+#include "raydb/planner.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
 
@@ -24,7 +27,8 @@ struct LookupOptions {
   CommonOptions common;
   std::string keys, queries, values, out;
   std::string keys_type = "auto", queries_type = "auto", index = "rx";
-  uint64_t range_width = 0;  // 0: point lookups
+  std::string calibration = default_calibration_file();  // --index auto
+  uint64_t range_width = 0;                              // 0: point lookups
   OutputFormat format = OutputFormat::table;
   bool no_check = false;
 };
@@ -53,10 +57,39 @@ std::vector<RxLookup> answer(const Context& ctx, KeySpan keys, std::span<const u
   return r;
 }
 
+// --index auto: the planner's pick for these files. The hit rate is estimated from up to 4096
+// queries spread over the file (binary search in the sorted keys), the probe order read off it.
+std::string plan_index(const Context& ctx, const LookupOptions& o, const KeyFile& keys,
+                       const KeyFile& queries, bool wide) {
+  std::vector<uint64_t> sorted = keys.values;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t nq = queries.values.size(), step = std::max<size_t>(1, nq / 4096);
+  size_t seen = 0, hits = 0;
+  for (size_t i = 0; i < nq; i += step, ++seen) {
+    uint64_t lo = queries.values[i], hi = lo + (o.range_width ? o.range_width - 1 : 0);
+    auto it = std::lower_bound(sorted.begin(), sorted.end(), lo);
+    hits += it != sorted.end() && *it <= hi;
+  }
+  LookupWorkload w;
+  w.keys = std::max<uint64_t>(1, keys.values.size());
+  w.key_width = wide ? KeyWidth::bits64 : KeyWidth::bits32;
+  w.lookups = std::max<uint64_t>(1, nq);
+  w.range_width = o.range_width;
+  w.hit_rate = seen ? double(hits) / double(seen) : 1.0;
+  w.sorted_probes = std::is_sorted(queries.values.begin(), queries.values.end());
+  w.memory_budget_bytes = planner_memory_budget(o.common);
+  PlannerOptions po;
+  po.calibration_file = o.calibration;
+  IndexChoice c = choose_index(ctx, w, po).value();
+  std::fprintf(stderr, "raydb lookup --index auto: %s\n", explain(c).c_str());
+  return to_string(c.index);
+}
+
 void run_lookup(const LookupOptions& o) {
-  if (o.index != "rx" && o.index != "cgrx" && o.index != "sorted" && o.index != "hash")
+  if (o.index != "rx" && o.index != "cgrx" && o.index != "sorted" && o.index != "hash" &&
+      o.index != "auto")
     throw Error(Errc::invalid_argument,
-                fmt::format("--index '{}': expected rx, cgrx, sorted or hash", o.index));
+                fmt::format("--index '{}': expected rx, cgrx, sorted, hash or auto", o.index));
   if (o.index == "hash" && o.range_width)
     throw Error(Errc::invalid_argument,
                 "--range-width with --index hash: a hash index answers point lookups only (use "
@@ -111,14 +144,14 @@ void run_lookup(const LookupOptions& o) {
   }
 
   Context ctx = open_context(o.common).value();
+  const std::string index = o.index == "auto" ? plan_index(ctx, o, keys, queries, wide) : o.index;
   double ms[2] = {0, 0};
   const bool ranges = o.range_width != 0;
   std::vector<RxLookup> r =
-      o.index == "cgrx"
-          ? answer<CgrxIndex>(ctx, key_span, values, point_span, range_span, ranges, ms)
-      : o.index == "sorted"
+      index == "cgrx" ? answer<CgrxIndex>(ctx, key_span, values, point_span, range_span, ranges, ms)
+      : index == "sorted"
           ? answer<SortedIndex>(ctx, key_span, values, point_span, range_span, ranges, ms)
-      : o.index == "hash"
+      : index == "hash"
           ? answer<HashIndex>(ctx, key_span, values, point_span, range_span, ranges, ms)
           : answer<RxIndex>(ctx, key_span, values, point_span, range_span, ranges, ms);
   std::string check = "not checked (--no-check)";
@@ -161,7 +194,7 @@ void run_lookup(const LookupOptions& o) {
                "raydb lookup: %zu keys (%s-bit), %zu %s lookups on %s (%s): %llu hit; build %.1f "
                "ms, lookups %.1f ms; %s\n",
                keys.values.size(), wide ? "64" : "32", r.size(), ranges ? "range" : "point",
-               o.index.c_str(), ctx.device().name.c_str(), static_cast<unsigned long long>(hits),
+               index.c_str(), ctx.device().name.c_str(), static_cast<unsigned long long>(hits),
                ms[0], ms[1], check.c_str());
 }
 
@@ -182,7 +215,10 @@ void register_lookup(CLI::App& app) {
   cmd->add_option("--keys-type", o->keys_type,
                   "type of --keys and --values: auto (by name), u32, u64, text, csv, npy");
   cmd->add_option("--queries-type", o->queries_type, "type of --queries, as --keys-type");
-  cmd->add_option("--index", o->index, "rx, cgrx, sorted or hash");
+  cmd->add_option("--index", o->index,
+                  "rx, cgrx, sorted, hash, or auto (the planner's pick from --calibration; "
+                  "raydb explain says why)");
+  add_calibration_option(*cmd, o->calibration);
   add_count(*cmd, "--range-width", o->range_width,
             "look up the range [q, q + W - 1] of each query q instead of q alone (not with "
             "--index hash); 0: point lookups");

@@ -5,6 +5,7 @@
 #include <new>
 
 #include "cli/cli.hpp"
+#include "cli/planner.hpp"
 #include "common/printable.hpp"
 #include "raydb/version.hpp"
 
@@ -62,6 +63,7 @@ int main(int argc, char** argv) {
   raydb::cli::register_ssb(app);
   raydb::cli::register_read(app);
   raydb::cli::register_lookup(app);
+  raydb::cli::register_planner(app);
 #ifdef RAYDB_HAS_SQL
   raydb::cli::register_sql(app);
 #endif
