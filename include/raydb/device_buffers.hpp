@@ -4,10 +4,10 @@
 // memory. The lookup work is either recorded into the host's VkCommandBuffer (the host submits)
 // or submitted by raydb on the context's queue, ordered by the host's timeline semaphores.
 // examples/vulkan_app/ shows both ends: its own compute shader writes the keys and the queries
-// and read the results. SortedIndex and HashIndex have the same calls (sorted_build, hash_build,
-// ...) in raydb/device_indexes.hpp, with the spans, layout, flags and ordering described here.
-// Not yet here: range lookups, collect_rows, and device buffers for CgrxIndex and RtScanTable
-// (they take host vectors only).
+// and read the results. CgrxIndex, SortedIndex and HashIndex have the same calls (cgrx_build,
+// sorted_build, hash_build, ...) in raydb/device_indexes.hpp, with the spans, layout, flags and
+// ordering described here. Not yet here: range lookups, collect_rows, and device buffers for
+// RtScanTable (it takes host vectors only).
 //
 // Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
 // Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and
