@@ -6,8 +6,9 @@
 // examples/vulkan_app/ shows both ends: its own compute shader writes the keys and the queries
 // and read the results. CgrxIndex, SortedIndex and HashIndex have the same calls (cgrx_build,
 // sorted_build, hash_build, ...) in raydb/device_indexes.hpp, with the spans, layout, flags and
-// ordering described here. Not yet here: range lookups, collect_rows, and device buffers for
-// RtScanTable (it takes host vectors only).
+// ordering described here. RtScanTable takes its columns from the host's buffers and writes
+// bitmaps into one (rtscan_build, rtscan_submit_select) in raydb/device_rtscan.hpp. Not yet here:
+// range lookups, collect_rows, and recording an RTScan selection into the host's command buffer.
 //
 // Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
 // Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and

@@ -9,8 +9,14 @@ namespace raydb::detail {
 namespace {
 
 const char* usage_name(VkBufferUsageFlags flag) {
-  return flag == VK_BUFFER_USAGE_TRANSFER_SRC_BIT ? "VK_BUFFER_USAGE_TRANSFER_SRC_BIT"
-                                                  : "VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT";
+  switch (flag) {
+    case VK_BUFFER_USAGE_TRANSFER_SRC_BIT:
+      return "VK_BUFFER_USAGE_TRANSFER_SRC_BIT";
+    case VK_BUFFER_USAGE_TRANSFER_DST_BIT:
+      return "VK_BUFFER_USAGE_TRANSFER_DST_BIT";
+    default:
+      return "VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT";
+  }
 }
 
 // Waited for (and its command buffer freed) under the context's call lock, since the command
@@ -93,9 +99,11 @@ DeviceColumnSource build_source(const VkContext& c, KeyWidth width, const Device
   return source;
 }
 
-void check_lookup_spans(KeyWidth width, const DeviceSpan& queries, const DeviceSpan& results) {
+void check_lookup_spans(KeyWidth width, const DeviceSpan& queries, const DeviceSpan& results,
+                        bool ranges) {
   const uint64_t key_bytes = width == KeyWidth::bits64 ? 8 : 4;
-  check_span(queries, "queries", key_bytes, key_bytes, VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
+  check_span(queries, ranges ? "ranges" : "queries", key_bytes * (ranges ? 2 : 1), key_bytes,
+             VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT);
   check_span(results, "results", sizeof(RxLookup), sizeof(RxLookup),
              VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT, Errc::output_too_small);
   if (results.count < queries.count)

@@ -41,8 +41,10 @@ void check_timeline(const VkContext& c, const DeviceSync& sync);
 DeviceColumnSource build_source(const VkContext& c, KeyWidth width, const DeviceSpan& keys,
                                 const DeviceSpan& values, const DeviceSync& sync);
 
-// Checks point-lookup spans: keys of `width` in, one RxLookup per query out.
-void check_lookup_spans(KeyWidth width, const DeviceSpan& queries, const DeviceSpan& results);
+// Checks lookup spans: keys of `width` (points) or (lo, hi) pairs of them (ranges) in, one
+// RxLookup per query out.
+void check_lookup_spans(KeyWidth width, const DeviceSpan& queries, const DeviceSpan& results,
+                        bool ranges = false);
 
 // Records `work` (run at `stage`) between the global barriers the headers promise: all earlier
 // memory writes -> its shader reads and writes, and its shader writes -> all later accesses.
