@@ -6,11 +6,15 @@
 //
 // All answer point lookups with their host-vector results (CgrxIndex::lookup,
 // SortedIndex::lookup, HashIndex::lookup): one RxLookup per query, row ids being key positions in
-// the key span. Builds copy the keys and values once into raydb's own buffers and return once the
-// index is ready; no key, value, query or result travels through host memory. What a build reads
-// back: the duplicate counter (every index) and, for cgRX, one representative key per bucket
-// (keys.count / bucket_size keys), from which the host lays out the triangles, as the host-vector
-// build does.
+// the key span. cgRX and sorted also answer inclusive range lookups (*_lookup_ranges, as their
+// lookup_ranges): the ranges span holds `count` (lo, hi) pairs of the index's key type
+// (raydb::Range32 / Range64, 8 or 16 bytes each, offset a multiple of the key size). lo <= hi is
+// the host's to ensure: the host-vector API refuses lo > hi, but raydb cannot read the host's
+// buffer, so here such a range's result is unspecified (it writes one RxLookup all the same).
+// Builds copy the keys and values once into raydb's own buffers and return once the index is ready;
+// no key, value, query or result travels through host memory. What a build reads back: the
+// duplicate counter (every index) and, for cgRX, one representative key per bucket (keys.count /
+// bucket_size keys), from which the host lays out the triangles, as the host-vector build does.
 //
 // State bound in the host's command buffer: the sorted and hash probes are compute shaders (the
 // compute bind point: pipeline and push constants, no descriptor set); cgRX binds as RX does
@@ -45,6 +49,15 @@ Status cgrx_record_lookup(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpa
 Status cgrx_submit_lookup(CgrxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
                           const DeviceSync& sync);
 
+/// Records inclusive range lookups of `ranges` ((lo, hi) pairs, see the file comment) into
+/// `cmd`, one RxLookup per range into `results`; as cgrx_record_lookup.
+Status cgrx_record_lookup_ranges(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& ranges,
+                                 const DeviceSpan& results);
+
+/// The same range lookups, submitted by raydb under `sync`; as cgrx_submit_lookup.
+Status cgrx_submit_lookup_ranges(CgrxIndex& index, const DeviceSpan& ranges,
+                                 const DeviceSpan& results, const DeviceSync& sync);
+
 /// Builds a SortedIndex over `keys` (of `width`) and, when values.count is not 0, one uint32_t
 /// value per key, all in the host's buffers; as rx_build (ordering by `sync`, errors as values).
 Result<SortedIndex> sorted_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
@@ -62,6 +75,15 @@ Status sorted_record_lookup(SortedIndex& index, VkCommandBuffer cmd, const Devic
 /// keeps the submission until its destructor or its next sorted_submit_lookup.
 Status sorted_submit_lookup(SortedIndex& index, const DeviceSpan& queries,
                             const DeviceSpan& results, const DeviceSync& sync);
+
+/// Records inclusive range lookups of `ranges` ((lo, hi) pairs, see the file comment) into
+/// `cmd`, one RxLookup per range into `results`; as sorted_record_lookup.
+Status sorted_record_lookup_ranges(SortedIndex& index, VkCommandBuffer cmd,
+                                   const DeviceSpan& ranges, const DeviceSpan& results);
+
+/// The same range lookups, submitted by raydb under `sync`; as sorted_submit_lookup.
+Status sorted_submit_lookup_ranges(SortedIndex& index, const DeviceSpan& ranges,
+                                   const DeviceSpan& results, const DeviceSync& sync);
 
 /// Builds a HashIndex over `keys` (of `width`) and, when values.count is not 0, one uint32_t value
 /// per key, all in the host's buffers; as rx_build (ordering by `sync`, errors as values).

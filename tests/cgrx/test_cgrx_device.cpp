@@ -23,6 +23,10 @@ auto builder(TraversalMode mode, uint32_t bucket_size) {
 auto record = [](CgrxIndex& i, VkCommandBuffer cmd, const DeviceSpan& q, const DeviceSpan& r) {
   return cgrx_record_lookup(i, cmd, q, r);
 };
+auto record_ranges = [](CgrxIndex& i, VkCommandBuffer cmd, const DeviceSpan& q,
+                        const DeviceSpan& r) { return cgrx_record_lookup_ranges(i, cmd, q, r); };
+auto submit_ranges = [](CgrxIndex& i, const DeviceSpan& q, const DeviceSpan& r,
+                        const DeviceSync& s) { return cgrx_submit_lookup_ranges(i, q, r, s); };
 auto submit = [](CgrxIndex& i, const DeviceSpan& q, const DeviceSpan& r, const DeviceSync& s) {
   return cgrx_submit_lookup(i, q, r, s);
 };
@@ -50,4 +54,15 @@ TEST_CASE("cgrx device: build and lookups ordered by the host's timeline semapho
 
 TEST_CASE("cgrx device: wrong usage flags, too-small buffers and count 0 are named") {
   check_refusals(builder(TraversalMode::automatic, 16), record, submit, "cgrx_record_lookup");
+}
+
+TEST_CASE("cgrx device: range lookups from and into host buffers") {
+  for (TraversalMode mode : {TraversalMode::pipeline, TraversalMode::ray_query}) {
+    if (!context().vk().supports(mode)) continue;
+    const std::string mode_name = to_string(mode);
+    CAPTURE(mode_name);
+    check_recorded_ranges<uint32_t>(builder(mode, 16), record_ranges, 1500);
+    check_recorded_ranges<uint64_t>(builder(mode, 16), record_ranges, 1500);
+  }
+  check_semaphore_ordered(builder(TraversalMode::automatic, 16), submit_ranges, /*ranges=*/true);
 }

@@ -47,10 +47,41 @@ void check_recorded_lookups(Build build, Record record, size_t n, bool with_valu
                 "recorded device lookups");
 }
 
+// Range lookups recorded into the host's command buffer: (lo, hi) pairs in the host's buffer,
+// from single keys and neighbours of keys to the whole key space, compared whole.
+template <class Key, class Build, class RecordRanges>
+void check_recorded_ranges(Build build, RecordRanges record, size_t n) {
+  ValidationGuard guard;
+  uint64_t seed = fresh_seed();
+  Data<Key> d(seed, n);
+  std::mt19937_64 rng(seed + 1);
+  std::vector<KeyRange<Key>> ranges = {{0, static_cast<Key>(~Key{0})},
+                                       {0, 0},
+                                       {static_cast<Key>(~Key{0}), static_cast<Key>(~Key{0})}};
+  for (size_t i = 0; i < 2 * n; ++i) {
+    Key a = d.queries[rng() % d.queries.size()], b = d.queries[rng() % d.queries.size()];
+    if (rng() % 2) b = static_cast<Key>(a + rng() % 64);  // short ranges (may wrap: swapped)
+    ranges.push_back({std::min(a, b), std::max(a, b)});
+  }
+  HostBuffer keys = upload(d.keys), values = upload(d.values), queries = upload(ranges);
+  HostBuffer results = make_buffer(ranges.size(), sizeof(RxLookup));
+  poison(results);
+  auto index = build(width_of<Key>(), keys.span, values.span, {});
+  REQUIRE_MESSAGE(index.ok(), index.error().what());
+  CommandBatch batch(context().vk());
+  Status s = record(*index, batch.cmd(), queries.span, results.span);
+  REQUIRE_MESSAGE(s.ok(), s.error().what());
+  batch.submit_and_wait();
+  RxReference ref(std::span<const Key>(d.keys), d.values);
+  check_lookups(download(results), ref.lookup_ranges(std::span<const KeyRange<Key>>(ranges)),
+                "recorded device range lookups");
+}
+
 // The host writes keys, values and queries in submissions of its own; the build and two
 // submitted lookups wait for them and signal its timeline semaphore.
+// With `ranges`, the queries are (lo, hi) pairs and `submit` a range lookup.
 template <class Build, class Submit>
-void check_semaphore_ordered(Build build, Submit submit) {
+void check_semaphore_ordered(Build build, Submit submit, bool ranges = false) {
   ValidationGuard guard;
   detail::VkContext& c = context().vk();
   if (!c.timeline_semaphore) {
@@ -58,16 +89,21 @@ void check_semaphore_ordered(Build build, Submit submit) {
     return;
   }
   Data<uint64_t> d(fresh_seed(), 2000);
+  std::vector<Range64> pairs;  // ranges: each query to a little above it
+  for (uint64_t q : d.queries)
+    pairs.push_back({q, q + std::min<uint64_t>(~uint64_t{0} - q, 1 + q % 1000)});
+  const uint64_t count = d.queries.size(), query_bytes = count * (ranges ? 16 : 8);
+  const void* query_data = ranges ? static_cast<const void*>(pairs.data()) : d.queries.data();
   detail::Timeline timeline(c, false);
   HostBuffer keys = make_buffer(d.keys.size(), 8), values = make_buffer(d.values.size(), 4);
-  HostBuffer queries = make_buffer(d.queries.size(), 8);
-  HostBuffer results = make_buffer(d.queries.size(), sizeof(RxLookup));
+  HostBuffer queries = make_buffer(count, ranges ? 16 : 8);
+  HostBuffer results = make_buffer(count, sizeof(RxLookup));
   poison(results);
   CommandBatch fill(c);
   Buffer s0, s1, s2;
   record_fill(fill, s0, keys, d.keys.data(), d.keys.size() * 8);
   record_fill(fill, s1, values, d.values.data(), d.values.size() * 4);
-  record_fill(fill, s2, queries, d.queries.data(), d.queries.size() * 8);
+  record_fill(fill, s2, queries, query_data, query_bytes);
   fill.signal(timeline.handle(), 1);
   fill.submit();
   auto index = build(KeyWidth::bits64, keys.span, values.span,
@@ -80,7 +116,8 @@ void check_semaphore_ordered(Build build, Submit submit) {
   timeline.host_wait(3);
   fill.wait();
   RxReference ref(std::span<const uint64_t>(d.keys), d.values);
-  const auto want = ref.lookup(std::span<const uint64_t>(d.queries));
+  const auto want = ranges ? ref.lookup_ranges(std::span<const Range64>(pairs))
+                           : ref.lookup(std::span<const uint64_t>(d.queries));
   check_lookups(download(results), want, "semaphore-ordered device lookups");
   poison(results);  // a second submission on the same index
   s = submit(*index, queries.span, results.span,

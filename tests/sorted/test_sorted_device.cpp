@@ -20,6 +20,10 @@ auto builder(SortedLayout layout) {
 auto record = [](SortedIndex& i, VkCommandBuffer cmd, const DeviceSpan& q, const DeviceSpan& r) {
   return sorted_record_lookup(i, cmd, q, r);
 };
+auto record_ranges = [](SortedIndex& i, VkCommandBuffer cmd, const DeviceSpan& q,
+                        const DeviceSpan& r) { return sorted_record_lookup_ranges(i, cmd, q, r); };
+auto submit_ranges = [](SortedIndex& i, const DeviceSpan& q, const DeviceSpan& r,
+                        const DeviceSync& s) { return sorted_submit_lookup_ranges(i, q, r, s); };
 auto submit = [](SortedIndex& i, const DeviceSpan& q, const DeviceSpan& r, const DeviceSync& s) {
   return sorted_submit_lookup(i, q, r, s);
 };
@@ -44,4 +48,14 @@ TEST_CASE("sorted device: build and lookups ordered by the host's timeline semap
 
 TEST_CASE("sorted device: wrong usage flags, too-small buffers and count 0 are named") {
   check_refusals(builder(SortedLayout::fences), record, submit, "sorted_record_lookup");
+}
+
+TEST_CASE("sorted device: range lookups from and into host buffers") {
+  for (SortedLayout layout : {SortedLayout::fences, SortedLayout::lines}) {
+    const std::string layout_name = to_string(layout);
+    CAPTURE(layout_name);
+    check_recorded_ranges<uint32_t>(builder(layout), record_ranges, 2000);
+    check_recorded_ranges<uint64_t>(builder(layout), record_ranges, 2000);
+  }
+  check_semaphore_ordered(builder(SortedLayout::fences), submit_ranges, /*ranges=*/true);
 }

@@ -380,14 +380,14 @@ uint64_t CgrxIndex::last_fallbacks() const {
 namespace {
 
 void record_cgrx_lookups(CgrxIndexImpl& impl, VkCommandBuffer cmd, const DeviceSpan& queries,
-                         const DeviceSpan& results) {
+                         const DeviceSpan& results, bool ranges) {
   detail::VkContext& c = *impl.ctx;
-  detail::check_lookup_spans(impl.width, queries, results);
+  detail::check_lookup_spans(impl.width, queries, results, ranges);
   impl.probe_stats = {};
   impl.probe_stats.rays = queries.count;
   impl.fallbacks = 0;
   impl.ensure_probe_kernels();
-  detail::CgrxProbeParams p = impl.probe_params(false);
+  detail::CgrxProbeParams p = impl.probe_params(ranges);
   p.queries = detail::address_of(c, queries);
   p.results = detail::address_of(c, results);
   // The counters (extra rays, fallbacks) are raydb's and only written here, so their reset is
@@ -395,6 +395,26 @@ void record_cgrx_lookups(CgrxIndexImpl& impl, VkCommandBuffer cmd, const DeviceS
   c.vk.vkCmdFillBuffer(cmd, impl.counters_dev.handle(), 0, 8, 0);
   detail::record_between_barriers(c, cmd, impl.trace_stage(),
                                   [&] { impl.record_trace(cmd, p, queries.count); });
+}
+
+Status record(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+              const DeviceSpan& results, bool ranges, const char* fn) {
+  CgrxIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, fn);
+    record_cgrx_lookups(impl, cmd, queries, results, ranges);
+  });
+}
+
+Status submit(CgrxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+              const DeviceSync& sync, bool ranges, const char* fn) {
+  CgrxIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    impl.pending_submission.reset();  // the previous one is done with its command buffer
+    impl.pending_submission = detail::submit_device_work(
+        impl.ctx, sync, fn,
+        [&](VkCommandBuffer cmd) { record_cgrx_lookups(impl, cmd, queries, results, ranges); });
+  });
 }
 
 }  // namespace
@@ -420,22 +440,22 @@ Result<CgrxIndex> cgrx_build(const Context& ctx, KeyWidth width, const DeviceSpa
 
 Status cgrx_record_lookup(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
                           const DeviceSpan& results) {
-  CgrxIndexImpl& impl = DeviceIndexAccess::impl(index);
-  return guarded(*impl.ctx, [&] {
-    detail::check_command_buffer(cmd, "cgrx_record_lookup");
-    record_cgrx_lookups(impl, cmd, queries, results);
-  });
+  return record(index, cmd, queries, results, false, "cgrx_record_lookup");
 }
 
 Status cgrx_submit_lookup(CgrxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
                           const DeviceSync& sync) {
-  CgrxIndexImpl& impl = DeviceIndexAccess::impl(index);
-  return guarded(*impl.ctx, [&] {
-    impl.pending_submission.reset();  // the previous one is done with its command buffer
-    impl.pending_submission = detail::submit_device_work(
-        impl.ctx, sync, "cgrx_submit_lookup",
-        [&](VkCommandBuffer cmd) { record_cgrx_lookups(impl, cmd, queries, results); });
-  });
+  return submit(index, queries, results, sync, false, "cgrx_submit_lookup");
+}
+
+Status cgrx_record_lookup_ranges(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& ranges,
+                                 const DeviceSpan& results) {
+  return record(index, cmd, ranges, results, true, "cgrx_record_lookup_ranges");
+}
+
+Status cgrx_submit_lookup_ranges(CgrxIndex& index, const DeviceSpan& ranges,
+                                 const DeviceSpan& results, const DeviceSync& sync) {
+  return submit(index, ranges, results, sync, true, "cgrx_submit_lookup_ranges");
 }
 
 }  // namespace raydb

@@ -215,10 +215,10 @@ struct SortedIndexImpl {
             0};
   }
 
-  // Records point lookups from and into device addresses (sorted_record_lookup), in dispatches
+  // Records lookups from and into device addresses (sorted_record_lookup), in dispatches
   // of at most max_items() lookups; query_offset indexes both the queries and the results.
-  void record_points(VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results,
-                     uint64_t count) {
+  void record_queries(VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results,
+                      uint64_t count, bool ranges) {
     auto dispatch_all = [&](auto p) {
       p.queries = queries;
       p.results = results;
@@ -230,9 +230,9 @@ struct SortedIndexImpl {
       }
     };
     if (layout == SortedLayout::lines)
-      dispatch_all(lines_params(lookup_flags(false)));
+      dispatch_all(lines_params(lookup_flags(ranges)));
     else
-      dispatch_all(fence_params(lookup_flags(false)));
+      dispatch_all(fence_params(lookup_flags(ranges)));
   }
 
   void probe(const QueryBatch& q, RxLookup* out) {
@@ -324,13 +324,33 @@ const RxProbeStats& SortedIndex::last_stats() const {
 namespace {
 
 void record_sorted_lookups(SortedIndexImpl& impl, VkCommandBuffer cmd, const DeviceSpan& queries,
-                           const DeviceSpan& results) {
+                           const DeviceSpan& results, bool ranges) {
   detail::VkContext& c = *impl.ctx;
-  detail::check_lookup_spans(impl.width, queries, results);
+  detail::check_lookup_spans(impl.width, queries, results, ranges);
   impl.probe_stats = {};
   detail::record_between_barriers(c, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, [&] {
-    impl.record_points(cmd, detail::address_of(c, queries), detail::address_of(c, results),
-                       queries.count);
+    impl.record_queries(cmd, detail::address_of(c, queries), detail::address_of(c, results),
+                        queries.count, ranges);
+  });
+}
+
+Status record(SortedIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+              const DeviceSpan& results, bool ranges, const char* fn) {
+  SortedIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, fn);
+    record_sorted_lookups(impl, cmd, queries, results, ranges);
+  });
+}
+
+Status submit(SortedIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+              const DeviceSync& sync, bool ranges, const char* fn) {
+  SortedIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    impl.pending_submission.reset();  // the previous one is done with its command buffer
+    impl.pending_submission = detail::submit_device_work(
+        impl.ctx, sync, fn,
+        [&](VkCommandBuffer cmd) { record_sorted_lookups(impl, cmd, queries, results, ranges); });
   });
 }
 
@@ -353,22 +373,22 @@ Result<SortedIndex> sorted_build(const Context& ctx, KeyWidth width, const Devic
 
 Status sorted_record_lookup(SortedIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
                             const DeviceSpan& results) {
-  SortedIndexImpl& impl = DeviceIndexAccess::impl(index);
-  return guarded(*impl.ctx, [&] {
-    detail::check_command_buffer(cmd, "sorted_record_lookup");
-    record_sorted_lookups(impl, cmd, queries, results);
-  });
+  return record(index, cmd, queries, results, false, "sorted_record_lookup");
 }
 
 Status sorted_submit_lookup(SortedIndex& index, const DeviceSpan& queries,
                             const DeviceSpan& results, const DeviceSync& sync) {
-  SortedIndexImpl& impl = DeviceIndexAccess::impl(index);
-  return guarded(*impl.ctx, [&] {
-    impl.pending_submission.reset();  // the previous one is done with its command buffer
-    impl.pending_submission = detail::submit_device_work(
-        impl.ctx, sync, "sorted_submit_lookup",
-        [&](VkCommandBuffer cmd) { record_sorted_lookups(impl, cmd, queries, results); });
-  });
+  return submit(index, queries, results, sync, false, "sorted_submit_lookup");
+}
+
+Status sorted_record_lookup_ranges(SortedIndex& index, VkCommandBuffer cmd,
+                                   const DeviceSpan& ranges, const DeviceSpan& results) {
+  return record(index, cmd, ranges, results, true, "sorted_record_lookup_ranges");
+}
+
+Status sorted_submit_lookup_ranges(SortedIndex& index, const DeviceSpan& ranges,
+                                   const DeviceSpan& results, const DeviceSync& sync) {
+  return submit(index, ranges, results, sync, true, "sorted_submit_lookup_ranges");
 }
 
 }  // namespace raydb
