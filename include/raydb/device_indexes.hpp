@@ -12,9 +12,10 @@
 // the host's to ensure: the host-vector API refuses lo > hi, but raydb cannot read the host's
 // buffer, so here such a range's result is unspecified (it writes one RxLookup all the same).
 // Builds copy the keys and values once into raydb's own buffers and return once the index is ready;
-// no key, value, query or result travels through host memory. What a build reads back: the
-// duplicate counter (every index) and, for cgRX, one representative key per bucket (keys.count /
-// bucket_size keys), from which the host lays out the triangles, as the host-vector build does.
+// no value, query or result travels through host memory, and no key but cgRX's representatives.
+// What a build reads back: the duplicate counter (every index) and, for cgRX, one representative
+// key per bucket (keys.count / bucket_size keys), from which the host lays out the triangles, as
+// the host-vector build does.
 //
 // State bound in the host's command buffer: the sorted and hash probes are compute shaders (the
 // compute bind point: pipeline and push constants, no descriptor set); cgRX binds as RX does
