@@ -66,6 +66,7 @@ struct CgrxBuildStats {
 class CgrxIndex;
 namespace detail {
 struct CgrxIndexImpl;
+struct DeviceIndexAccess;  // the device-resident API (raydb/device_indexes.hpp)
 /// What the cgRX join reads (src/ops/cgrx/cgrx_runs.hpp): the records and run lookups.
 CgrxIndexImpl& cgrx_impl(CgrxIndex& index);
 }  // namespace detail
@@ -121,6 +122,7 @@ class CgrxIndex {
  private:
   explicit CgrxIndex(std::unique_ptr<detail::CgrxIndexImpl> impl);
   friend detail::CgrxIndexImpl& detail::cgrx_impl(CgrxIndex& index);
+  friend struct detail::DeviceIndexAccess;
   std::unique_ptr<detail::CgrxIndexImpl> impl_;
 };
 

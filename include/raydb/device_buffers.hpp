@@ -4,8 +4,13 @@
 // memory. The lookup work is either recorded into the host's VkCommandBuffer (the host submits)
 // or submitted by raydb on the context's queue, ordered by the host's timeline semaphores.
 // examples/vulkan_app/ shows both ends: its own compute shader writes the keys and the queries
-// and read the results. Not yet here: range lookups, collect_rows, and device buffers for
-// CgrxIndex, SortedIndex, HashIndex and RtScanTable (they take host vectors only).
+// and read the results. CgrxIndex, SortedIndex and HashIndex have the same calls (cgrx_build,
+// sorted_build, hash_build, ...) in raydb/device_indexes.hpp, with the spans, layout, flags and
+// ordering described here. RtScanTable takes its columns from the host's buffers and writes
+// bitmaps into one (rtscan_build, rtscan_submit_select) in raydb/device_rtscan.hpp. Not yet here:
+// RX range lookups (the host-vector API checks RxBuildOptions::max_rays_per_range against each
+// range on the host, which the device path cannot; cgRX and sorted have device range lookups),
+// collect_rows, and recording an RTScan selection into the host's command buffer.
 //
 // Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
 // Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and

@@ -38,6 +38,7 @@ namespace detail {
 struct HashIndexImpl;
 struct HashTableView;
 HashTableView hash_table_view(const HashIndex& index);  ///< for the hash join (src/ops/join/)
+struct DeviceIndexAccess;  // the device-resident API (raydb/device_indexes.hpp)
 }  // namespace detail
 
 /// The GPU hash-table baseline for point lookups (see the file comment); owns its device
@@ -72,6 +73,7 @@ class HashIndex {
  private:
   explicit HashIndex(std::unique_ptr<detail::HashIndexImpl> impl);
   friend detail::HashTableView detail::hash_table_view(const HashIndex& index);
+  friend struct detail::DeviceIndexAccess;
   std::unique_ptr<detail::HashIndexImpl> impl_;
 };
 

@@ -115,6 +115,7 @@ class RtScanTable;
 namespace detail {
 struct RtScanImpl;
 RtScanImpl& rtscan_impl(RtScanTable& table);  ///< for the OptiX twin (rtscan_optix.hpp)
+struct DeviceIndexAccess;                     // the device-resident API (raydb/device_rtscan.hpp)
 }  // namespace detail
 
 /// RTScan: multi-column predicates answered by rays through primitives encoded from the
@@ -155,6 +156,7 @@ class RtScanTable {
  private:
   explicit RtScanTable(std::unique_ptr<detail::RtScanImpl> impl);
   friend detail::RtScanImpl& detail::rtscan_impl(RtScanTable& table);
+  friend struct detail::DeviceIndexAccess;
   std::unique_ptr<detail::RtScanImpl> impl_;
 };
 

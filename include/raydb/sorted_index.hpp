@@ -62,7 +62,8 @@ struct SortedBuildStats {
 
 namespace detail {
 struct SortedIndexImpl;
-}
+struct DeviceIndexAccess;  // the device-resident API (raydb/device_indexes.hpp)
+}  // namespace detail
 
 /// The sorted-array baseline (see the file comment); owns its device buffers, thread-safety as
 /// RxIndex.
@@ -100,6 +101,7 @@ class SortedIndex {
 
  private:
   explicit SortedIndex(std::unique_ptr<detail::SortedIndexImpl> impl);
+  friend struct detail::DeviceIndexAccess;
   std::unique_ptr<detail::SortedIndexImpl> impl_;
 };
 

@@ -19,8 +19,10 @@
 #include "ops/cgrx/cgrx_params.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
 #include "ops/cgrx/cgrx_view.hpp"
+#include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "raydb/device_indexes.hpp"
 
 namespace raydb {
 
@@ -51,13 +53,24 @@ struct CgrxIndexImpl {
   uint64_t fallbacks = 0;
   RxDiagnostic diagnostic = RxDiagnostic::none;
   bool run_starts = false;  // cgrx_lookup_runs: first_row is the run's first record
+  // cgrx_submit_lookup's last submission; destroyed first, so it waits before the rest goes.
+  std::shared_ptr<void> pending_submission;
 
-  void build(KeySpan k, std::span<const uint32_t> v);
+  // With `source` (cgrx_build), the keys come from the host's buffers: k.data and v are unused.
+  void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
   std::vector<uint64_t> read_representatives();
   void build_bvh(const CgrxScene& scene);
   void build_tlas(uint32_t instances);
   void ensure_probe_kernels();
   void probe(const QueryBatch& q, RxLookup* out);
+  // The probe's push constants, without the batch's queries, results and slice.
+  CgrxProbeParams probe_params(bool ranges) const;
+  // Records the rays (or ray queries) of `count` lookups, in slices the device allows.
+  void record_trace(VkCommandBuffer cmd, CgrxProbeParams p, uint64_t count);
+  VkPipelineStageFlags trace_stage() const {
+    return mode == TraversalMode::pipeline ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
+                                           : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  }
 };
 
 // Each bucket's largest key, gathered on the GPU and read back (n / bucket_size keys).
@@ -143,13 +156,14 @@ void CgrxIndexImpl::build_tlas(uint32_t instances) {
   binding->bind(tlas.handle());
 }
 
-void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
+void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
+                          const DeviceColumnSource* source) {
   VkContext& c = *ctx;
   const uint32_t b = options.bucket_size;
   if (b < 2 || !std::has_single_bit(b))
     throw Error(Errc::invalid_argument,
                 fmt::format("bucket_size {} must be a power of two >= 2", b));
-  validate_key_column(k, v);
+  if (!source) validate_key_column(k, v);
   width = k.width;
   n = k.size;
   bucket_shift = static_cast<uint32_t>(std::countr_zero(b));
@@ -163,7 +177,7 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v) {
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
   if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(c);
-  KeyRecords r = record_builder->build(k, v, true, "cgrx");
+  KeyRecords r = record_builder->build(k, v, true, "cgrx", false, source);
   records = std::move(r.records);
   build_stats.unique_keys = r.unique;
   build_stats.upload_ms = r.upload_ms;
@@ -221,43 +235,22 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   if (!batch) batch = std::make_unique<LookupBatch>(c);
   batch->prepare(q);
 
-  CgrxProbeParams p{};
-  p.records = records.address();
+  CgrxProbeParams p = probe_params(q.ranges);
   p.queries = batch->queries();
   p.results = batch->results();
-  p.buckets = prim_buckets.address();
-  p.counters = counters_dev.address();
-  p.flags = (width == KeyWidth::bits64 ? CGRX_FLAG_KEY64 : 0u) | (q.ranges ? CGRX_FLAG_RANGES : 0u);
-  p.bucket_shift = bucket_shift;
-  p.num_records = static_cast<uint32_t>(n);
-  p.num_buckets = static_cast<uint32_t>(num_buckets);
-  p.ray_window = build_stats.ray_window;
-  if (diagnostic == RxDiagnostic::no_trace) p.flags |= CGRX_FLAG_DIAG_NO_TRACE;
-  if (diagnostic == RxDiagnostic::trace_only) p.flags |= CGRX_FLAG_DIAG_TRACE_ONLY;
   if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
 
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
   GpuTimer timer(c, 8);
   timer.reset(cmd);
-  VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
-                                         ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
-                                         : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
   c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
   uint32_t t0, t1;
-  batch->record_upload(cmd, timer, t0, t1, trace_stage);  // its barrier covers the fill too
+  batch->record_upload(cmd, timer, t0, t1, trace_stage());  // its barrier covers the fill too
   uint32_t t2 = timer.mark(cmd);
-  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-  for (uint64_t first = 0; first < q.count; first += slice) {
-    p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(slice, q.count - first));
-    if (mode == TraversalMode::pipeline)
-      rt->trace(cmd, &p, p.num_queries, binding->set());
-    else
-      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
-  }
+  record_trace(cmd, p, q.count);
   uint32_t t3 = timer.mark(cmd);
-  batch->record_download(cmd, trace_stage);  // its barrier covers the counters too
+  batch->record_download(cmd, trace_stage());  // its barrier covers the counters too
   VkBufferCopy region{0, 0, 8};
   c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
   uint32_t t4 = timer.mark(cmd);
@@ -271,6 +264,33 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   std::memcpy(counts, counters_host.mapped(), sizeof counts);
   probe_stats.rays = q.count + counts[0];
   fallbacks = counts[1];
+}
+
+CgrxProbeParams CgrxIndexImpl::probe_params(bool ranges) const {
+  CgrxProbeParams p{};
+  p.records = records.address();
+  p.buckets = prim_buckets.address();
+  p.counters = counters_dev.address();
+  p.flags = (width == KeyWidth::bits64 ? CGRX_FLAG_KEY64 : 0u) | (ranges ? CGRX_FLAG_RANGES : 0u);
+  p.bucket_shift = bucket_shift;
+  p.num_records = static_cast<uint32_t>(n);
+  p.num_buckets = static_cast<uint32_t>(num_buckets);
+  p.ray_window = build_stats.ray_window;
+  if (diagnostic == RxDiagnostic::no_trace) p.flags |= CGRX_FLAG_DIAG_NO_TRACE;
+  if (diagnostic == RxDiagnostic::trace_only) p.flags |= CGRX_FLAG_DIAG_TRACE_ONLY;
+  return p;
+}
+
+void CgrxIndexImpl::record_trace(VkCommandBuffer cmd, CgrxProbeParams p, uint64_t count) {
+  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
+  for (uint64_t first = 0; first < count; first += slice) {
+    p.query_offset = static_cast<uint32_t>(first);
+    p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
+    if (mode == TraversalMode::pipeline)
+      rt->trace(cmd, &p, p.num_queries, binding->set());
+    else
+      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
+  }
 }
 
 CgrxIndexImpl& cgrx_impl(CgrxIndex& index) {
@@ -289,6 +309,7 @@ uint64_t cgrx_records_address(CgrxIndex& index) {
 }  // namespace detail
 
 using detail::CgrxIndexImpl;
+using detail::DeviceIndexAccess;
 using detail::guarded;
 using detail::QueryBatch;
 
@@ -352,6 +373,89 @@ const RxProbeStats& CgrxIndex::last_stats() const {
 }
 uint64_t CgrxIndex::last_fallbacks() const {
   return impl_->fallbacks;
+}
+
+// Device-resident data (raydb/device_indexes.hpp).
+
+namespace {
+
+void record_cgrx_lookups(CgrxIndexImpl& impl, VkCommandBuffer cmd, const DeviceSpan& queries,
+                         const DeviceSpan& results, bool ranges) {
+  detail::VkContext& c = *impl.ctx;
+  detail::check_lookup_spans(impl.width, queries, results, ranges);
+  impl.probe_stats = {};
+  impl.probe_stats.rays = queries.count;
+  impl.fallbacks = 0;
+  impl.ensure_probe_kernels();
+  detail::CgrxProbeParams p = impl.probe_params(ranges);
+  p.queries = detail::address_of(c, queries);
+  p.results = detail::address_of(c, results);
+  // The counters (extra rays, fallbacks) are raydb's and only written here, so their reset is
+  // ordered by the barrier in front of the rays; nothing reads them back on this path.
+  c.vk.vkCmdFillBuffer(cmd, impl.counters_dev.handle(), 0, 8, 0);
+  detail::record_between_barriers(c, cmd, impl.trace_stage(),
+                                  [&] { impl.record_trace(cmd, p, queries.count); });
+}
+
+Status record(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+              const DeviceSpan& results, bool ranges, const char* fn) {
+  CgrxIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, fn);
+    record_cgrx_lookups(impl, cmd, queries, results, ranges);
+  });
+}
+
+Status submit(CgrxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+              const DeviceSync& sync, bool ranges, const char* fn) {
+  CgrxIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    impl.pending_submission.reset();  // the previous one is done with its command buffer
+    impl.pending_submission = detail::submit_device_work(
+        impl.ctx, sync, fn,
+        [&](VkCommandBuffer cmd) { record_cgrx_lookups(impl, cmd, queries, results, ranges); });
+  });
+}
+
+}  // namespace
+
+Result<CgrxIndex> cgrx_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
+                             const DeviceSpan& values, const CgrxBuildOptions& options,
+                             const DeviceSync& sync) {
+  return guarded(ctx.vk(), [&]() -> CgrxIndex {
+    detail::DeviceColumnSource source = detail::build_source(ctx.vk(), width, keys, values, sync);
+    auto impl = std::make_unique<CgrxIndexImpl>();
+    impl->ctx = ctx.shared();
+    impl->options = options;
+    impl->mode = impl->ctx->resolve(options.traversal);
+    KeySpan sizes;  // no host data: the size and width only
+    sizes.size = keys.count;
+    sizes.width = width;
+    impl->build(sizes, {}, &source);
+    // Made now (the SBT upload is a submission), so that recording a lookup submits nothing.
+    impl->ensure_probe_kernels();
+    return DeviceIndexAccess::make<CgrxIndex>(std::move(impl));
+  });
+}
+
+Status cgrx_record_lookup(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+                          const DeviceSpan& results) {
+  return record(index, cmd, queries, results, false, "cgrx_record_lookup");
+}
+
+Status cgrx_submit_lookup(CgrxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+                          const DeviceSync& sync) {
+  return submit(index, queries, results, sync, false, "cgrx_submit_lookup");
+}
+
+Status cgrx_record_lookup_ranges(CgrxIndex& index, VkCommandBuffer cmd, const DeviceSpan& ranges,
+                                 const DeviceSpan& results) {
+  return record(index, cmd, ranges, results, true, "cgrx_record_lookup_ranges");
+}
+
+Status cgrx_submit_lookup_ranges(CgrxIndex& index, const DeviceSpan& ranges,
+                                 const DeviceSpan& results, const DeviceSync& sync) {
+  return submit(index, ranges, results, sync, true, "cgrx_submit_lookup_ranges");
 }
 
 }  // namespace raydb

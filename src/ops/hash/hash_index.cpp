@@ -3,13 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 
 #include "backend/vk/call_lock.hpp"
+#include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/hash/hash_table.hpp"
 #include "ops/rx/rx_params.hpp"
+#include "raydb/device_indexes.hpp"
 
 namespace raydb {
 namespace detail {
@@ -43,17 +46,20 @@ struct HashIndexImpl {
   std::unique_ptr<LookupBatch> batch;
   HashBuildStats build_stats;
   RxProbeStats probe_stats;
+  // hash_submit_lookup's last submission; destroyed first, so it waits before the rest goes.
+  std::shared_ptr<void> pending_submission;
 
-  void build(KeySpan k, std::span<const uint32_t> v) {
+  // With `source` (hash_build), the keys come from the host's buffers: k.data and v are unused.
+  void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr) {
     VkContext& c = *ctx;
-    validate_key_column(k, v);
+    if (!source) validate_key_column(k, v);
     width = k.width;
     n = k.size;
     const bool key64 = width == KeyWidth::bits64;
     KeyRecordBuilder builder(c);
     // The sort groups equal keys into runs, so each distinct key is inserted (and its run summed)
     // by one invocation; the dense sorted keys tell the run boundaries.
-    KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true);
+    KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true, source);
     unique = r.unique;
     capacity = std::bit_ceil(std::max<uint64_t>(16, 2 * n));
     if (capacity > (uint64_t{1} << 32))
@@ -95,15 +101,34 @@ struct HashIndexImpl {
       throw Error(Errc::unsupported,
                   "a hash index answers point lookups only; use RxIndex or SortedIndex for ranges");
     validate_queries(q, width);
-    HashLookupParams p{slots.address(),
-                       payloads ? payloads.address() : 0,
-                       0,
-                       0,
-                       static_cast<uint32_t>(capacity - 1),
-                       0,
-                       0,
-                       unique ? RX_FLAG_FIRST_HIT_ONLY : 0u};
-    probe_stats = batch->run_kernel(q, *lookup_kernel, p, out);
+    probe_stats = batch->run_kernel(q, *lookup_kernel, lookup_params(), out);
+  }
+
+  // The kernel's push constants, without the batch's own fields.
+  HashLookupParams lookup_params() const {
+    return {slots.address(),
+            payloads ? payloads.address() : 0,
+            0,
+            0,
+            static_cast<uint32_t>(capacity - 1),
+            0,
+            0,
+            unique ? RX_FLAG_FIRST_HIT_ONLY : 0u};
+  }
+
+  // Records point lookups from and into device addresses (hash_record_lookup), in dispatches of
+  // at most max_items() lookups; query_offset indexes both the queries and the results.
+  void record_points(VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results,
+                     uint64_t count) {
+    HashLookupParams p = lookup_params();
+    p.queries = queries;
+    p.results = results;
+    for (uint64_t first = 0; first < count; first += lookup_kernel->max_items()) {
+      uint64_t slice = std::min(count - first, lookup_kernel->max_items());
+      p.query_offset = static_cast<uint32_t>(first);
+      p.num_queries = static_cast<uint32_t>(slice);
+      lookup_kernel->dispatch(cmd, &p, slice);
+    }
   }
 };
 
@@ -115,6 +140,7 @@ HashTableView hash_table_view(const HashIndex& index) {
 
 }  // namespace detail
 
+using detail::DeviceIndexAccess;
 using detail::guarded;
 using detail::HashIndexImpl;
 using detail::QueryBatch;
@@ -153,6 +179,57 @@ const HashBuildStats& HashIndex::build_stats() const {
 }
 const RxProbeStats& HashIndex::last_stats() const {
   return impl_->probe_stats;
+}
+
+// Device-resident data (raydb/device_indexes.hpp).
+
+namespace {
+
+void record_hash_lookups(HashIndexImpl& impl, VkCommandBuffer cmd, const DeviceSpan& queries,
+                         const DeviceSpan& results) {
+  detail::VkContext& c = *impl.ctx;
+  detail::check_lookup_spans(impl.width, queries, results);
+  impl.probe_stats = {};
+  detail::record_between_barriers(c, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, [&] {
+    impl.record_points(cmd, detail::address_of(c, queries), detail::address_of(c, results),
+                       queries.count);
+  });
+}
+
+}  // namespace
+
+Result<HashIndex> hash_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
+                             const DeviceSpan& values, const DeviceSync& sync) {
+  return guarded(ctx.vk(), [&]() -> HashIndex {
+    detail::DeviceColumnSource source = detail::build_source(ctx.vk(), width, keys, values, sync);
+    auto impl = std::make_unique<HashIndexImpl>();
+    impl->ctx = ctx.shared();
+    KeySpan sizes;  // no host data: the size and width only
+    sizes.size = keys.count;
+    sizes.width = width;
+    impl->build(sizes, {}, &source);
+    return DeviceIndexAccess::make<HashIndex>(std::move(impl));
+  });
+}
+
+Status hash_record_lookup(HashIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+                          const DeviceSpan& results) {
+  HashIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, "hash_record_lookup");
+    record_hash_lookups(impl, cmd, queries, results);
+  });
+}
+
+Status hash_submit_lookup(HashIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+                          const DeviceSync& sync) {
+  HashIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    impl.pending_submission.reset();  // the previous one is done with its command buffer
+    impl.pending_submission = detail::submit_device_work(
+        impl.ctx, sync, "hash_submit_lookup",
+        [&](VkCommandBuffer cmd) { record_hash_lookups(impl, cmd, queries, results); });
+  });
 }
 
 }  // namespace raydb

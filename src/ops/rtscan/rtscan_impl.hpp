@@ -34,6 +34,15 @@ struct RtScanRefineLaunch {
 // milliseconds; the merge's commands wait for the CUDA stream on the GPU.
 using RtScanExternalRefine = std::function<double(const std::vector<RtScanRefineLaunch>&)>;
 
+// Columns already in the host's device buffers (rtscan_build, raydb/device_rtscan.hpp): copied
+// from there instead of uploaded, with the copy's submission ordered by the host's points.
+struct RtScanDeviceColumns {
+  std::vector<VkBuffer> buffers;
+  std::vector<VkDeviceSize> offsets;
+  uint64_t rows = 0;
+  std::vector<std::pair<VkSemaphore, uint64_t>> wait, signal;
+};
+
 struct RtScanImpl {
   std::shared_ptr<VkContext> ctx;
   RtScanOptions options;
@@ -67,9 +76,15 @@ struct RtScanImpl {
   std::unique_ptr<ComputePipeline> query_kernel;
   RtScanBuildStats build_stats;
   RtScanQueryStats query_stats;
+  // rtscan_submit_select's last copy and the bitmap it copies; the submission goes first (it
+  // waits), then the bitmap.
+  std::shared_ptr<BitmapImpl> pending_bitmap;
+  std::shared_ptr<void> pending_submission;
 
   uint64_t words() const { return (n + 31) / 32; }
-  void build(std::span<const std::span<const uint32_t>> columns);
+  // With `device`, the columns come from the host's buffers and `columns` is unused.
+  void build(std::span<const std::span<const uint32_t>> columns,
+             const RtScanDeviceColumns* device = nullptr);
   void plan_groups();
   void pick_lattice();
   void build_sieves();

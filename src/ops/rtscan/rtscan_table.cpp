@@ -208,11 +208,12 @@ void RtScanImpl::build_group(Group& g) {
   g.binding->bind(g.tlas.handle());
 }
 
-void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
+void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns,
+                       const RtScanDeviceColumns* device) {
   VkContext& c = *ctx;
-  cols = static_cast<uint32_t>(columns.size());
-  n = columns.empty() ? 0 : columns[0].size();
-  for (uint32_t k = 0; k < cols; ++k)
+  cols = static_cast<uint32_t>(device ? device->buffers.size() : columns.size());
+  n = device ? device->rows : columns.empty() ? 0 : columns[0].size();
+  for (uint32_t k = 0; k < cols && !device; ++k)
     if (columns[k].size() != n)
       throw Error(Errc::invalid_argument, fmt::format("column {} has {} rows but column 0 has {}",
                                                       k, columns[k].size(), n));
@@ -230,6 +231,10 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
   // Keys: Uniform Encoding codes, or the values themselves.
   bool encode = options.mode == RtScanMode::rtscan;
   bool on_gpu = encode && options.gpu_encoding;
+  if (device && !on_gpu)  // the keys' range or the CPU encoder would need them on the host
+    throw Error(Errc::unsupported,
+                "an RTScan table built from device buffers needs RtScanOptions::mode rtscan with "
+                "gpu_encoding on");
   std::vector<std::span<const uint32_t>> key_spans(columns.begin(), columns.end());
   if (encode && !on_gpu) {
     auto t0 = std::chrono::steady_clock::now();
@@ -245,10 +250,23 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns) {
     GpuTimer timer(c, 2);
     timer.reset(cb.cmd());
     uint32_t t0 = timer.mark(cb.cmd());
+    if (device) {
+      // Host writes submitted earlier to this queue, or signalled through `wait`, come first.
+      memory_barrier(cb.cmd(), kAll, VK_ACCESS_MEMORY_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                     VK_ACCESS_TRANSFER_READ_BIT, c);
+      for (const auto& [sem, value] : device->wait)
+        cb.wait_for(sem, value, VK_PIPELINE_STAGE_TRANSFER_BIT);
+      for (const auto& [sem, value] : device->signal) cb.signal(sem, value);
+    }
     for (uint32_t k = 0; k < cols; ++k) {
       keys.emplace_back(c, std::max<uint64_t>(n * 4, 4), kStorageUsage, MemoryUse::device,
                         fmt::format("rtscan keys {}", k));
-      if (n) record_upload(c, cb.cmd(), staging[k], keys.back(), key_spans[k].data(), n * 4);
+      if (device) {
+        VkBufferCopy region{device->offsets[k], 0, n * 4};
+        c.vk.vkCmdCopyBuffer(cb.cmd(), device->buffers[k], keys.back().handle(), 1, &region);
+      } else if (n) {
+        record_upload(c, cb.cmd(), staging[k], keys.back(), key_spans[k].data(), n * 4);
+      }
     }
     memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, c);

@@ -7,9 +7,11 @@
 #include <iterator>
 
 #include "backend/vk/call_lock.hpp"
+#include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/rx/rx_params.hpp"
+#include "raydb/device_indexes.hpp"
 
 namespace raydb {
 namespace detail {
@@ -68,9 +70,13 @@ struct SortedIndexImpl {
   std::unique_ptr<LookupBatch> batch;
   SortedBuildStats build_stats;
   RxProbeStats probe_stats;
+  // sorted_submit_lookup's last submission; destroyed first, so it waits before the rest goes.
+  std::shared_ptr<void> pending_submission;
 
-  void build(KeySpan k, std::span<const uint32_t> v, const SortedOptions& options) {
-    validate_key_column(k, v);
+  // With `source` (sorted_build), the keys come from the host's buffers: k.data and v are unused.
+  void build(KeySpan k, std::span<const uint32_t> v, const SortedOptions& options,
+             const DeviceColumnSource* source = nullptr) {
+    if (!source) validate_key_column(k, v);
     layout = options.layout;
     if (layout != SortedLayout::fences && layout != SortedLayout::lines)
       throw Error(Errc::invalid_argument, "SortedOptions::layout is neither fences nor lines");
@@ -78,7 +84,7 @@ struct SortedIndexImpl {
     width = k.width;
     n = k.size;
     KeyRecordBuilder builder(*ctx);
-    KeyRecords r = builder.build(k, v, true, "sorted", /*keep_sorted_keys=*/true);
+    KeyRecords r = builder.build(k, v, true, "sorted", /*keep_sorted_keys=*/true, source);
     keys = std::move(r.sorted_keys);
     records = std::move(r.records);
     const bool wide = width == KeyWidth::bits64;
@@ -175,39 +181,68 @@ struct SortedIndexImpl {
     cb.submit_and_wait();
   }
 
+  // The kernel's push constants for a batch of lookups, without the batch's own fields.
+  // Unique keys let a point lookup stop at the lower bound: one search, one record.
+  uint32_t lookup_flags(bool ranges) const {
+    return ranges ? RX_FLAG_RANGES : build_stats.unique_keys ? RX_FLAG_FIRST_HIT_ONLY : 0u;
+  }
+  SortedLinesParams lines_params(uint32_t flags) const {
+    SortedLinesParams p{keys.address(),
+                        fences.address(),
+                        records.address(),
+                        0,
+                        0,
+                        static_cast<uint32_t>(n),
+                        levels,
+                        0,
+                        0,
+                        flags};
+    std::copy(std::begin(level_size), std::end(level_size), p.level_size);
+    std::copy(std::begin(level_first), std::end(level_first), p.level_first);
+    return p;
+  }
+  SortedLookupParams fence_params(uint32_t flags) const {
+    return {keys.address(),
+            fences.address(),
+            records.address(),
+            0,
+            0,
+            static_cast<uint32_t>(n),
+            static_cast<uint32_t>(m),
+            0,
+            0,
+            flags,
+            0};
+  }
+
+  // Records lookups from and into device addresses (sorted_record_lookup), in dispatches
+  // of at most max_items() lookups; query_offset indexes both the queries and the results.
+  void record_queries(VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results,
+                      uint64_t count, bool ranges) {
+    auto dispatch_all = [&](auto p) {
+      p.queries = queries;
+      p.results = results;
+      for (uint64_t first = 0; first < count; first += kernel->max_items()) {
+        uint64_t slice = std::min(count - first, kernel->max_items());
+        p.query_offset = static_cast<uint32_t>(first);
+        p.num_queries = static_cast<uint32_t>(slice);
+        kernel->dispatch(cmd, &p, slice);
+      }
+    };
+    if (layout == SortedLayout::lines)
+      dispatch_all(lines_params(lookup_flags(ranges)));
+    else
+      dispatch_all(fence_params(lookup_flags(ranges)));
+  }
+
   void probe(const QueryBatch& q, RxLookup* out) {
     validate_queries(q, width);
-    // Unique keys let a point lookup stop at the lower bound: one search, one record.
-    uint32_t flags = q.ranges                  ? RX_FLAG_RANGES
-                     : build_stats.unique_keys ? RX_FLAG_FIRST_HIT_ONLY
-                                               : 0u;
+    const uint32_t flags = lookup_flags(q.ranges);
     if (layout == SortedLayout::lines) {
-      SortedLinesParams p{keys.address(),
-                          fences.address(),
-                          records.address(),
-                          0,
-                          0,
-                          static_cast<uint32_t>(n),
-                          levels,
-                          0,
-                          0,
-                          flags};
-      std::copy(std::begin(level_size), std::end(level_size), p.level_size);
-      std::copy(std::begin(level_first), std::end(level_first), p.level_first);
-      probe_stats = batch->run_kernel(q, *kernel, p, out);
+      probe_stats = batch->run_kernel(q, *kernel, lines_params(flags), out);
       return;
     }
-    SortedLookupParams p{keys.address(),
-                         fences.address(),
-                         records.address(),
-                         0,
-                         0,
-                         static_cast<uint32_t>(n),
-                         static_cast<uint32_t>(m),
-                         0,
-                         0,
-                         flags,
-                         0};
+    SortedLookupParams p = fence_params(flags);
     probe_stats = batch->run_kernel(q, *kernel, p, out);
   }
 };
@@ -215,6 +250,7 @@ struct SortedIndexImpl {
 }  // namespace detail
 
 using detail::capture;
+using detail::DeviceIndexAccess;
 using detail::guarded;
 using detail::QueryBatch;
 using detail::SortedIndexImpl;
@@ -281,6 +317,78 @@ const SortedBuildStats& SortedIndex::build_stats() const {
 }
 const RxProbeStats& SortedIndex::last_stats() const {
   return impl_->probe_stats;
+}
+
+// Device-resident data (raydb/device_indexes.hpp).
+
+namespace {
+
+void record_sorted_lookups(SortedIndexImpl& impl, VkCommandBuffer cmd, const DeviceSpan& queries,
+                           const DeviceSpan& results, bool ranges) {
+  detail::VkContext& c = *impl.ctx;
+  detail::check_lookup_spans(impl.width, queries, results, ranges);
+  impl.probe_stats = {};
+  detail::record_between_barriers(c, cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, [&] {
+    impl.record_queries(cmd, detail::address_of(c, queries), detail::address_of(c, results),
+                        queries.count, ranges);
+  });
+}
+
+Status record(SortedIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+              const DeviceSpan& results, bool ranges, const char* fn) {
+  SortedIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, fn);
+    record_sorted_lookups(impl, cmd, queries, results, ranges);
+  });
+}
+
+Status submit(SortedIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+              const DeviceSync& sync, bool ranges, const char* fn) {
+  SortedIndexImpl& impl = DeviceIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    impl.pending_submission.reset();  // the previous one is done with its command buffer
+    impl.pending_submission = detail::submit_device_work(
+        impl.ctx, sync, fn,
+        [&](VkCommandBuffer cmd) { record_sorted_lookups(impl, cmd, queries, results, ranges); });
+  });
+}
+
+}  // namespace
+
+Result<SortedIndex> sorted_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
+                                 const DeviceSpan& values, const SortedOptions& options,
+                                 const DeviceSync& sync) {
+  return guarded(ctx.vk(), [&]() -> SortedIndex {
+    detail::DeviceColumnSource source = detail::build_source(ctx.vk(), width, keys, values, sync);
+    auto impl = std::make_unique<SortedIndexImpl>();
+    impl->ctx = ctx.shared();
+    KeySpan sizes;  // no host data: the size and width only
+    sizes.size = keys.count;
+    sizes.width = width;
+    impl->build(sizes, {}, options, &source);
+    return DeviceIndexAccess::make<SortedIndex>(std::move(impl));
+  });
+}
+
+Status sorted_record_lookup(SortedIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+                            const DeviceSpan& results) {
+  return record(index, cmd, queries, results, false, "sorted_record_lookup");
+}
+
+Status sorted_submit_lookup(SortedIndex& index, const DeviceSpan& queries,
+                            const DeviceSpan& results, const DeviceSync& sync) {
+  return submit(index, queries, results, sync, false, "sorted_submit_lookup");
+}
+
+Status sorted_record_lookup_ranges(SortedIndex& index, VkCommandBuffer cmd,
+                                   const DeviceSpan& ranges, const DeviceSpan& results) {
+  return record(index, cmd, ranges, results, true, "sorted_record_lookup_ranges");
+}
+
+Status sorted_submit_lookup_ranges(SortedIndex& index, const DeviceSpan& ranges,
+                                   const DeviceSpan& results, const DeviceSync& sync) {
+  return submit(index, ranges, results, sync, true, "sorted_submit_lookup_ranges");
 }
 
 }  // namespace raydb
