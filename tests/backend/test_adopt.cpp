@@ -16,19 +16,17 @@ using namespace raydb;
 
 namespace {
 
-// The host side, written as an application would: its own instance and device with the
-// extensions and features raydb asks for (DeviceFeatureChain).
-struct HostApp {
+// A bare instance of the host's own (Vulkan 1.2, no layer) and the physical device the tests'
+// shared Context runs on (the same device the test context chose).
+struct HostInstance {
   VkInstance instance = VK_NULL_HANDLE;
   VkPhysicalDevice physical = VK_NULL_HANDLE;
-  VkDevice device = VK_NULL_HANDLE;
-  VkQueue queue = VK_NULL_HANDLE;
-  uint32_t family = 0;
+  static constexpr uint32_t api_version = VK_API_VERSION_1_2;
 
-  HostApp() {
+  HostInstance() {
     REQUIRE(volkInitialize() == VK_SUCCESS);
     VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
+    app.apiVersion = api_version;
     VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
     ici.pApplicationInfo = &app;
     REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
@@ -37,13 +35,28 @@ struct HostApp {
     vkEnumeratePhysicalDevices(instance, &n, nullptr);
     std::vector<VkPhysicalDevice> devices(n);
     vkEnumeratePhysicalDevices(instance, &n, devices.data());
-    // The same device the test context chose.
     for (auto d : devices) {
       VkPhysicalDeviceProperties p;
       vkGetPhysicalDeviceProperties(d, &p);
       if (test::context().device().name == p.deviceName) physical = d;
     }
     REQUIRE(physical != VK_NULL_HANDLE);
+  }
+  ~HostInstance() {
+    if (instance) vkDestroyInstance(instance, nullptr);
+  }
+  HostInstance(const HostInstance&) = delete;
+  HostInstance& operator=(const HostInstance&) = delete;
+};
+
+// The host side, written as an application would: its own instance and device with the
+// extensions and features raydb asks for (DeviceFeatureChain).
+struct HostApp : HostInstance {
+  VkDevice device = VK_NULL_HANDLE;
+  VkQueue queue = VK_NULL_HANDLE;
+  uint32_t family = 0;
+
+  HostApp() {
     uint32_t nq = 0;
     vkGetPhysicalDeviceQueueFamilyProperties(physical, &nq, nullptr);
     std::vector<VkQueueFamilyProperties> qf(nq);
@@ -70,44 +83,11 @@ struct HostApp {
         reinterpret_cast<PFN_vkGetDeviceQueue>(vkGetDeviceProcAddr(device, "vkGetDeviceQueue"));
     get_queue(device, family, 0, &queue);
   }
-  ~HostApp() {
+  ~HostApp() {  // the device before the instance (~HostInstance)
     if (device)
       reinterpret_cast<PFN_vkDestroyDevice>(vkGetDeviceProcAddr(device, "vkDestroyDevice"))(
           device, nullptr);
-    if (instance) vkDestroyInstance(instance, nullptr);
   }
-};
-
-// A bare instance of the host's own (Vulkan 1.2, no layer) and the physical device the tests'
-// shared Context runs on, for the DeviceFeatureChain tests.
-struct HostInstance {
-  VkInstance instance = VK_NULL_HANDLE;
-  VkPhysicalDevice physical = VK_NULL_HANDLE;
-
-  HostInstance() {
-    REQUIRE(volkInitialize() == VK_SUCCESS);
-    VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
-    app.apiVersion = VK_API_VERSION_1_2;
-    VkInstanceCreateInfo ici{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
-    ici.pApplicationInfo = &app;
-    REQUIRE(vkCreateInstance(&ici, nullptr, &instance) == VK_SUCCESS);
-    volkLoadInstanceOnly(instance);
-    uint32_t n = 0;
-    vkEnumeratePhysicalDevices(instance, &n, nullptr);
-    std::vector<VkPhysicalDevice> devices(n);
-    vkEnumeratePhysicalDevices(instance, &n, devices.data());
-    for (auto d : devices) {
-      VkPhysicalDeviceProperties p;
-      vkGetPhysicalDeviceProperties(d, &p);
-      if (test::context().device().name == p.deviceName) physical = d;
-    }
-    REQUIRE(physical != VK_NULL_HANDLE);
-  }
-  ~HostInstance() {
-    if (instance) vkDestroyInstance(instance, nullptr);
-  }
-  HostInstance(const HostInstance&) = delete;
-  HostInstance& operator=(const HostInstance&) = delete;
 };
 
 }  // namespace
@@ -191,8 +171,8 @@ TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the
   {
     ContextOptions o;
     o.traversal = chain->traversal;
-    auto ctx = Context::adopt(chain->host(instance, physical, device, queue, family, app.apiVersion,
-                                          vkGetInstanceProcAddr),
+    auto ctx = Context::adopt(chain->host(instance, physical, device, queue, family,
+                                          host.api_version, vkGetInstanceProcAddr),
                               o);
     REQUIRE_MESSAGE(ctx.ok(), (ctx.ok() ? "" : ctx.error().what()));
     std::vector<uint32_t> keys = {9, 3, 3, 0xFFFFFFFFu, 1u << 24, (1u << 24) + 1};
