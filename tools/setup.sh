@@ -33,7 +33,8 @@ PACKAGES=(build-essential cmake ninja-build pkg-config libvulkan-dev libvulkan-v
   doxygen  # the API reference (--target docs, a ctest entry)
   python3-pip python3-wheel  # pip install . offline (tests/install/pip_install.sh)
   libedit-dev  # line editing and history in the raydb sql shell (BSD licence, unlike readline)
-  python3-numpy)  # tests/cli/lookup_check.py writes .npy files
+  python3-numpy  # tests/cli/lookup_check.py writes .npy files
+  ccache)  # tools/test.sh: the pip-install test rebuilds the library from build/'s objects
 
 missing=()
 for p in "${PACKAGES[@]}"; do

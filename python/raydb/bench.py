@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 import raydb
+from raydb._results import append_line
 
 
 def _noop():
@@ -129,23 +130,19 @@ def main(argv=None):
     if min(args.workers, default=0) < 1 or args.repeat < 1:
         p.error("--workers and --repeat take positive numbers")
     out_path = None if args.out == "-" else Path(args.out or _default_out())
-    sink = None
     if out_path:
         out_path.parent.mkdir(parents=True, exist_ok=True)
-        sink = open(out_path, "a")
 
     def emit(record):
         line = json.dumps(record, sort_keys=True)
         print(line, flush=True)
-        if sink:
-            sink.write(line + "\n")
-            sink.flush()
+        if out_path:
+            append_line(out_path, line + "\n")  # whole even if the run is killed
 
     try:
         bench_dask(args, emit)
     finally:
-        if sink:
-            sink.close()
+        if out_path:
             print(f"results: {out_path}", file=sys.stderr)
     return 0
 

@@ -12,7 +12,7 @@ import raydb
 import raydb.bench
 import raydb.dask
 
-PY_MODULES = [raydb.dask, raydb.bench, raydb._merge, raydb._expr]
+PY_MODULES = [raydb.dask, raydb.bench, raydb._merge, raydb._expr, raydb._results]
 
 
 def _doc_text(obj):

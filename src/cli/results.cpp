@@ -131,8 +131,8 @@ std::string append_results(const std::string& dir, const Context& ctx, const std
   fs::create_directories(folder, ec);
   if (ec) throw Error(Errc::io, fmt::format("cannot create {}: {}", folder.string(), ec.message()));
   fs::path file = folder / (suite + ".jsonl");
-  // One write per complete line (common/append_file.hpp): a run killed midway leaves whole
-  // lines only, never a partial one for tools/report.py to choke on.
+  // Each line is written whole even under SIGKILL (common/append_file.hpp): a run killed midway
+  // leaves whole lines only, never a partial one for tools/report.py to choke on.
   for (const auto& r : rows) detail::append_line(file.string(), r.dump() + '\n');
   return file.string();
 }
