@@ -29,8 +29,8 @@ tests/fuzz/run.sh 60
 # ASan + UBSan + LSan over every operator, file reader, the SQL engine and the CLI, and TSan over
 # the concurrency tests, both on lavapipe. Measured on this 2-core machine (2026-11-25): the ASan
 # build ~37 CPU-min cold (~19 min on 2 idle cores), 5 min with ccache after a change; its subset
-# (95 ctest entries) 104 s; the TSan build and run: see docs/reliability.md. RAYDB_SANITIZE=0
-# skips both (a quick local run); CI runs them.
+# (95 ctest entries) 104 s; the TSan build 262 s and its run 55 s (docs/reliability.md).
+# RAYDB_SANITIZE=0 skips both (a quick local run); CI runs them.
 if [ "${RAYDB_SANITIZE:-1}" != 0 ]; then
   tests/reliability/sanitize.sh all
 fi
