@@ -22,6 +22,7 @@
 #include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/common/query_slices.hpp"
 #include "raydb/device_indexes.hpp"
 
 namespace raydb {
@@ -282,15 +283,14 @@ CgrxProbeParams CgrxIndexImpl::probe_params(bool ranges) const {
 }
 
 void CgrxIndexImpl::record_trace(VkCommandBuffer cmd, CgrxProbeParams p, uint64_t count) {
-  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-  for (uint64_t first = 0; first < count; first += slice) {
-    p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
-    if (mode == TraversalMode::pipeline)
-      rt->trace(cmd, &p, p.num_queries, binding->set());
-    else
-      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
-  }
+  const bool pipeline = mode == TraversalMode::pipeline;
+  record_in_slices(p, count, pipeline ? rt->max_width() : query_kernel->max_items(),
+                   [&](CgrxProbeParams& s) {
+                     if (pipeline)
+                       rt->trace(cmd, &s, s.num_queries, binding->set());
+                     else
+                       query_kernel->dispatch(cmd, &s, s.num_queries, binding->set());
+                   });
 }
 
 CgrxIndexImpl& cgrx_impl(CgrxIndex& index) {

@@ -10,6 +10,7 @@
 #include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/common/query_slices.hpp"
 #include "ops/hash/hash_table.hpp"
 #include "ops/rx/rx_params.hpp"
 #include "raydb/device_indexes.hpp"
@@ -123,12 +124,8 @@ struct HashIndexImpl {
     HashLookupParams p = lookup_params();
     p.queries = queries;
     p.results = results;
-    for (uint64_t first = 0; first < count; first += lookup_kernel->max_items()) {
-      uint64_t slice = std::min(count - first, lookup_kernel->max_items());
-      p.query_offset = static_cast<uint32_t>(first);
-      p.num_queries = static_cast<uint32_t>(slice);
-      lookup_kernel->dispatch(cmd, &p, slice);
-    }
+    record_in_slices(p, count, lookup_kernel->max_items(),
+                     [&](HashLookupParams& s) { lookup_kernel->dispatch(cmd, &s, s.num_queries); });
   }
 };
 

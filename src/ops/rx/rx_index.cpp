@@ -17,6 +17,7 @@
 #include "backend/vk/radix_sort.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/common/query_slices.hpp"
 #include "ops/rx/rx_impl.hpp"
 #include "ops/rx/rx_params.hpp"
 #include "ops/rx/rx_view.hpp"
@@ -180,15 +181,14 @@ void RxIndexImpl::fill_index_params(RxProbeParams& p, bool ranges, bool collect)
 }
 
 void RxIndexImpl::record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count) {
-  uint64_t slice = mode == TraversalMode::pipeline ? rt->max_width() : query_kernel->max_items();
-  for (uint64_t first = 0; first < count; first += slice) {
-    p.query_offset = static_cast<uint32_t>(first);
-    p.num_queries = static_cast<uint32_t>(std::min(slice, count - first));
-    if (mode == TraversalMode::pipeline)
-      rt->trace(cmd, &p, p.num_queries, binding->set());
-    else
-      query_kernel->dispatch(cmd, &p, p.num_queries, binding->set());
-  }
+  const bool pipeline = mode == TraversalMode::pipeline;
+  record_in_slices(p, count, pipeline ? rt->max_width() : query_kernel->max_items(),
+                   [&](RxProbeParams& s) {
+                     if (pipeline)
+                       rt->trace(cmd, &s, s.num_queries, binding->set());
+                     else
+                       query_kernel->dispatch(cmd, &s, s.num_queries, binding->set());
+                   });
 }
 
 // After a collecting probe: how many pairs matched, and the first `capacity` of them.

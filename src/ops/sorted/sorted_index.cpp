@@ -10,6 +10,7 @@
 #include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/common/query_slices.hpp"
 #include "ops/rx/rx_params.hpp"
 #include "raydb/device_indexes.hpp"
 
@@ -222,12 +223,8 @@ struct SortedIndexImpl {
     auto dispatch_all = [&](auto p) {
       p.queries = queries;
       p.results = results;
-      for (uint64_t first = 0; first < count; first += kernel->max_items()) {
-        uint64_t slice = std::min(count - first, kernel->max_items());
-        p.query_offset = static_cast<uint32_t>(first);
-        p.num_queries = static_cast<uint32_t>(slice);
-        kernel->dispatch(cmd, &p, slice);
-      }
+      record_in_slices(p, count, kernel->max_items(),
+                       [&](auto& s) { kernel->dispatch(cmd, &s, s.num_queries); });
     };
     if (layout == SortedLayout::lines)
       dispatch_all(lines_params(lookup_flags(ranges)));
