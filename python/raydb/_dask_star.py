@@ -69,7 +69,8 @@ def _ssb_load(name, tables, device):
 
 
 def _ssb_part(name, query):
-    return _rd._part(name).run(query)
+    engine = _rd._part(name)
+    return engine.run(query), engine.last_stats
 
 
 class _Distributed:
@@ -165,6 +166,7 @@ class DistributedSsb(_Distributed):
 
     def __init__(self, client, tables, workers=None, device="", retries=1):
         super().__init__(client, workers, retries)
+        self.last_stats = []  # per part: the engine's last_stats of the latest run()
         n, rows = len(self.workers), tables.lineorder_rows
         cuts = [rows * i // n for i in range(n + 1)]
         self.inputs = [tables.slice_lineorder(cuts[i], cuts[i + 1]) for i in range(n)]
@@ -179,10 +181,11 @@ class DistributedSsb(_Distributed):
     def run(self, query):
         """An SSB query (q1.1 ... q4.3) over all of lineorder: {column: numpy array}."""
         split = SplitQuery(raydb.ssb.query_sql(query))
-        parts = []
-        for part in self._run(_ssb_part, query):
+        parts, self.last_stats = [], []
+        for part, stats in self._run(_ssb_part, query):
             # The engine names its columns as the query does; the merge wants the partial names.
             parts.append(dict(zip(split.partial_columns, part.values())))
+            self.last_stats.append(stats)
         return split.merge(parts)
 
 

@@ -89,10 +89,23 @@ uint32_t u32_arg(py::handle obj, const std::string& what);
 // Predicates from a sequence of raydb.Predicate or (column, op, value[, value2]) tuples.
 std::vector<Predicate> to_predicates(py::handle obj);
 
+// A new 1-D numpy array of n elements of T, its stride given rather than derived from the dtype:
+// pybind11 before 2.12 reads a dtype's item size at numpy 1's descriptor offset, which numpy 2
+// moved, so under numpy 2 a default-strided array would repeat its first element.
+template <class T>
+py::array_t<T> new_array(size_t n) {
+  return py::array_t<T>({static_cast<py::ssize_t>(n)}, {static_cast<py::ssize_t>(sizeof(T))});
+}
+
+// An array's item size in bytes, asked of numpy (right under numpy 1 and 2; see new_array).
+inline py::ssize_t item_bytes(const py::array& a) {
+  return a.dtype().attr("itemsize").cast<py::ssize_t>();
+}
+
 // A copy of a vector of trivially copyable T into a new numpy array of dtype T (one memcpy).
 template <class T>
 py::array_t<T> to_numpy(const std::vector<T>& v) {
-  py::array_t<T> out(static_cast<py::ssize_t>(v.size()));
+  py::array_t<T> out = new_array<T>(v.size());
   if (!v.empty()) std::memcpy(out.mutable_data(), v.data(), v.size() * sizeof(T));
   return out;
 }

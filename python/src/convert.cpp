@@ -20,8 +20,8 @@ py::array as_unsigned(py::handle obj, int bits, const char* what) {
             std::string(py::str(a.dtype())));
   if (kind == 'i' && a.size() > 0 && py::cast<long long>(a.attr("min")()) < 0)
     invalid(std::string(what) + ": negative values (keys and values are unsigned)");
-  if (bits == 0) bits = a.itemsize() > 4 ? 64 : 32;
-  if (bits == 32 && a.itemsize() > 4 && a.size() > 0 &&
+  if (bits == 0) bits = item_bytes(a) > 4 ? 64 : 32;
+  if (bits == 32 && item_bytes(a) > 4 && a.size() > 0 &&
       py::cast<unsigned long long>(a.attr("max")()) > 0xFFFFFFFFull)
     invalid(std::string(what) + ": values above 2^32 - 1 where 32-bit keys are expected");
   if (bits == 64)
@@ -76,7 +76,7 @@ Keys to_keys(py::handle obj, const char* what, int bits) {
   k.array = as_unsigned(obj, bits, what);
   if (k.array.ndim() != 1) invalid(std::string(what) + ": expected a 1-D array");
   size_t n = static_cast<size_t>(k.array.size());
-  if (k.array.itemsize() == 8)
+  if (item_bytes(k.array) == 8)
     k.span = KeySpan(std::span<const uint64_t>(static_cast<const uint64_t*>(k.array.data()), n));
   else
     k.span = KeySpan(std::span<const uint32_t>(static_cast<const uint32_t*>(k.array.data()), n));
@@ -90,7 +90,7 @@ Ranges to_ranges(py::handle obj, const char* what, int bits) {
   if (r.array.ndim() != 2 || r.array.shape(1) != 2)
     invalid(std::string(what) + ": expected an (n, 2) array of [lo, hi] rows");
   size_t n = static_cast<size_t>(r.array.shape(0));
-  if (r.array.itemsize() == 8)
+  if (item_bytes(r.array) == 8)
     r.span = RangeSpan(std::span<const Range64>(static_cast<const Range64*>(r.array.data()), n));
   else
     r.span = RangeSpan(std::span<const Range32>(static_cast<const Range32*>(r.array.data()), n));

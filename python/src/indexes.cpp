@@ -34,7 +34,7 @@ std::unique_ptr<PyIndex<Index>> build_index(const std::shared_ptr<PyContext>& ct
 template <class Index>
 py::array lookup_points(PyIndex<Index>& self, py::handle points) {
   Keys k = to_keys(points, "points", static_cast<int>(self.index.key_width()));
-  py::array_t<RxLookup> out(static_cast<py::ssize_t>(k.span.size));
+  py::array_t<RxLookup> out = new_array<RxLookup>(k.span.size);
   std::span<RxLookup> dst(out.mutable_data(), k.span.size);
   {
     GpuSection gpu(self.ctx->lock);
@@ -46,7 +46,7 @@ py::array lookup_points(PyIndex<Index>& self, py::handle points) {
 template <class Index>
 py::array lookup_ranges(PyIndex<Index>& self, py::handle ranges) {
   Ranges r = to_ranges(ranges, "ranges", static_cast<int>(self.index.key_width()));
-  py::array_t<RxLookup> out(static_cast<py::ssize_t>(r.span.size));
+  py::array_t<RxLookup> out = new_array<RxLookup>(r.span.size);
   std::span<RxLookup> dst(out.mutable_data(), r.span.size);
   {
     GpuSection gpu(self.ctx->lock);

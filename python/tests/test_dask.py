@@ -97,7 +97,32 @@ def test_bench_smoke(client, tmp_path):
         assert {(n, "task_overhead"), (n, "index_build"), (n, "lookup"), (n, "ssb_query")} <= ops
     for r in lines:
         assert r["device"] and r["driver"]
-        assert r.get("median_ms", r.get("build_ms")) > 0
+        assert r.get("median_ms", r.get("build_ms", r.get("load_ms"))) > 0
+
+
+def test_bench_devices_check(tmp_path, monkeypatch):
+    """--devices starts one worker per listed device (here twice the same one), --check compares
+    every merged SSB answer with one engine over the whole table, and a difference is caught."""
+    import json
+
+    import raydb.bench
+
+    monkeypatch.setenv("LP_NUM_THREADS", "1")
+    out = tmp_path / "dask.jsonl"
+    raydb.bench.main(["dask", "--devices", "0,0", "--workers", "2", "--keys", "0", "--sf", "0.01",
+                      "--queries", "q2.1,q3.3", "--check", "--repeat", "1", "--warmup", "0",
+                      "--out", str(out)])
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    single = [r for r in lines if r["op"] == "ssb_single"]
+    queries = [r for r in lines if r["op"] == "ssb_query"]
+    assert [r["query"] for r in single] == [r["query"] for r in queries] == ["q2.1", "q3.3"]
+    assert all(r["checked"] is True and len(r["worker_devices"]) == 2 for r in queries)
+    assert queries[0]["max_trace_ms"] > 0 and queries[0]["rays"] > 0  # q2.1 has rays at any SF
+    assert not any(r["op"] in ("index_build", "lookup") for r in lines)  # --keys 0
+    a = {"d_year": np.array([1992, 1993]), "revenue": np.array([5, 7])}
+    assert raydb.bench._same(a, {k: v.copy() for k, v in a.items()})
+    assert not raydb.bench._same(a, {"d_year": a["d_year"], "revenue": np.array([5, 8])})
+    assert not raydb.bench._same(a, {"revenue": a["revenue"], "d_year": a["d_year"]})
 
 
 def _kill_one(client, dist):

@@ -9,6 +9,7 @@ from .registry import REG
 from .rows import device_dirs, is_diagnostic, load, plain, variant
 from .rtscan import RTSCAN_TARGETS, rtscan_main
 from .rx import key_sweep
+from .scaling import scaling_plot
 from .ssb import SSB_QUERIES, ssb_rows
 
 
@@ -82,6 +83,7 @@ def plots(results, outdir):
         scan_plots(plt, d, outdir)
         rtscan_plot(plt, d, outdir)
         ssb_plot(plt, d, outdir)
+        scaling_plot(plt, d, outdir)
 
 
 def scan_plots(plt, d, outdir):

@@ -9,6 +9,7 @@ from .join import join_section
 from .optix import optix_section
 from .rtscan import rtscan_section
 from .rx import rx_section
+from .scaling import scaling_section
 from .scans import bandwidth_section
 from .sql import sql_section
 from .ssb import ssb_section
@@ -23,6 +24,7 @@ SECTIONS = {
     "rtscan": rtscan_section,
     "ssb": ssb_section,
     "sql": sql_section,
+    "scaling": scaling_section,
     "bandwidth": bandwidth_section,
     "thesis": thesis_section,
 }
