@@ -12,10 +12,27 @@
 // the host's to ensure: the host-vector API refuses lo > hi, but raydb cannot read the host's
 // buffer, so here such a range's result is unspecified (it writes one RxLookup all the same).
 // Builds copy the keys and values once into raydb's own buffers and return once the index is ready;
-// no value, query or result travels through host memory, and no key but cgRX's representatives.
-// What a build reads back: the duplicate counter (every index) and, for cgRX, one representative
-// key per bucket (keys.count / bucket_size keys), from which the host lays out the triangles, as
-// the host-vector build does.
+// no key, value, query or result travels through host memory. What a build reads back: scalars
+// after a fence it waits for anyway, the duplicate counter (every index; CgrxBuildStats and the
+// like's unique_keys) and, for cgRX, four counts (below).
+//
+// cgRX lays out its scene on the device (the host-vector build reads one representative key per
+// bucket back and lays it out on the host, src/ops/cgrx/cgrx_layout.cpp): in one submission after
+// the key sort, a compute pass gathers each bucket's largest key, a second writes three triangle
+// slots per bucket (its representative, row marker, plane marker, each where the host layout has
+// one, else a triangle no ray reaches) and each representative's gap to the previous one, the
+// radix sort orders the gaps, and one thread takes the ray window at their 0.999 quantile. The
+// submission is waited for; the representative, row-marker and plane-marker counts and the ray
+// window (16 bytes) come back with it, for build_stats() and the probes' push constants (the
+// probes would otherwise have to read the window from a buffer). The BLAS is then built over
+// 3 x buckets triangles, a count the host knows without reading anything. Lookups give the
+// host-vector build's results, rays and fallbacks (the same triangles hit, the same buckets
+// named); the BVH holds the unused slots too, so bvh_bytes is larger than the host-vector
+// build's. Temporary device memory of the layout, freed before the call returns: 8 bytes (key)
+// plus 8 (gap and its sort row) plus the radix sort's work buffers (about 8 more) per bucket, and
+// the 3 x 36-byte triangles per bucket until the BLAS is built (the 3 x 4-byte primitive buckets
+// stay with the index). The bucket count limits the device's triangles per BLAS at
+// 3 x buckets here (the host layout needs at most that many).
 //
 // State bound in the host's command buffer: the sorted and hash probes are compute shaders (the
 // compute bind point: pipeline and push constants, no descriptor set); cgRX binds as RX does
