@@ -13,26 +13,27 @@
 // buffer, so here such a range's result is unspecified (it writes one RxLookup all the same).
 // Builds copy the keys and values once into raydb's own buffers and return once the index is ready;
 // no key, value, query or result travels through host memory. What a build reads back: scalars
-// after a fence it waits for anyway, the duplicate counter (every index; CgrxBuildStats and the
-// like's unique_keys) and, for cgRX, four counts (below).
+// after a fence it waits for anyway: the duplicate counter (every index, for its build stats'
+// unique_keys) and, for cgRX, four counts (below).
 //
 // cgRX lays out its scene on the device (the host-vector build reads one representative key per
-// bucket back and lays it out on the host, src/ops/cgrx/cgrx_layout.cpp): in one submission after
-// the key sort, a compute pass gathers each bucket's largest key, a second writes three triangle
-// slots per bucket (its representative, row marker, plane marker, each where the host layout has
-// one, else a triangle no ray reaches) and each representative's gap to the previous one, the
-// radix sort orders the gaps, and one thread takes the ray window at their 0.999 quantile. The
-// submission is waited for; the representative, row-marker and plane-marker counts and the ray
-// window (16 bytes) come back with it, for build_stats() and the probes' push constants (the
-// probes would otherwise have to read the window from a buffer). The BLAS is then built over
-// 3 x buckets triangles, a count the host knows without reading anything. Lookups give the
-// host-vector build's results, rays and fallbacks (the same triangles hit, the same buckets
-// named); the BVH holds the unused slots too, so bvh_bytes is larger than the host-vector
-// build's. Temporary device memory of the layout, freed before the call returns: 8 bytes (key)
-// plus 8 (gap and its sort row) plus the radix sort's work buffers (about 8 more) per bucket, and
-// the 3 x 36-byte triangles per bucket until the BLAS is built (the 3 x 4-byte primitive buckets
-// stay with the index). The bucket count limits the device's triangles per BLAS at
-// 3 x buckets here (the host layout needs at most that many).
+// bucket back and lays it out on the host, src/ops/cgrx/cgrx_layout.cpp). In one submission after
+// the key sort: a compute pass gathers each bucket's largest key; a second flags which of the
+// bucket's three primitives the host layout has (representative, row marker, plane marker) and
+// writes each representative's gap to the previous one; a prefix sum turns the flags into the
+// host layout's positions and the radix sort orders the gaps; a last pass writes the triangles
+// and their buckets at those positions and one thread takes the ray window at the gaps' 0.999
+// quantile. raydb waits for the submission; four counts (16 bytes: representatives, row and
+// plane markers, ray window) come back with its fence, for the BLAS's primitive count,
+// build_stats() and the probes' push constants (avoiding them would mean a BLAS over padding
+// triangles, up to 3x its size, and a window read by the probes from a buffer). The BLAS is then
+// built over the same triangles as the host-vector build's, so lookups give the same results,
+// rays and fallbacks. Temporary device memory of the layout, freed before the call returns, per
+// bucket: 8 bytes (representative), 12 (flags and positions), 8 (gap and its sort row), about
+// 10 for the scan's and sort's work buffers, and 108 (three triangles' slots) until the BLAS is
+// built; the index keeps 12 bytes of primitive buckets per bucket (the host build: 4 per
+// primitive). Refused (Errc::limit_exceeded) past 2^32 - 1 slots (3 x buckets) or past the
+// device's triangles per BLAS, as the host build.
 //
 // State bound in the host's command buffer: the sorted and hash probes are compute shaders (the
 // compute bind point: pipeline and push constants, no descriptor set); cgRX binds as RX does

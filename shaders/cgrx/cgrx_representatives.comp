@@ -8,15 +8,19 @@
 // The cgRX layout's device work, by pc.stage:
 //   0: each bucket's representative, its last (largest) key, out of the key-sorted records (the
 //      host-data build reads these back and lays out triangles on the host: cgrx_layout.cpp).
-//   1: the device build's scene (cgrx_build): what cgrx_scene() computes, in fixed slots so that
-//      the primitive count is known without reading anything back: bucket b owns primitive b
-//      (its representative), num_buckets + b (its row marker) and 2 num_buckets + b (its plane
-//      marker); a slot the host layout would not fill holds a triangle no ray reaches (unused()).
-//      Slots keep key order within each section, as on the host.
-//      Also each mapped representative's gap (0xFFFFFFFF elsewhere, sorting last) and the counts.
-//   2: one thread after the gaps are sorted: the ray window at kRayWindowQuantile (0.999) of the
-//      representatives' gaps, in integers (floor(999 (m - 1) / 1000) equals the host's double
-//      product's truncation for every m < 2^32: 0.999's rounding error moves it by < 1e-8).
+//   1: the device build (cgrx_build): which of its bucket's three primitives cgrx_scene() lays
+//      out (representative, row marker, plane marker), as 0/1 in three sections of pc.slots
+//      (bucket b at b, num_buckets + b, 2 num_buckets + b), the counts, and each mapped
+//      representative's gap (0xFFFFFFFF elsewhere, so that they sort last).
+//   2: after the host's commands turned pc.slots into an exclusive prefix sum and sorted the
+//      gaps: each laid-out primitive at its position, which is the host layout's (sections in
+//      order, key order within each), so the first representatives + row markers + plane
+//      markers triangles are cgrx_scene()'s. Thread 0 also takes the ray window at
+//      kRayWindowQuantile (0.999) of the representatives' gaps, in integers:
+//      floor(999 (m - 1) / 1000) equals the host's truncated double product for every m < 2^32
+//      (0.999's rounding error moves it by < 1e-8, never across an integer).
+// Not Vulkan's inactive (NaN) triangles to pad 3 num_buckets slots instead of counting: with
+// them, lavapipe's rays named wrong buckets and most lookups fell back to the bucket search.
 layout(local_size_x = 64) in;
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer U64Buf { uint64_t v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Buf { uint v[]; };
@@ -28,6 +32,7 @@ layout(push_constant, scalar) uniform CgrxRepParams {
   uint64_t triangles;  // stage 1: 3 num_buckets triangles, 9 floats each
   uint64_t buckets;    // stage 1: per primitive, the bucket its hit names
   uint64_t gaps;       // stages 1 and 2: per bucket
+  uint64_t slots;      // stages 1 and 2: 3 num_buckets flags, then their exclusive prefix sum
   uint64_t stats;      // stages 1 and 2: representatives, row markers, plane markers, ray window
   uint num_records;
   uint num_buckets;
@@ -43,53 +48,71 @@ void put_vertex(uint64_t prim, uint v, float x, float y, float z) {
   VertexOut(pc.triangles + (prim * 3ul + uint64_t(v)) * 12ul).v = vec3(x, y, z);
 }
 
-// A slot the host layout leaves out: a triangle in the plane z = -4.5, which no ray reaches (every
-// ray stays at z >= 0, cgrx_geometry.h). Not NaN vertices (Vulkan's inactive triangles): with
-// them lavapipe's rays named wrong buckets and most lookups fell back to the bucket search.
-void unused(uint64_t prim) {
-  put_vertex(prim, 0u, -4.0f, -4.0f, -4.5f);
-  put_vertex(prim, 1u, -3.0f, -4.0f, -4.5f);
-  put_vertex(prim, 2u, -4.0f, -3.0f, -4.5f);
+struct Bucket {
+  uint64_t key, prev;
+  bool first_of_key, new_line, new_plane;
+};
+
+// cgrx_scene()'s decisions for bucket b.
+Bucket bucket_of(uint b) {
+  Bucket r;
+  r.key = U64Buf(pc.reps).v[b];
+  r.prev = b == 0u ? 0ul : U64Buf(pc.reps).v[b - 1u];
+  r.first_of_key = b == 0u || r.prev != r.key;
+  r.new_line = r.first_of_key && (b == 0u || rx_line(r.prev) != rx_line(r.key));
+  r.new_plane = r.first_of_key && (b == 0u || rx_part_z(r.prev) != rx_part_z(r.key));
+  return r;
+}
+
+// 3 num_buckets <= 2^32 - 1 primitives: the host checks the device's limit first.
+void flags(uint b) {
+  uint nb = pc.num_buckets;
+  Bucket r = bucket_of(b);
+  U32Buf(pc.slots).v[b] = r.first_of_key ? 1u : 0u;
+  U32Buf(pc.slots).v[nb + b] = r.new_line ? 1u : 0u;
+  U32Buf(pc.slots).v[2u * nb + b] = r.new_plane ? 1u : 0u;
+  if (r.first_of_key) {
+    uint x = rx_part_x(r.key);
+    U32Buf(pc.gaps).v[b] = r.new_line ? x + 1u : x - rx_part_x(r.prev);
+    atomicAdd(U32Buf(pc.stats).v[0], 1u);
+  } else {
+    U32Buf(pc.gaps).v[b] = 0xFFFFFFFFu;
+  }
+  if (r.new_line) atomicAdd(U32Buf(pc.stats).v[1], 1u);
+  if (r.new_plane) atomicAdd(U32Buf(pc.stats).v[2], 1u);
 }
 
 // The vertices are cgrx_layout.cpp's (representative, row_marker, plane_marker), in its order.
-void scene(uint b) {
-  uint64_t nb = uint64_t(pc.num_buckets);
-  // 3 num_buckets <= 2^32 - 1 primitives (the host checks the device's limit first).
-  U32Buf(pc.buckets).v[b] = b;
-  U32Buf(pc.buckets).v[uint(nb) + b] = b;
-  U32Buf(pc.buckets).v[2u * uint(nb) + b] = b;
-  uint64_t key = U64Buf(pc.reps).v[b];
-  uint64_t prev = b == 0u ? 0ul : U64Buf(pc.reps).v[b - 1u];
-  bool first_of_key = b == 0u || prev != key;
-  bool new_line = first_of_key && (b == 0u || rx_line(prev) != rx_line(key));
-  bool new_plane = first_of_key && (b == 0u || rx_part_z(prev) != rx_part_z(key));
-  float x = float(rx_part_x(key)), y = float(rx_part_y(key)), z = float(rx_part_z(key));
-  if (first_of_key) {
-    put_vertex(b, 0u, x - 0.5f, y + 0.5f, z - 0.5f);
-    put_vertex(b, 1u, x - 0.5f, y - 0.5f, z - 0.5f);
-    put_vertex(b, 2u, x + 0.5f, y, z + 0.5f);
-    U32Buf(pc.gaps).v[b] = new_line ? rx_part_x(key) + 1u : rx_part_x(key) - rx_part_x(prev);
-    atomicAdd(U32Buf(pc.stats).v[0], 1u);
-  } else {
-    unused(b);
-    U32Buf(pc.gaps).v[b] = 0xFFFFFFFFu;
+void scatter(uint b) {
+  uint nb = pc.num_buckets;
+  Bucket r = bucket_of(b);
+  float x = float(rx_part_x(r.key)), y = float(rx_part_y(r.key)), z = float(rx_part_z(r.key));
+  if (r.first_of_key) {
+    uint p = U32Buf(pc.slots).v[b];
+    put_vertex(p, 0u, x - 0.5f, y + 0.5f, z - 0.5f);
+    put_vertex(p, 1u, x - 0.5f, y - 0.5f, z - 0.5f);
+    put_vertex(p, 2u, x + 0.5f, y, z + 0.5f);
+    U32Buf(pc.buckets).v[p] = b;
   }
-  if (new_line) {
-    put_vertex(nb + b, 0u, -1.5f, y, z - 0.5f);
-    put_vertex(nb + b, 1u, -0.5f, y, z - 0.5f);
-    put_vertex(nb + b, 2u, -1.0f, y, z + 0.5f);
-    atomicAdd(U32Buf(pc.stats).v[1], 1u);
-  } else {
-    unused(nb + b);
+  if (r.new_line) {
+    uint p = U32Buf(pc.slots).v[nb + b];
+    put_vertex(p, 0u, -1.5f, y, z - 0.5f);
+    put_vertex(p, 1u, -0.5f, y, z - 0.5f);
+    put_vertex(p, 2u, -1.0f, y, z + 0.5f);
+    U32Buf(pc.buckets).v[p] = b;
   }
-  if (new_plane) {
-    put_vertex(2ul * nb + b, 0u, -1.5f, -1.5f, z);
-    put_vertex(2ul * nb + b, 1u, -0.5f, -1.5f, z);
-    put_vertex(2ul * nb + b, 2u, -1.0f, -0.5f, z);
-    atomicAdd(U32Buf(pc.stats).v[2], 1u);
-  } else {
-    unused(2ul * nb + b);
+  if (r.new_plane) {
+    uint p = U32Buf(pc.slots).v[2u * nb + b];
+    put_vertex(p, 0u, -1.5f, -1.5f, z);
+    put_vertex(p, 1u, -0.5f, -1.5f, z);
+    put_vertex(p, 2u, -1.0f, -0.5f, z);
+    U32Buf(pc.buckets).v[p] = b;
+  }
+  if (b == 0u) {
+    uint m = U32Buf(pc.stats).v[0];  // >= 1: bucket 0 is always mapped
+    uint q = uint((uint64_t(m - 1u) * 999ul) / 1000ul);
+    uint g = U32Buf(pc.gaps).v[q];
+    U32Buf(pc.stats).v[3] = g >= RX_LINE_LENGTH ? 0u : g;
   }
 }
 
@@ -101,11 +124,8 @@ void main() {
     uint last = uint(min(uint64_t(b + 1u) << pc.bucket_shift, uint64_t(pc.num_records))) - 1u;
     U64Buf(pc.reps).v[b] = load_record(pc.records, last, pc.key64 != 0u).key;
   } else if (pc.stage == 1u) {
-    scene(b);
-  } else if (b == 0u) {
-    uint m = U32Buf(pc.stats).v[0];  // >= 1: bucket 0 is always mapped
-    uint q = uint((uint64_t(m - 1u) * 999ul) / 1000ul);
-    uint g = U32Buf(pc.gaps).v[q];
-    U32Buf(pc.stats).v[3] = g >= RX_LINE_LENGTH ? 0u : g;
+    flags(b);
+  } else {
+    scatter(b);
   }
 }

@@ -67,6 +67,7 @@ void check_same_as_host_build(const std::vector<Key>& keys, uint32_t bucket, Tra
   CHECK(d.row_markers == h.row_markers);
   CHECK(d.plane_markers == h.plane_markers);
   CHECK(d.ray_window == h.ray_window);
+  CHECK(d.bvh_uncompacted_bytes == h.bvh_uncompacted_bytes);  // as many triangles
   CommandBatch batch(context().vk());
   Status s = cgrx_record_lookup(*dev, batch.cmd(), qb.span, results.span);
   REQUIRE_MESSAGE(s.ok(), s.error().what());

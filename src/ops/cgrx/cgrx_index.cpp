@@ -149,15 +149,19 @@ void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
 }
 
 // The scene on the device (shaders/cgrx/cgrx_representatives.comp, stages 0-2): representatives,
-// then 3 num_buckets triangle slots (inactive where the host layout has none, so the primitive
-// count needs no read-back), each representative's gap, sorted to take the ray window's quantile
-// on the device. One submission; the four counts (representatives, markers, ray window) come back
-// with its fence, for build_stats and the probes' push constant.
+// which primitives the host layout has, their positions by a prefix sum, the gaps sorted for the
+// ray window's quantile, then the primitives at the host layout's positions. One submission; the
+// four counts (representatives, row and plane markers, ray window) come back with its fence, for
+// the BLAS's primitive count, build_stats and the probes' push constant.
 void CgrxIndexImpl::build_scene_on_device() {
   static_assert(kRayWindowQuantile == 0.999, "cgrx_representatives.comp hard-codes 999 / 1000");
   VkContext& c = *ctx;
-  const uint64_t np = 3 * num_buckets;
-  check_primitives(c, n, options.bucket_size, np);
+  const uint64_t np = 3 * num_buckets;  // slots; the device's limit applies to those laid out
+  if (np > 0xFFFFFFFFull)               // the shader's 32-bit slot indices
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} keys in buckets of {} need {} triangle slots on the device, more "
+                            "than 2^32 - 1; use larger buckets",
+                            n, options.bucket_size, np));
   auto t0 = std::chrono::steady_clock::now();
   Buffer triangles(
       c, np * 9 * sizeof(float),
@@ -165,13 +169,15 @@ void CgrxIndexImpl::build_scene_on_device() {
       MemoryUse::device, "cgrx triangles");
   prim_buckets = Buffer(c, np * 4, kStorageUsage, MemoryUse::device, "cgrx primitive buckets");
   Buffer reps(c, num_buckets * 8, kStorageUsage, MemoryUse::device, "cgrx representatives");
+  Buffer slots(c, np * 4, kStorageUsage, MemoryUse::device, "cgrx primitive slots");
   Buffer gaps(c, num_buckets * 4, kStorageUsage, MemoryUse::device, "cgrx gaps");
   Buffer gap_rows(c, num_buckets * 4, kStorageUsage, MemoryUse::device, "cgrx gap rows");
   Buffer stats(c, 16, kStorageUsage, MemoryUse::device, "cgrx layout counts");
   Buffer stats_host(c, 16, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                     "cgrx layout counts readback");
   RadixSort sort(c);
-  RadixSort::Temps temps;
+  RadixSort::Temps scan_temps, sort_temps;  // one each: a Temps' buffers live until the wait
+  // Room for every bucket's three primitives: how many there are is known after the wait.
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
   c.vk.vkCmdFillBuffer(cmd, stats.handle(), 0, 16, 0);
@@ -182,6 +188,7 @@ void CgrxIndexImpl::build_scene_on_device() {
   p.triangles = triangles.address();
   p.buckets = prim_buckets.address();
   p.gaps = gaps.address();
+  p.slots = slots.address();
   p.stats = stats.address();
   ComputePipeline& layout = kernel(c, ShaderId::cgrx_representatives, sizeof p);
   for (uint32_t stage = 0; stage < 2; ++stage) {
@@ -189,10 +196,11 @@ void CgrxIndexImpl::build_scene_on_device() {
     layout.dispatch(cmd, &p, num_buckets);
     compute_barrier(c, cmd);
   }
-  sort.record(cmd, gaps, gap_rows, num_buckets, false, temps);
+  sort.record_exclusive_scan(cmd, slots.address(), np, scan_temps);
+  sort.record(cmd, gaps, gap_rows, num_buckets, false, sort_temps);
   compute_barrier(c, cmd);
   p.stage = 2;
-  layout.dispatch(cmd, &p, 1);
+  layout.dispatch(cmd, &p, num_buckets);
   memory_barrier(
       cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
       VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
@@ -209,7 +217,9 @@ void CgrxIndexImpl::build_scene_on_device() {
   build_stats.row_markers = counts[1];
   build_stats.plane_markers = counts[2];
   build_stats.ray_window = options.window_first_ray ? counts[3] : 0u;
-  build_blas_over(triangles, np);
+  const uint64_t laid_out = uint64_t{counts[0]} + counts[1] + counts[2];
+  check_primitives(c, n, options.bucket_size, laid_out);
+  build_blas_over(triangles, laid_out);
 }
 
 // Builds the BLAS over `primitives` triangles (9 floats each) and compacts it.
