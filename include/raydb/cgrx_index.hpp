@@ -46,7 +46,8 @@ struct CgrxBuildStats {
   double upload_ms = 0;       ///< keys and values to the device
   double sort_ms = 0;         ///< GPU radix sort by key into (key, row, value) records
   double host_layout_ms = 0;  ///< representatives gathered, read back, triangles + markers laid out
-                              ///< on the host and uploaded (host wall time)
+                              ///< on the host and uploaded (host wall time); cgrx_build: the
+                              ///< layout's device submission, waited for (host wall time)
   double bvh_build_ms = 0;    ///< BLAS + TLAS builds
   double compact_ms = 0;      ///< compaction copy
   /// What cgRX calls its build (triangles, BVH, compaction); sort_ms comes on top.

@@ -12,10 +12,28 @@
 // the host's to ensure: the host-vector API refuses lo > hi, but raydb cannot read the host's
 // buffer, so here such a range's result is unspecified (it writes one RxLookup all the same).
 // Builds copy the keys and values once into raydb's own buffers and return once the index is ready;
-// no value, query or result travels through host memory, and no key but cgRX's representatives.
-// What a build reads back: the duplicate counter (every index) and, for cgRX, one representative
-// key per bucket (keys.count / bucket_size keys), from which the host lays out the triangles, as
-// the host-vector build does.
+// no key, value, query or result travels through host memory. What a build reads back: scalars
+// after a fence it waits for anyway: the duplicate counter (every index, for its build stats'
+// unique_keys) and, for cgRX, four counts (below).
+//
+// cgRX lays out its scene on the device (the host-vector build reads one representative key per
+// bucket back and lays it out on the host, src/ops/cgrx/cgrx_layout.cpp). In one submission after
+// the key sort: a compute pass gathers each bucket's largest key; a second flags which of the
+// bucket's three primitives the host layout has (representative, row marker, plane marker) and
+// writes each representative's gap to the previous one; a prefix sum turns the flags into the
+// host layout's positions and the radix sort orders the gaps; a last pass writes the triangles
+// and their buckets at those positions and one thread takes the ray window at the gaps' 0.999
+// quantile. raydb waits for the submission; four counts (16 bytes: representatives, row and
+// plane markers, ray window) come back with its fence, for the BLAS's primitive count,
+// build_stats() and the probes' push constants (avoiding them would mean a BLAS over padding
+// triangles, up to 3x its size, and a window read by the probes from a buffer). The BLAS is then
+// built over the same triangles as the host-vector build's, so lookups give the same results,
+// rays and fallbacks. Temporary device memory of the layout, freed before the call returns, per
+// bucket: 8 bytes (representative), 12 (flags and positions), 8 (gap and its sort row), about
+// 10 for the scan's and sort's work buffers, and 108 (three triangles' slots) until the BLAS is
+// built; the index keeps 12 bytes of primitive buckets per bucket (the host build: 4 per
+// primitive). Refused (Errc::limit_exceeded) past 2^32 - 1 slots (3 x buckets) or past the
+// device's triangles per BLAS, as the host build.
 //
 // State bound in the host's command buffer: the sorted and hash probes are compute shaders (the
 // compute bind point: pipeline and push constants, no descriptor set); cgRX binds as RX does

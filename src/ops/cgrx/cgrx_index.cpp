@@ -1,5 +1,6 @@
 // CgrxIndex: host side of cgRX. Sorts keys into records on the GPU, gathers the bucket
-// representatives, lays out representatives and markers (cgrx_layout.cpp), builds one BLAS
+// representatives, lays out representatives and markers (on the host, cgrx_layout.cpp, or for
+// cgrx_build on the device, build_scene_on_device), builds one BLAS
 // under one TLAS, and runs batches of lookups through the ray-tracing pipeline or ray queries.
 #include "raydb/cgrx_index.hpp"
 
@@ -15,6 +16,7 @@
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
+#include "backend/vk/radix_sort.hpp"
 #include "ops/cgrx/cgrx_layout.hpp"
 #include "ops/cgrx/cgrx_params.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
@@ -59,8 +61,12 @@ struct CgrxIndexImpl {
 
   // With `source` (cgrx_build), the keys come from the host's buffers: k.data and v are unused.
   void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
+  CgrxRepParams rep_params(const Buffer& reps) const;
   std::vector<uint64_t> read_representatives();
   void build_bvh(const CgrxScene& scene);
+  // cgrx_build's layout: representatives, scene and ray window on the device (no read-back).
+  void build_scene_on_device();
+  void build_blas_over(const Buffer& triangles, uint64_t primitives);
   void build_tlas(uint32_t instances);
   void ensure_probe_kernels();
   void probe(const QueryBatch& q, RxLookup* out);
@@ -74,6 +80,17 @@ struct CgrxIndexImpl {
   }
 };
 
+CgrxRepParams CgrxIndexImpl::rep_params(const Buffer& reps) const {
+  CgrxRepParams p{};
+  p.records = records.address();
+  p.reps = reps.address();
+  p.num_records = static_cast<uint32_t>(n);
+  p.num_buckets = static_cast<uint32_t>(num_buckets);
+  p.bucket_shift = bucket_shift;
+  p.key64 = width == KeyWidth::bits64 ? 1u : 0u;
+  return p;
+}
+
 // Each bucket's largest key, gathered on the GPU and read back (n / bucket_size keys).
 std::vector<uint64_t> CgrxIndexImpl::read_representatives() {
   VkContext& c = *ctx;
@@ -81,12 +98,7 @@ std::vector<uint64_t> CgrxIndexImpl::read_representatives() {
   Buffer reps_dev(c, num_buckets * 8, kStorageUsage, MemoryUse::device, "cgrx representatives");
   Buffer reps_host(c, num_buckets * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                    "cgrx representatives readback");
-  CgrxRepParams p{records.address(),
-                  reps_dev.address(),
-                  static_cast<uint32_t>(n),
-                  static_cast<uint32_t>(num_buckets),
-                  bucket_shift,
-                  width == KeyWidth::bits64 ? 1u : 0u};
+  CgrxRepParams p = rep_params(reps_dev);
   CommandBatch cb(c);
   kernel(c, ShaderId::cgrx_representatives, sizeof p).dispatch(cb.cmd(), &p, num_buckets);
   memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
@@ -99,15 +111,20 @@ std::vector<uint64_t> CgrxIndexImpl::read_representatives() {
   return reps;
 }
 
-// Uploads the scene's triangles and per-primitive buckets, builds the BLAS, compacts it.
-void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
-  VkContext& c = *ctx;
-  const uint64_t np = scene.primitives();
+// Refuses a layout of more triangles than one BLAS takes.
+static void check_primitives(const VkContext& c, uint64_t n, uint32_t bucket_size, uint64_t np) {
   if (np > c.info.max_primitive_count || np > 0xFFFFFFFFull)
     throw Error(Errc::limit_exceeded,
                 fmt::format("{} keys in buckets of {} need {} triangles, more than the device's {} "
                             "per BLAS; use larger buckets",
-                            n, options.bucket_size, np, c.info.max_primitive_count));
+                            n, bucket_size, np, c.info.max_primitive_count));
+}
+
+// Uploads the scene's triangles and per-primitive buckets, builds the BLAS, compacts it.
+void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
+  VkContext& c = *ctx;
+  const uint64_t np = scene.primitives();
+  check_primitives(c, n, options.bucket_size, np);
   Buffer triangles(
       c, scene.triangles.size() * sizeof(float),
       kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
@@ -128,7 +145,86 @@ void CgrxIndexImpl::build_bvh(const CgrxScene& scene) {
     build_stats.host_layout_ms +=
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   }
+  build_blas_over(triangles, np);
+}
 
+// The scene on the device (shaders/cgrx/cgrx_representatives.comp, stages 0-2): representatives,
+// which primitives the host layout has, their positions by a prefix sum, the gaps sorted for the
+// ray window's quantile, then the primitives at the host layout's positions. One submission; the
+// four counts (representatives, row and plane markers, ray window) come back with its fence, for
+// the BLAS's primitive count, build_stats and the probes' push constant.
+void CgrxIndexImpl::build_scene_on_device() {
+  static_assert(kRayWindowQuantile == 0.999, "cgrx_representatives.comp hard-codes 999 / 1000");
+  VkContext& c = *ctx;
+  const uint64_t np = 3 * num_buckets;  // slots; the device's limit applies to those laid out
+  if (np > 0xFFFFFFFFull)               // the shader's 32-bit slot indices
+    throw Error(Errc::limit_exceeded,
+                fmt::format("{} keys in buckets of {} need {} triangle slots on the device, more "
+                            "than 2^32 - 1; use larger buckets",
+                            n, options.bucket_size, np));
+  auto t0 = std::chrono::steady_clock::now();
+  Buffer triangles(
+      c, np * 9 * sizeof(float),
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "cgrx triangles");
+  prim_buckets = Buffer(c, np * 4, kStorageUsage, MemoryUse::device, "cgrx primitive buckets");
+  Buffer reps(c, num_buckets * 8, kStorageUsage, MemoryUse::device, "cgrx representatives");
+  Buffer slots(c, np * 4, kStorageUsage, MemoryUse::device, "cgrx primitive slots");
+  Buffer gaps(c, num_buckets * 4, kStorageUsage, MemoryUse::device, "cgrx gaps");
+  Buffer gap_rows(c, num_buckets * 4, kStorageUsage, MemoryUse::device, "cgrx gap rows");
+  Buffer stats(c, 16, kStorageUsage, MemoryUse::device, "cgrx layout counts");
+  Buffer stats_host(c, 16, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                    "cgrx layout counts readback");
+  RadixSort sort(c);
+  RadixSort::Temps scan_temps, sort_temps;  // one each: a Temps' buffers live until the wait
+  // Room for every bucket's three primitives: how many there are is known after the wait.
+  CommandBatch cb(c);
+  VkCommandBuffer cmd = cb.cmd();
+  c.vk.vkCmdFillBuffer(cmd, stats.handle(), 0, 16, 0);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+  CgrxRepParams p = rep_params(reps);
+  p.triangles = triangles.address();
+  p.buckets = prim_buckets.address();
+  p.gaps = gaps.address();
+  p.slots = slots.address();
+  p.stats = stats.address();
+  ComputePipeline& layout = kernel(c, ShaderId::cgrx_representatives, sizeof p);
+  for (uint32_t stage = 0; stage < 2; ++stage) {
+    p.stage = stage;
+    layout.dispatch(cmd, &p, num_buckets);
+    compute_barrier(c, cmd);
+  }
+  sort.record_exclusive_scan(cmd, slots.address(), np, scan_temps);
+  sort.record(cmd, gaps, gap_rows, num_buckets, false, sort_temps);
+  compute_barrier(c, cmd);
+  p.stage = 2;
+  layout.dispatch(cmd, &p, num_buckets);
+  memory_barrier(
+      cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+      VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR,
+      VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, c);
+  VkBufferCopy region{0, 0, 16};
+  c.vk.vkCmdCopyBuffer(cmd, stats.handle(), stats_host.handle(), 1, &region);
+  cb.submit_and_wait();
+  stats_host.invalidate();
+  uint32_t counts[4];
+  std::memcpy(counts, stats_host.mapped(), sizeof counts);
+  build_stats.host_layout_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  build_stats.representatives = counts[0];
+  build_stats.row_markers = counts[1];
+  build_stats.plane_markers = counts[2];
+  build_stats.ray_window = options.window_first_ray ? counts[3] : 0u;
+  const uint64_t laid_out = uint64_t{counts[0]} + counts[1] + counts[2];
+  check_primitives(c, n, options.bucket_size, laid_out);
+  build_blas_over(triangles, laid_out);
+}
+
+// Builds the BLAS over `primitives` triangles (9 floats each) and compacts it.
+void CgrxIndexImpl::build_blas_over(const Buffer& triangles, uint64_t np) {
+  VkContext& c = *ctx;
   BuildRequest req;
   req.primitive_count = static_cast<uint32_t>(np);
   // Opaque geometry: rays never call any-hit; the closest hit is the answer.
@@ -184,7 +280,9 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   build_stats.upload_ms = r.upload_ms;
   build_stats.sort_ms = r.sort_ms;
 
-  if (n > 0) {
+  if (n > 0 && source) {
+    build_scene_on_device();
+  } else if (n > 0) {
     auto t0 = std::chrono::steady_clock::now();
     CgrxScene scene = cgrx_scene(read_representatives());
     build_stats.host_layout_ms =

@@ -17,9 +17,9 @@ struct CgrxProbeParams {
 static_assert(sizeof(CgrxProbeParams) == 72 && offsetof(CgrxProbeParams, query_offset) == 40);
 
 struct CgrxRepParams {
-  uint64_t records, reps;
-  uint32_t num_records, num_buckets, bucket_shift, key64;
+  uint64_t records, reps, triangles, buckets, gaps, slots, stats;
+  uint32_t num_records, num_buckets, bucket_shift, key64, stage, pad0;
 };
-static_assert(sizeof(CgrxRepParams) == 32);
+static_assert(sizeof(CgrxRepParams) == 80);
 
 }  // namespace raydb::detail
