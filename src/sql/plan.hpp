@@ -44,7 +44,7 @@ struct ZAttr {
 
 struct SideFilter {
   std::string name;
-  std::vector<uint32_t> codes;  // per fact row
+  std::vector<uint32_t> codes;  // per triangle (RtPlan::order)
   std::vector<uint32_t> mask;   // one bit per code: selected
 };
 
@@ -56,7 +56,8 @@ struct RtPlan {
   uint64_t z_codes = 1;  // including the lanes
   uint32_t lanes = 1;    // the least significant Z digit: row number modulo lanes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges
-  std::vector<float> vertices;                           // 9 per fact row, in row order
+  std::vector<float> vertices;  // 9 per fact row, in Z order (a triangle's primitive index)
+  std::vector<uint32_t> order;  // primitive index -> fact row (side codes are already in it)
   float ray_x = 0, ray_y = 0;
   std::vector<std::vector<uint32_t>> group_tuples;  // Y code -> attribute codes
   std::vector<const Dictionary*> group_dicts;
