@@ -1,8 +1,9 @@
 // The planner: a bound query to RTCUDB's encoding. Every attribute gets an order-preserving
-// dictionary; filters become a mixed-radix Z code (narrowest selections most significant, so
+// dictionary; filters become a mixed-radix Z code (fewest selected codes most significant, so
 // the selection is few Z intervals), filters that do not fit the 2^23 exact Z codes are checked in
 // the any-hit shader instead; the group tuple becomes Y (a dictionary of the tuples, in value
-// order); X holds one aggregate's value where float32 holds every row's exactly.
+// order); X holds one aggregate's value where float32 holds every row's exactly. Triangles are in
+// Z order. Z digits, lanes and triangle order are the SSB engine's (docs/sql.md).
 #pragma once
 
 #include <cstdint>
