@@ -1,8 +1,9 @@
 // The planner: a bound query to RTCUDB's encoding. Every attribute gets an order-preserving
-// dictionary; filters become a mixed-radix Z code (narrowest selections most significant, so
+// dictionary; filters become a mixed-radix Z code (fewest selected codes most significant, so
 // the selection is few Z intervals), filters that do not fit the 2^23 exact Z codes are checked in
 // the any-hit shader instead; the group tuple becomes Y (a dictionary of the tuples, in value
-// order); X holds one aggregate's value where float32 holds every row's exactly.
+// order); X holds one aggregate's value where float32 holds every row's exactly. Triangles are in
+// Z order. Z digits, lanes and triangle order are the SSB engine's (docs/sql.md).
 #pragma once
 
 #include <cstdint>
@@ -44,7 +45,7 @@ struct ZAttr {
 
 struct SideFilter {
   std::string name;
-  std::vector<uint32_t> codes;  // per fact row
+  std::vector<uint32_t> codes;  // per triangle (RtPlan::order)
   std::vector<uint32_t> mask;   // one bit per code: selected
 };
 
@@ -56,7 +57,8 @@ struct RtPlan {
   uint64_t z_codes = 1;  // including the lanes
   uint32_t lanes = 1;    // the least significant Z digit: row number modulo lanes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges
-  std::vector<float> vertices;                           // 9 per fact row, in row order
+  std::vector<float> vertices;  // 9 per fact row, in Z order (a triangle's primitive index)
+  std::vector<uint32_t> order;  // primitive index -> fact row (side codes are already in it)
   float ray_x = 0, ray_y = 0;
   std::vector<std::vector<uint32_t>> group_tuples;  // Y code -> attribute codes
   std::vector<const Dictionary*> group_dicts;

@@ -149,8 +149,11 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
     std::vector<uint32_t> words;
     for (auto [a, b] : rays) words.insert(words.end(), {a, b});
     ray_buf = up(words.data(), words.size() * 4, 0, "sql rays");
+    // The shaders index fact columns by primitive (Z order, RtPlan::order).
+    std::vector<int64_t> col(p.rows);
     for (size_t i = 0; i < p.fact_columns.size(); ++i) {
-      const auto& col = fact.columns[size_t(p.fact_columns[i])].ints;
+      const auto& src = fact.columns[size_t(p.fact_columns[i])].ints;
+      for (uint64_t k = 0; k < p.rows; ++k) col[k] = src[p.order[k]];
       keep.push_back(up(col.data(), col.size() * 8, 0, "sql fact column"));
       table[tl.columns + i] = keep.back().address();
     }
