@@ -31,10 +31,17 @@ int64_t parse_decimal(std::string_view s, int scale) {
     throw Error(
         Errc::invalid_argument,
         fmt::format("'{}' is not a decimal with at most {} digits after the point", s, scale));
+  // Scaled to an integer: 18 integer digits at scale 9 would need 27, so every step is checked.
   int64_t v = 0;
-  for (char c : ip) v = v * 10 + (c - '0');
+  auto push = [&](int digit) {
+    if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, digit, &v))
+      throw Error(
+          Errc::invalid_argument,
+          fmt::format("'{}' is out of range: at scale {} it exceeds a 64-bit integer", s, scale));
+  };
+  for (char c : ip) push(c - '0');
   for (int i = 0; i < scale; ++i)
-    v = v * 10 + (static_cast<size_t>(i) < fp.size() ? fp[size_t(i)] - '0' : 0);
+    push(static_cast<size_t>(i) < fp.size() ? fp[size_t(i)] - '0' : 0);
   return neg ? -v : v;
 }
 

@@ -162,6 +162,9 @@ TEST_CASE("sql: bad queries name the construct, line and column") {
       {"select * from lineorder", "* in this position is not supported (line 1, column 8)"},
       {"select from lineorder, customer where lo_custkey = c_custkey",
        "SELECT names no columns or aggregates to return (line 1, column 13)"},
+      // 19 digits at scale 9 overflow int64 (found by fuzz_sql: undefined behaviour before)
+      {"select count(*) from lineorder where lo_quantity < 9999999999.999999999",
+       "the number 9999999999.999999999 (out of 64-bit range) (line 1, column 52)"},
   };
   for (const Case& c : cases) {
     CAPTURE(c.sql);
