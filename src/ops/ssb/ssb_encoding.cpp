@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -14,8 +15,10 @@
 
 namespace raydb::ssb::detail {
 
+using raydb::detail::FillLaterVector;
 using raydb::detail::host_threads;
 using raydb::detail::parallel_slices;
+using raydb::detail::resize_zeroed;
 
 Dim dim_of(Attr a) {
   switch (a) {
@@ -404,7 +407,7 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   std::vector<uint32_t> gcode(gspace, kAbsent);
   // Per row: its Z code and group key (pass 1, parallel), then its triangle (pass 2, parallel);
   // between them the counting sort by Z and the group numbering, serial.
-  std::vector<uint32_t> z(f.n), gkey(f.n);
+  FillLaterVector<uint32_t> z(f.n), gkey(f.n);
   unsigned parts = f.n < 65536 ? 1u : host_threads();
   std::vector<int64_t> part_min(parts, std::numeric_limits<int64_t>::max()),
       part_max(parts, std::numeric_limits<int64_t>::min());
@@ -424,10 +427,34 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   });
   int64_t xmin = *std::min_element(part_min.begin(), part_min.end());
   int64_t xmax = *std::max_element(part_max.begin(), part_max.end());
-  std::vector<uint32_t> zcount(uint64_t{zc} * lanes + 1, 0);
-  for (uint64_t r = 0; r < f.n; ++r) {
-    ++zcount[z[r] + uint64_t{1}];
-    gcode[gkey[r]] = 0;
+  // The counting sort by Z, stable and parallel: each slice of rows counts its Z codes, and its
+  // rows go to consecutive positions after the earlier slices' rows of the same code. Fewer
+  // slices where the code space is large keep the per-slice counts small.
+  const uint64_t buckets = uint64_t{zc} * lanes;
+  unsigned sort_parts = parts;
+  while (sort_parts > 1 && buckets * sort_parts > (uint64_t{1} << 24)) sort_parts /= 2;
+  if (f.n < uint64_t{2} * sort_parts) sort_parts = 1;  // parallel_slices' serial case
+  // Both passes below cut the rows into the same slices (same n and part count).
+  std::vector<std::vector<uint32_t>> next(sort_parts);  // per slice: counts, then next position
+  parallel_slices(f.n, sort_parts, [&](size_t b, size_t end, unsigned part) {
+    std::vector<uint32_t>& count = next[part];
+    count.assign(buckets, 0);
+    for (uint64_t r = b; r < end; ++r) {
+      ++count[z[r]];
+      // Several slices may mark one group: the same value, so relaxed atomic stores suffice.
+      std::atomic_ref<uint32_t>(gcode[gkey[r]]).store(0, std::memory_order_relaxed);
+    }
+  });
+  // zend[c]: one past the last position of Z code c; next[part][c]: the slice's first position.
+  std::vector<uint64_t> zend(buckets);
+  uint64_t running = 0;
+  for (uint64_t c = 0; c < buckets; ++c) {
+    for (auto& count : next) {
+      uint32_t k = count[c];
+      count[c] = static_cast<uint32_t>(running);
+      running += k;
+    }
+    zend[c] = running;
   }
   uint32_t groups = 0;
   for (uint64_t k = 0; k < gspace; ++k)
@@ -457,7 +484,7 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   constexpr int64_t kExact = int64_t{1} << 24;
   bool side = force_side_values || xmin < -kExact || xmax > kExact;
   if (side) xmin = xmax = 0;
-  if (plan.aggregate == Aggregate::extprice_times_discount) e.multipliers.resize(f.n);
+  if (plan.aggregate == Aggregate::extprice_times_discount) resize_zeroed(e.multipliers, f.n);
 
   // Triangle (x, y, z), (x + Sx, y, z), (x, y + Sy, z) with S = 4W, W at least the value range:
   // the point (xmin + 1.5 Wx, 1.5 Wy) lies strictly inside every triangle, at least W/8 from
@@ -470,15 +497,17 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   e.ray_x = static_cast<float>(double(xmin) + 1.5 * wx);
   e.ray_y = static_cast<float>(1.5 * wy);
 
-  for (uint64_t c = 1; c <= zc * lanes; ++c) zcount[c] += zcount[c - 1];
-  std::vector<uint32_t>& pos = gkey;  // each row's group key becomes its triangle's position
-  for (uint64_t r = 0; r < f.n; ++r) {
-    uint32_t g = gcode[gkey[r]];
-    pos[r] = zcount[z[r]]++;
-    z[r] = g;  // and its Z code its group code (the Z code is the position's order)
-  }
-  e.vertices.resize(f.n * 9);
-  if (side) e.side_values.resize(f.n);
+  FillLaterVector<uint32_t>& pos = gkey;  // each row's group key becomes its triangle's position
+  parallel_slices(f.n, sort_parts, [&](size_t b, size_t end, unsigned part) {
+    std::vector<uint32_t>& at = next[part];
+    for (uint64_t r = b; r < end; ++r) {
+      uint32_t g = gcode[gkey[r]];
+      pos[r] = at[z[r]]++;
+      z[r] = g;  // and its Z code its group code (the Z code is the position's order)
+    }
+  });
+  resize_zeroed(e.vertices, f.n * 9);
+  if (side) resize_zeroed(e.side_values, f.n);
   parallel_slices(f.n, parts, [&](size_t b, size_t end, unsigned) {
     for (uint64_t r = b; r < end; ++r) {
       uint64_t p = pos[r];
@@ -494,11 +523,11 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
     }
   });
   // The Z of each position: the counting sort's runs, in order.
-  parallel_slices(zc * lanes, parts, [&](size_t b, size_t end, unsigned) {
+  parallel_slices(buckets, parts, [&](size_t b, size_t end, unsigned) {
     for (uint64_t c = b; c < end; ++c) {
-      uint64_t first = c == 0 ? 0 : zcount[c - 1];
+      uint64_t first = c == 0 ? 0 : zend[c - 1];
       auto zf = static_cast<float>(c);
-      for (uint64_t p = first; p < zcount[c]; ++p)
+      for (uint64_t p = first; p < zend[c]; ++p)
         e.vertices[p * 9 + 2] = e.vertices[p * 9 + 5] = e.vertices[p * 9 + 8] = zf;
     }
   });

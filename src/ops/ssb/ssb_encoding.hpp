@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "raydb/ssb.hpp"
 
 namespace raydb::ssb::detail {
@@ -93,9 +94,10 @@ QueryPlan plan_query(const std::string& canonical_name, const FlatTable& flat);
 
 struct EncodedQuery {
   uint64_t rows = 0;
-  std::vector<float> vertices;        // 9 floats per triangle, triangles in Z order
-  std::vector<uint32_t> multipliers;  // Q1.x: lo_discount per triangle; else empty
-  std::vector<int64_t> side_values;   // the value when X cannot hold it exactly; else empty
+  // Written whole by the encoding's parallel passes (no zero fill first).
+  raydb::detail::FillLaterVector<float> vertices;        // 9 floats per triangle, in Z order
+  raydb::detail::FillLaterVector<uint32_t> multipliers;  // Q1.x: lo_discount per triangle
+  raydb::detail::FillLaterVector<int64_t> side_values;   // the value X cannot hold exactly
   std::vector<std::vector<uint32_t>> group_tuples;       // group code -> attribute codes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges, ascending
   uint32_t z_codes = 1;                                  // size of the Z code space

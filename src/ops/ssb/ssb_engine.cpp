@@ -92,8 +92,8 @@ struct SsbEngine::Impl {
           c, ShaderId::ssb_trace_query, sizeof(detail::SsbTraceParams), binding->layout());
   }
 
-  template <class T>
-  Buffer upload(const std::vector<T>& host, VkBufferUsageFlags extra, const char* name,
+  template <class T, class Alloc>
+  Buffer upload(const std::vector<T, Alloc>& host, VkBufferUsageFlags extra, const char* name,
                 CommandBatch& batch, std::vector<Buffer>& staging) {
     Buffer b(*ctx, std::max<uint64_t>(host.size() * sizeof(T), 16), kStorageUsage | extra,
              MemoryUse::device, name);

@@ -137,8 +137,8 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   bool built() const override { return gas_.handle != 0; }
 
  private:
-  template <class T>
-  DeviceMemory upload(const std::vector<T>& host, const char* what) {
+  template <class T, class Alloc>
+  DeviceMemory upload(const std::vector<T, Alloc>& host, const char* what) {
     DeviceMemory m(memory_, host.size() * sizeof(T), what);
     if (!host.empty())
       cuda::check(cudaMemcpyAsync(m.get(), host.data(), host.size() * sizeof(T),
