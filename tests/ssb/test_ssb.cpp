@@ -174,6 +174,45 @@ TEST_CASE("ssb loader: bad input names the file and line") {
         std::string::npos);
 }
 
+TEST_CASE("ssb loader: a file parsed in slices reports its first bad line") {
+  // SF 0.01's lineorder.tbl is about 6 MB: the loader cuts it into one slice of whole lines per
+  // hardware thread, so a bad line far into the file lies in a later slice than line 10.
+  uint64_t seed = test::fresh_seed();
+  TempDir dir("ssb_slices");
+  SsbTables t = generate_ssb(0.01, seed, dir.path.string()).value();
+  fs::path lo = dir.path / "lineorder.tbl";
+  std::string good;
+  {
+    std::ifstream in(lo, std::ios::binary);
+    good.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  REQUIRE(good.size() > (size_t{2} << 20));
+  // Replaces the first character of field 9 (lo_quantity) on 1-based line `line` with 'x'.
+  auto spoil = [](std::string text, size_t line) {
+    size_t at = 0;
+    for (size_t l = 1; l < line; ++l) at = text.find('\n', at) + 1;
+    for (int f = 0; f < 8; ++f) at = text.find('|', at) + 1;
+    text[at] = 'x';
+    return text;
+  };
+  auto message = [&](const std::string& text) {
+    write_file(lo, text);
+    auto r = load_ssb_tbl(dir.path.string());
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().code() == Errc::invalid_argument);
+    return std::string(r.error().what());
+  };
+  size_t rows = t.lineorder.size(), late = rows - 7;
+  CHECK(message(spoil(good, late))
+            .find(fmt::format("lineorder.tbl line {} field 9 (lo_quantity): 'x", late)) !=
+        std::string::npos);
+  CHECK(message(spoil(spoil(good, late), 10)).find("lineorder.tbl line 10 field 9") !=
+        std::string::npos);
+  CHECK(message(spoil(good, rows)).find(fmt::format("line {} field 9", rows)) != std::string::npos);
+  write_file(lo, good);
+  CHECK(load_ssb_tbl(dir.path.string()).value() == t);
+}
+
 TEST_CASE("ssb names and limits: unknown query and too many rows") {
   CHECK(canonical_query_name("Q2.3").value() == "2.3");
   CHECK(canonical_query_name("q4.1").value() == "4.1");
