@@ -1,6 +1,8 @@
 """What raydb.dask's distributed classes share: the per-worker context and partition store, and
 waiting on pinned tasks while watching for lost workers."""
 
+import threading
+
 from distributed import KilledWorker, get_worker, wait
 
 import raydb
@@ -33,19 +35,41 @@ def await_all(client, futures, workers, poll_s=0.5):
         if f.status == "error" and isinstance(f.exception(), KilledWorker):
             # The scheduler gave up on a worker holding the state (it died running the task).
             raise PartitionLost(f"a partition's worker died: {f.exception()}")
-    # A result lives on its worker until gathered: a worker lost after its task finished would
-    # leave a plain gather waiting forever for a task pinned to it, so each fetch polls too.
-    results = []
-    for f, w in zip(futures, workers):
-        while True:
-            try:
-                results.append(f.result(timeout=poll_s))
-                break
-            except TimeoutError:
-                if w not in set(client.scheduler_info()["workers"]):
+    return _gather_watching(client, futures, workers, poll_s)
+
+
+def _gather_watching(client, futures, workers, poll_s):
+    """Fetches the results in one gather while the caller's thread watches the workers.
+
+    A result lives on its worker until gathered, and a worker lost after its task finished leaves
+    a plain gather waiting forever, hence the watch. The gather itself is never cut short: a
+    gather cancelled mid-transfer (a result of hundreds of MB takes longer than one poll) makes
+    the scheduler believe the worker lost the result and shut it down.
+    """
+    box = {}
+
+    def gather():
+        try:
+            box["results"] = client.gather(list(futures))
+        except BaseException as e:  # handed to the caller's thread
+            box["error"] = e
+
+    # A daemon: a gather stuck on a lost worker must not keep the interpreter from exiting.
+    thread = threading.Thread(target=gather, name="raydb-gather", daemon=True)
+    thread.start()
+    while thread.is_alive():
+        thread.join(poll_s)
+        if thread.is_alive():
+            live = set(client.scheduler_info()["workers"])
+            lost = [w for w in workers if w not in live]
+            if lost:
+                for f in futures:
                     f.cancel()
-                    raise PartitionLost(f"worker {w} left the cluster holding a partition's result")
-    return results
+                raise PartitionLost(f"worker(s) {', '.join(lost)} left the cluster holding a "
+                                    "partition's result")
+    if "error" in box:
+        raise box["error"]
+    return box["results"]
 
 
 def _worker_state():

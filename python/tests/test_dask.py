@@ -152,6 +152,24 @@ def _assert_lookup(got, keys, values, points):
     assert (got["first_row"][~hit] == raydb.MISS_ROW).all()
 
 
+def _arange(n):
+    return np.arange(n, dtype=np.uint64)
+
+
+def test_await_all_large_results(client):
+    """Results that take many polls to transfer arrive whole: a gather cut short at each poll made
+    the scheduler shut the worker down ("Couldn't gather keys"), as 2^26 lookups did on a GPU."""
+    workers = sorted(client.scheduler_info()["workers"])
+    n = 8 << 20  # 64 MB per result
+    futures = [client.submit(_arange, n + i, workers=[w], pure=False)
+               for i, w in enumerate(workers)]
+    got = rdask.await_all(client, futures, workers, poll_s=0.001)
+    assert len(got) == len(workers)
+    for i, g in enumerate(got):
+        np.testing.assert_array_equal(g, np.arange(n + i, dtype=np.uint64))
+    assert sorted(client.scheduler_info()["workers"]) == workers  # none was shut down
+
+
 def test_worker_lost_mid_lookups(client, rng):
     """A PartitionedIndex whose worker is killed: PartitionLost without retries; with them, the
     partition is rebuilt on a live worker and every answer is whole. Kills a worker process (the
