@@ -71,17 +71,46 @@ def _cluster(n, devices):
                        scheduler={"cls": Scheduler, "options": {"dashboard_address": None}})
 
 
-def _ssb_single(tables, queries, device):
-    """Every query on one engine over all of lineorder (the worker's device): results, stats."""
+def _ssb_single_build(name, tables, device):
+    """One engine over all of lineorder on the worker's device, kept in the worker's store."""
     from . import dask as rd
 
-    engine = raydb.ssb.Engine(rd._worker_context(device), tables)
-    out = {}
-    for q in queries:
-        t0 = time.perf_counter()
-        result = engine.run(q)
-        out[q] = (result, dict(engine.last_stats, wall_ms=(time.perf_counter() - t0) * 1e3))
-    return out
+    rd._worker_state()[name] = raydb.ssb.Engine(rd._worker_context(device), tables)
+
+
+def _ssb_single_run(name, query):
+    """One query on the kept engine: its result and stats."""
+    from . import dask as rd
+
+    engine = rd._part(name)
+    t0 = time.perf_counter()
+    result = engine.run(query)
+    return result, dict(engine.last_stats, wall_ms=(time.perf_counter() - t0) * 1e3)
+
+
+def _ssb_single_drop(name):
+    from . import dask as rd
+
+    rd._worker_state().pop(name, None)
+
+
+def _ssb_reference(client, worker, tables, queries, device, emit):
+    """Every query on one engine over the whole fact table on `worker`, one task per query, so
+    that each line is written as its query ends: {query: result}."""
+    name = f"raydb-bench-single-{time.time_ns()}"
+    whole = client.scatter(tables, workers=[worker], hash=False)
+    client.submit(_ssb_single_build, name, whole, device, workers=[worker], pure=False).result()
+    del whole
+    reference = {}
+    try:
+        for q in queries:
+            result, stats = client.submit(_ssb_single_run, name, q, workers=[worker],
+                                          pure=False).result()
+            reference[q] = result
+            emit(dict(op="ssb_single", workers=1, query=q, **stats))
+    finally:  # the engine's GPU memory, before the partitions are built
+        client.submit(_ssb_single_drop, name, workers=[worker], pure=False).result()
+    return reference
 
 
 def _same(got, want):
@@ -142,13 +171,9 @@ def bench_dask(args, emit):
                           worker_devices=[i["device"] for i in infos])
             if tables is not None and args.check and reference is None:
                 # one engine over the whole fact table on the first worker, before any partition
-                whole = client.scatter(tables, workers=[workers[0]], hash=False)
-                reference = client.submit(_ssb_single, whole, args.queries, args.device,
-                                          workers=[workers[0]], pure=False).result()
-                del whole
-                for q, (_, stats) in reference.items():
-                    emit(dict(common, op="ssb_single", workers=1, query=q, scale_factor=sf,
-                              **stats))
+                reference = _ssb_reference(
+                    client, workers[0], tables, args.queries, args.device,
+                    lambda r: emit(dict(common, scale_factor=sf, **r)))
 
             def overhead():
                 rd.await_all(client, [client.submit(_noop, workers=[w], pure=False)
@@ -179,7 +204,7 @@ def bench_dask(args, emit):
                         ssb.run(q)  # shaders and BVHs
                     result = {}
                     t = _times(lambda q=q: result.update(r=ssb.run(q)), args.repeat)
-                    checked = _same(result["r"], reference[q][0]) if reference else None
+                    checked = _same(result["r"], reference[q]) if reference else None
                     emit(dict(common, op="ssb_query", query=q, scale_factor=sf, checked=checked,
                               **t, **_part_stats(ssb.last_stats)))
                     if checked is False:
