@@ -157,3 +157,30 @@ TEST_CASE("pipelined lookups: the sorted array and the hash table at chunk bound
     }
   }
 }
+
+TEST_CASE("pipelined lookups: chunks large enough for parallel host copies, the last one shorter") {
+  // Chunks of 2^18 lookups move 4 MiB of results each, which the host copies on several threads
+  // (smaller copies stay on one). A last chunk a little shorter than the others reuses a slot
+  // whose results are still being copied out when its own results are poisoned: on the 64-core
+  // GPU host, poison overwrote results of 2^25-lookup batches. Several batch sizes and repeats,
+  // since how the threads interleave varies.
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
+  std::vector<uint32_t> values(keys.size());
+  for (auto& v : values) v = static_cast<uint32_t>(rng());
+  auto hash = HashIndex::build(test::context(), keys.span(), values).value();
+  RxReference ref(keys.span(), values);
+  constexpr uint64_t kLarge = uint64_t{1} << 18;
+  ChunkScope pipelined(kLarge);
+  for (uint64_t count : {4 * kLarge - 1, 4 * kLarge - 656, 3 * kLarge + kLarge / 2}) {
+    auto points = probes_for(keys, count, rng);
+    auto want = ref.lookup(points.span());
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      std::vector<RxLookup> out(count, RxLookup{7, 7, 7});
+      REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
+      std::string what = "hash, " + std::to_string(count) + " points";
+      test::check_lookups(out, want, what.c_str());
+    }
+  }
+}

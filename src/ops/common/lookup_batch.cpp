@@ -124,8 +124,12 @@ RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlag
     Slot& s = slots_[k % kSlots];
     const uint64_t count = std::min(chunk, q.count - first);
     // The slot's last chunk must be done before its memory is reused; its results go out in the
-    // same parallel pass that brings this chunk's queries in and poisons its results, so that a
-    // lookup the kernel failed to write cannot pass as a result.
+    // same parallel pass that brings this chunk's queries in. Only then are the slot's results
+    // poisoned, so that a lookup the kernel failed to write cannot pass as a result. The poison
+    // must not share that pass: each thread fills its share of the new chunk's results, and
+    // where that chunk is shorter (the last one) a share starts inside another thread's share of
+    // the results still being copied out. On the 64-core GPU host that overwrote results of
+    // 2^25-lookup batches with poison.
     if (s.busy) {
       VkResult r = ctx_.vk.vkWaitForFences(ctx_.device, 1, &s.fence, VK_TRUE, UINT64_MAX);
       if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
@@ -134,12 +138,11 @@ RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlag
       stats.probe_ms += s.timer->ms(0, 1);
       s.out.invalidate();
       host_copies({{out + s.first, s.out.mapped(), s.count * kResultBytes},
-                   {s.in.mapped(), src + first * qbytes, count * qbytes},
-                   {s.out.mapped(), nullptr, count * kResultBytes}});
+                   {s.in.mapped(), src + first * qbytes, count * qbytes}});
     } else {
-      host_copies({{s.in.mapped(), src + first * qbytes, count * qbytes},
-                   {s.out.mapped(), nullptr, count * kResultBytes}});
+      host_copies({{s.in.mapped(), src + first * qbytes, count * qbytes}});
     }
+    host_copies({{s.out.mapped(), nullptr, count * kResultBytes}});
     s.in.flush();
     s.out.flush();
     s.first = first;
