@@ -169,15 +169,15 @@ void parse_rows(const std::filesystem::path& path, size_t fields, Resize&& resiz
     if (e) std::rethrow_exception(e);
 }
 
+// Sizes every column of a table to n rows.
+template <class... Columns>
+void resize_all(uint64_t n, Columns&... columns) {
+  (columns.resize(n), ...);
+}
+
 void load_party(const std::filesystem::path& path, size_t fields, PartyColumns& out) {
   parse_rows(
-      path, fields,
-      [&](uint64_t n) {
-        out.key.resize(n);
-        out.city.resize(n);
-        out.nation.resize(n);
-        out.region.resize(n);
-      },
+      path, fields, [&](uint64_t n) { resize_all(n, out.key, out.city, out.nation, out.region); },
       [&](const TblReader& r, uint64_t i) {
         out.key[i] = r.number(0, "key");
         out.city[i] = r.text(3);
@@ -206,12 +206,7 @@ Result<SsbTables> load_ssb_tbl(const std::string& dir_name) {
     PartColumns& part = t.part;
     parse_rows(
         dir / "part.tbl", 9,
-        [&](uint64_t n) {
-          part.partkey.resize(n);
-          part.mfgr.resize(n);
-          part.category.resize(n);
-          part.brand1.resize(n);
-        },
+        [&](uint64_t n) { resize_all(n, part.partkey, part.mfgr, part.category, part.brand1); },
         [&](const TblReader& r, uint64_t i) {
           part.partkey[i] = r.number(0, "p_partkey");
           part.mfgr[i] = r.text(2);
@@ -222,11 +217,8 @@ Result<SsbTables> load_ssb_tbl(const std::string& dir_name) {
     parse_rows(
         dir / "date.tbl", 17,
         [&](uint64_t n) {
-          date.datekey.resize(n);
-          date.year.resize(n);
-          date.yearmonthnum.resize(n);
-          date.yearmonth.resize(n);
-          date.weeknuminyear.resize(n);
+          resize_all(n, date.datekey, date.year, date.yearmonthnum, date.yearmonth,
+                     date.weeknuminyear);
         },
         [&](const TblReader& r, uint64_t i) {
           date.datekey[i] = r.number(0, "d_datekey");
@@ -236,12 +228,11 @@ Result<SsbTables> load_ssb_tbl(const std::string& dir_name) {
           date.weeknuminyear[i] = r.number(11, "d_weeknuminyear");
         });
     LineorderColumns& lo = t.lineorder;
-    auto columns = {&lo.custkey,       &lo.partkey,  &lo.suppkey, &lo.orderdate, &lo.quantity,
-                    &lo.extendedprice, &lo.discount, &lo.revenue, &lo.supplycost};
     parse_rows(
         dir / "lineorder.tbl", 17,
         [&](uint64_t n) {
-          for (std::vector<uint32_t>* c : columns) c->resize(n);
+          resize_all(n, lo.custkey, lo.partkey, lo.suppkey, lo.orderdate, lo.quantity,
+                     lo.extendedprice, lo.discount, lo.revenue, lo.supplycost);
         },
         [&](const TblReader& r, uint64_t i) {
           lo.custkey[i] = r.number(2, "lo_custkey");
