@@ -11,15 +11,30 @@
 //             r, bits past the last row 0 (as Bitmap); offset a multiple of 4; usage
 //             VK_BUFFER_USAGE_TRANSFER_DST_BIT (raydb copies the words in).
 //
-// What travels through host memory: the query's predicates (rewritten to codes on the host, as
-// select() does) and, at build, what the host-vector build reads back too: each column's sorted
-// values, once, for Uniform Encoding's mapping table (that is why only RtScanMode::rtscan with
+// What travels through host memory (nothing of the columns, the mapping tables, the sieving
+// borders or the bitmaps; options.gpu_encoding keeps them on the device):
+//   to the device   at build, the planner's fixed inputs (40 bytes per column, 64 per column
+//                   group); at each selection, its predicates (16 bytes each, written by
+//                   vkCmdUpdateBuffer in the selection's command buffer).
+//   to the host     at build, 8 bytes per column (the number of distinct values and of sieving
+//                   borders, which size the sieving vectors), after the fence of that column's
+//                   encoding, which the build waits for; the acceleration-structure builder's
+//                   compacted sizes (8 bytes per BVH), as for every index. At each selection, 16
+//                   bytes of counts (rays, refine boxes, and whether a column group needed more
+//                   than 2^32 - 1 rays: then Errc::limit_exceeded and the bitmap is not copied),
+//                   after the selection's fence, before the copy into the host's buffer is
+//                   submitted.
+// The selection is planned on the device (rtscan_plan.comp: the predicates rewritten to codes by
+// binary searches over the mapping tables, the nearest sieving borders, the refine boxes and their
+// ray lattices); the refine launches stride over the rays the plan holds. Only mode rtscan with
 // gpu_encoding is offered here: the other modes and the CPU encoder would read whole columns on
-// the host). The bitmap itself never leaves the device.
+// the host. Where a host plan is needed (set_count_intersections, the OptiX twin, lattice
+// constants I, L + S or I + epsilon outside [2^-24, 2^38), which the planner's fixed point cannot
+// hold) each column's mapping table and borders are read back once, on first use.
 //
-// Not yet here: recording a selection into the host's command buffer (the selection's sieve,
-// refine and merge run in raydb's own submission, waited for by raydb, before the copy into the
-// host's buffer is submitted under the host's semaphores), and row ids instead of a bitmap.
+// Not yet here: recording a selection into the host's command buffer (the selection runs in
+// raydb's own submission, waited for by raydb, before the copy into the host's buffer is
+// submitted under the host's semaphores), and row ids instead of a bitmap.
 #pragma once
 
 #include <span>

@@ -48,8 +48,9 @@ Result<RtScanMode> parse_rtscan_mode(const std::string& text);  ///< rtscan | rt
 struct RtScanOptions {
   /// Which RTScan variant to build (see RtScanMode).
   RtScanMode mode = RtScanMode::rtscan;
-  /// Uniform Encoding on the GPU (radix sort of (value, row) pairs; the sorted values come back
-  /// once for the mapping table) rather than on the host's threads. rtscan mode only.
+  /// Uniform Encoding on the GPU (radix sort of (value, row) pairs) rather than on the host's
+  /// threads; the mapping table and sieving borders then stay on the device and selections are
+  /// planned there (raydb/device_rtscan.hpp says what comes back). rtscan mode only.
   bool gpu_encoding = true;
   /// Sieving bins per column (K; K - 1 bit vectors are stored), 1 to 4096. rtscan mode only.
   uint32_t bins = 128;
