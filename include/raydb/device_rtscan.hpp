@@ -32,9 +32,12 @@
 // constants I, L + S or I + epsilon outside [2^-24, 2^38), which the planner's fixed point cannot
 // hold) each column's mapping table and borders are read back once, on first use.
 //
-// Not yet here: recording a selection into the host's command buffer (the selection runs in
-// raydb's own submission, waited for by raydb, before the copy into the host's buffer is
-// submitted under the host's semaphores), and row ids instead of a bitmap.
+// A selection is either submitted by raydb (rtscan_submit_select: raydb waits for it, reads the
+// 16 bytes of counts, then submits the copy into the host's buffer under the host's semaphores)
+// or recorded into the host's command buffer (rtscan_record_select: nothing is submitted, waited
+// for or read back; the host submits).
+//
+// Not yet here: row ids instead of a bitmap.
 #pragma once
 
 #include <span>
@@ -62,5 +65,29 @@ Result<RtScanTable> rtscan_build(const Context& ctx, std::span<const DeviceSpan>
 /// bitmap until its destructor or its next rtscan_submit_select. last_stats() is the selection's.
 Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predicates,
                             const DeviceSpan& bitmap, const DeviceSync& sync);
+
+/// Records the selection (as RtScanTable::select) into the host's command buffer `cmd` (primary,
+/// in the recording state, on the adopted device, of a queue family with compute support), the
+/// bitmap's words copied into `bitmap` at its end. Nothing is submitted, waited for or read back;
+/// the predicates are recorded into `cmd` (vkCmdUpdateBuffer), so the call's span need not
+/// outlive it.
+///
+/// Barriers and state as rx_record_lookup (raydb/device_buffers.hpp): a global memory barrier
+/// before raydb's work (all commands, memory reads and writes -> its transfers and shaders) and
+/// after the copy (transfer writes -> all commands, memory reads and writes); raydb binds its own
+/// pipelines, descriptor sets and push constants at the compute and ray-tracing bind points.
+///
+/// The table keeps one plan, predicate buffer and set of group bitmaps for recorded selections:
+/// selections recorded from one table must not run at the same time (in order on one queue, as
+/// the barriers make them, is fine), and the table must not be destroyed until every submission
+/// of `cmd` has completed. last_stats() is reset (no counts come back).
+///
+/// Refused (Errc::unsupported) unless the table plans on the device (options.gpu_encoding, count
+/// intersections off, lattice constants in the planner's range: see the file comment); refused
+/// (Errc::limit_exceeded) past 4096 predicates, or when a column group's refine boxes could need
+/// more than 2^32 - 1 rays (a submitted selection checks the plan's count; a recorded one could
+/// not report it, so the bound over every possible box is checked instead).
+Status rtscan_record_select(RtScanTable& table, VkCommandBuffer cmd,
+                            std::span<const Predicate> predicates, const DeviceSpan& bitmap);
 
 }  // namespace raydb

@@ -86,4 +86,23 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
   });
 }
 
+Status rtscan_record_select(RtScanTable& table, VkCommandBuffer cmd,
+                            std::span<const Predicate> predicates, const DeviceSpan& bitmap) {
+  RtScanImpl& impl = DeviceIndexAccess::impl(table);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, "rtscan_record_select");
+    detail::check_span(bitmap, "bitmap", 4, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       Errc::output_too_small);
+    if (bitmap.count < impl.words())
+      throw Error(Errc::output_too_small,
+                  fmt::format("{} rows need {} bitmap words but the bitmap span holds {}", impl.n,
+                              impl.words(), bitmap.count));
+    if (impl.n == 0) {  // nothing to select: no rows, no words
+      impl.query_stats = {};
+      return;
+    }
+    impl.record_select(cmd, predicates, bitmap.buffer, bitmap.offset);
+  });
+}
+
 }  // namespace raydb

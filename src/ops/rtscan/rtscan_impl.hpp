@@ -18,6 +18,8 @@
 
 namespace raydb::detail {
 
+class GpuTimer;
+
 // One refine box of one column group as a launch of the lattice's rays, whichever API traces it:
 // the push constants with ray_offset 0 and num_rays unset (the API slices `rays` to its launch
 // limits), and the buffers it names besides the keys (the group's bitmap; the call counter, or
@@ -85,7 +87,9 @@ struct RtScanImpl {
   // 16 bytes of counts read back after the selection's fence.
   bool device_plan = false;
   Buffer plan_inputs, plan_predicates, plan_out, plan_counts;
-  std::vector<uint32_t> plan_width;  // per group: the refine launch's invocations
+  std::vector<uint32_t> plan_width;    // per group: the refine launch's invocations
+  std::vector<double> plan_bound;      // per group: the most rays its refine boxes can need
+  std::vector<Buffer> record_bitmaps;  // per group, for recorded selections (made once)
   std::unique_ptr<RtPipeline> rt_plan;
   std::unique_ptr<ComputePipeline> query_plan_kernel;
   RtScanBuildStats build_stats;
@@ -113,6 +117,17 @@ struct RtScanImpl {
   std::shared_ptr<BitmapImpl> select(std::span<const Predicate> predicates,
                                      const RtScanExternalRefine* external = nullptr);
   std::shared_ptr<BitmapImpl> select_planned(std::span<const Predicate> predicates);
+  // rtscan_record_select: the planned selection recorded into the host's `cmd`, the bitmap copied
+  // to `bitmap` at `offset`; nothing submitted, nothing read back.
+  void record_select(VkCommandBuffer cmd, std::span<const Predicate> predicates, VkBuffer bitmap,
+                     VkDeviceSize offset);
+  std::vector<uint32_t> pack_predicates(std::span<const Predicate> predicates) const;
+  // The plan, sieve, refine and merge into `cmd` over the predicates already in
+  // `predicate_buffer`; bitmaps: one words buffer per group, the first receives the result. With
+  // `timer`, marks[0..3] bracket plan + sieve, refine and merge.
+  void record_planned(VkCommandBuffer cmd, std::span<const uint32_t> packed,
+                      const Buffer& predicate_buffer, std::span<const Buffer* const> bitmaps,
+                      GpuTimer* timer, uint32_t* marks);
 };
 
 // The table behind an RtScanTable (valid while it lives).

@@ -25,6 +25,7 @@ constexpr VkAccessFlags kRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE
 // fill a large GPU, few enough that a launch whose plan holds few rays costs little.
 constexpr uint64_t kMaxPlanWidth = uint64_t{1} << 18;
 constexpr double kScale = double(uint64_t{1} << kRtScanPlanFraction);
+constexpr uint64_t kRecordPredicateBytes = 65536;  // 4096 predicates
 }  // namespace
 
 void RtScanImpl::prepare_device_plan() {
@@ -34,6 +35,7 @@ void RtScanImpl::prepare_device_plan() {
   auto fits = [](double x) { return x * kScale >= 1 && x < 0x1p38; };
   std::vector<RtScanPlanGroup> plan_groups;
   std::vector<uint32_t> widths;
+  std::vector<double> bounds;
   for (const Group& g : groups) {
     const Lattice& l = g.lattice;
     const double stride = l.segment + l.spacing;
@@ -60,8 +62,9 @@ void RtScanImpl::prepare_device_plan() {
     const double per_box = count == 1   ? lines * across
                            : count == 2 ? lines * lines * across
                                         : lines * lines * along;
-    const double bound = std::min(per_box * 2 * count, double(kMaxPlanWidth));
-    widths.push_back(static_cast<uint32_t>((static_cast<uint64_t>(bound) + 63) / 64 * 64));
+    bounds.push_back(per_box * 2 * count);
+    const double width = std::min(bounds.back(), double(kMaxPlanWidth));
+    widths.push_back(static_cast<uint32_t>((static_cast<uint64_t>(width) + 63) / 64 * 64));
   }
   std::vector<RtScanPlanColumn> plan_columns(cols);
   for (uint32_t k = 0; k < cols; ++k) {
@@ -79,6 +82,9 @@ void RtScanImpl::prepare_device_plan() {
                     kStorageUsage, MemoryUse::device, "rtscan plan");
   plan_counts = Buffer(c, sizeof(RtScanPlanStats), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
                        MemoryUse::readback, "rtscan plan counts readback");
+  // vkCmdUpdateBuffer's limit; never reallocated, as recorded selections refer to it.
+  plan_predicates =
+      Buffer(c, kRecordPredicateBytes, kStorageUsage, MemoryUse::device, "rtscan plan predicates");
   {
     CommandBatch cb(c);
     Buffer staging_columns, staging_groups;
@@ -102,6 +108,7 @@ void RtScanImpl::prepare_device_plan() {
                                                           groups[0].binding->layout());
   }
   plan_width = std::move(widths);
+  plan_bound = std::move(bounds);
   device_plan = true;
 }
 
@@ -117,10 +124,7 @@ void RtScanImpl::host_tables() {
   }
 }
 
-std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate> predicates) {
-  VkContext& c = *ctx;
-  query_stats = {};
-  auto host_t0 = std::chrono::steady_clock::now();
+std::vector<uint32_t> RtScanImpl::pack_predicates(std::span<const Predicate> predicates) const {
   std::vector<uint32_t> packed;  // column, op, value, value2 per predicate (the planner's uvec4)
   for (const Predicate& p : predicates) {
     if (p.column >= cols)
@@ -129,34 +133,25 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
           fmt::format("a predicate names column {} but the table has {} columns", p.column, cols));
     packed.insert(packed.end(), {p.column, static_cast<uint32_t>(p.op), p.value, p.value2});
   }
-  std::vector<std::shared_ptr<BitmapImpl>> bitmaps;
-  for (size_t gi = 0; gi < groups.size(); ++gi) bitmaps.push_back(new_bitmap(ctx, n, false));
+  return packed;
+}
 
-  CommandBatch cb(c);
-  VkCommandBuffer cmd = cb.cmd();
-  const uint64_t predicate_bytes = packed.size() * 4;
-  Buffer staging;
-  if (predicate_bytes > 0) {
-    if (plan_predicates.size() < predicate_bytes)
-      plan_predicates =
-          Buffer(c, predicate_bytes, kStorageUsage, MemoryUse::device, "rtscan plan predicates");
-    if (predicate_bytes <= 65536)  // vkCmdUpdateBuffer's limit: no staging buffer
-      c.vk.vkCmdUpdateBuffer(cmd, plan_predicates.handle(), 0, predicate_bytes, packed.data());
-    else
-      record_upload(c, cmd, staging, plan_predicates, packed.data(), predicate_bytes);
-    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
-  }
-  GpuTimer timer(c, 4);
-  timer.reset(cmd);
-  uint32_t t0 = timer.mark(cmd);
+void RtScanImpl::record_planned(VkCommandBuffer cmd, std::span<const uint32_t> packed,
+                                const Buffer& predicate_buffer,
+                                std::span<const Buffer* const> bitmaps, GpuTimer* timer,
+                                uint32_t* marks) {
+  VkContext& c = *ctx;
+  auto mark = [&](int i) {
+    if (timer) marks[i] = timer->mark(cmd);
+  };
+  mark(0);
   RtScanPlanParams pp{plan_inputs.address(),
                       plan_inputs.address() + cols * sizeof(RtScanPlanColumn),
-                      predicate_bytes > 0 ? plan_predicates.address() : 0,
+                      packed.empty() ? 0 : predicate_buffer.address(),
                       plan_out.address(),
                       cols,
                       static_cast<uint32_t>(groups.size()),
-                      static_cast<uint32_t>(predicates.size()),
+                      static_cast<uint32_t>(packed.size() / 4),
                       static_cast<uint32_t>(n)};
   kernel(c, ShaderId::rtscan_plan, sizeof pp).dispatch(cmd, &pp, 1);
   memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
@@ -165,7 +160,7 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
   };
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     RtScanSieveParams sp{};
-    sp.bitmap = bitmaps[gi]->words.address();
+    sp.bitmap = bitmaps[gi]->address();
     sp.words = static_cast<uint32_t>(words());
     sp.rows = static_cast<uint32_t>(n);
     sp.columns = static_cast<uint32_t>(groups[gi].columns.size());
@@ -173,12 +168,12 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
     kernel(c, ShaderId::rtscan_sieve, sizeof sp).dispatch(cmd, &sp, words());
   }
   memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
-  uint32_t t1 = timer.mark(cmd);
+  mark(1);
   for (size_t gi = 0; gi < groups.size(); ++gi) {
     const Group& g = groups[gi];
     RtScanPlanRefineParams rp{};
     for (size_t d = 0; d < g.columns.size(); ++d) rp.keys[d] = keys[g.columns[d]].address();
-    rp.bitmap = bitmaps[gi]->words.address();
+    rp.bitmap = bitmaps[gi]->address();
     rp.plan = group_plan(gi);
     rp.interval = static_cast<float>(g.lattice.interval);
     rp.segment = static_cast<float>(g.lattice.segment);
@@ -190,10 +185,10 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
       query_plan_kernel->dispatch(cmd, &rp, rp.width, g.binding->set());
   }
   memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
-  uint32_t t2 = timer.mark(cmd);
+  mark(2);
   for (size_t gi = 1; gi < groups.size(); ++gi) {
-    BitmapOpParams p{bitmaps[0]->words.address(),
-                     bitmaps[gi]->words.address(),
+    BitmapOpParams p{bitmaps[0]->address(),
+                     bitmaps[gi]->address(),
                      static_cast<uint32_t>(words()),
                      static_cast<uint32_t>(n),
                      kAnd,
@@ -201,7 +196,39 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
     kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
     memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
   }
-  uint32_t t3 = timer.mark(cmd);
+  mark(3);
+}
+
+std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate> predicates) {
+  VkContext& c = *ctx;
+  query_stats = {};
+  auto host_t0 = std::chrono::steady_clock::now();
+  const std::vector<uint32_t> packed = pack_predicates(predicates);
+  std::vector<std::shared_ptr<BitmapImpl>> bitmaps;
+  std::vector<const Buffer*> words_of;
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    bitmaps.push_back(new_bitmap(ctx, n, false));
+    words_of.push_back(&bitmaps.back()->words);
+  }
+  CommandBatch cb(c);
+  VkCommandBuffer cmd = cb.cmd();
+  const uint64_t predicate_bytes = packed.size() * 4;
+  // Up to kRecordPredicateBytes through the table's buffer, inline in the command buffer; more
+  // through a buffer of this call's.
+  Buffer staging, large;
+  const bool fits = predicate_bytes <= plan_predicates.size();
+  if (!fits) {
+    large = Buffer(c, predicate_bytes, kStorageUsage, MemoryUse::device, "rtscan plan predicates");
+    record_upload(c, cmd, staging, large, packed.data(), predicate_bytes);
+  } else if (predicate_bytes > 0) {
+    c.vk.vkCmdUpdateBuffer(cmd, plan_predicates.handle(), 0, predicate_bytes, packed.data());
+  }
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+  GpuTimer timer(c, 4);
+  timer.reset(cmd);
+  uint32_t t[4] = {};
+  record_planned(cmd, packed, fits ? plan_predicates : large, words_of, &timer, t);
   memory_barrier(cmd, kAll, kRw, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
   VkBufferCopy counts{0, 0, sizeof(RtScanPlanStats)};
   c.vk.vkCmdCopyBuffer(cmd, plan_out.handle(), plan_counts.handle(), 1, &counts);
@@ -217,11 +244,55 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
                             stats.rays));
   query_stats.rays = stats.rays;
   query_stats.refine_boxes = stats.boxes;
-  query_stats.sieve_ms = timer.ms(t0, t1);  // the plan and the sieve
-  query_stats.refine_ms = timer.ms(t1, t2);
-  query_stats.merge_ms = timer.ms(t2, t3);
+  query_stats.sieve_ms = timer.ms(t[0], t[1]);  // the plan and the sieve
+  query_stats.refine_ms = timer.ms(t[1], t[2]);
+  query_stats.merge_ms = timer.ms(t[2], t[3]);
   bitmaps[0]->gpu_ms = query_stats.gpu_ms();
   return bitmaps[0];
+}
+
+void RtScanImpl::record_select(VkCommandBuffer cmd, std::span<const Predicate> predicates,
+                               VkBuffer bitmap, VkDeviceSize offset) {
+  VkContext& c = *ctx;
+  if (!device_plan || options.count_intersections)
+    throw Error(Errc::unsupported,
+                "rtscan_record_select needs a selection planned on the device: a table built with "
+                "gpu_encoding, count_intersections off, and lattice constants I, L + S and "
+                "I + epsilon in [2^-24, 2^38)");
+  for (size_t gi = 0; gi < groups.size(); ++gi)
+    if (plan_bound[gi] > double(0xFFFFFFFFu))
+      throw Error(Errc::limit_exceeded,
+                  fmt::format("column group {}'s refine boxes could need up to {:.0f} rays, more "
+                              "than 2^32 - 1, which a recorded selection cannot report: raise the "
+                              "interval I or the segment length L, or use rtscan_submit_select",
+                              gi, plan_bound[gi]));
+  const std::vector<uint32_t> packed = pack_predicates(predicates);
+  if (packed.size() * 4 > plan_predicates.size())
+    throw Error(Errc::limit_exceeded,
+                fmt::format("rtscan_record_select takes at most {} predicates, not {}",
+                            plan_predicates.size() / 16, predicates.size()));
+  if (record_bitmaps.empty())  // made once: earlier recordings may still refer to them
+    for (size_t gi = 0; gi < groups.size(); ++gi)
+      record_bitmaps.emplace_back(c, words() * 4, kStorageUsage, MemoryUse::device,
+                                  fmt::format("rtscan recorded bitmap {}", gi));
+  std::vector<const Buffer*> words_of;
+  for (const Buffer& b : record_bitmaps) words_of.push_back(&b);
+  query_stats = {};
+  // Earlier work in `cmd` or on the queue (the host's writes, or an earlier recorded selection's
+  // reads of the predicates and plan) comes first.
+  memory_barrier(cmd, kAll, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_TRANSFER_WRITE_BIT | kRw, c);
+  if (!packed.empty())
+    c.vk.vkCmdUpdateBuffer(cmd, plan_predicates.handle(), 0, packed.size() * 4, packed.data());
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+  record_planned(cmd, packed, plan_predicates, words_of, nullptr, nullptr);
+  memory_barrier(cmd, kAll, kRw, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+  VkBufferCopy region{0, offset, words() * 4};
+  c.vk.vkCmdCopyBuffer(cmd, record_bitmaps[0].handle(), bitmap, 1, &region);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, kAll,
+                 VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, c);
 }
 
 }  // namespace raydb::detail
