@@ -78,9 +78,10 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
 /// pipelines, descriptor sets and push constants at the compute and ray-tracing bind points.
 ///
 /// The table keeps one plan, predicate buffer and set of group bitmaps for recorded selections:
-/// selections recorded from one table must not run at the same time (in order on one queue, as
-/// the barriers make them, is fine), and the table must not be destroyed until every submission
-/// of `cmd` has completed. last_stats() is reset (no counts come back).
+/// selections recorded from one table must not run at the same time, nor beside the table's own
+/// select or rtscan_submit_select on another queue (in order on the context's queue, as the
+/// barriers make them, is fine), and the table must not be destroyed until every submission of
+/// `cmd` has completed. last_stats() is reset (no counts come back).
 ///
 /// Refused (Errc::unsupported) unless the table plans on the device (options.gpu_encoding, count
 /// intersections off, lattice constants in the planner's range: see the file comment); refused

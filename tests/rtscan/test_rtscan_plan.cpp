@@ -160,6 +160,21 @@ TEST_CASE(
   auto table = RtScanTable::build(test::context(), views, counted).value();
   std::vector<Predicate> preds = {{0, CompareOp::lt, cols[0][0]}, {2, CompareOp::ge, cols[2][1]}};
   auto planned = table.select(preds).value().words().value();
+  // More predicates than fit inline in a command buffer (4096) go through a buffer of the call's:
+  // ge constants from each column's first quarter, le ones from its last, about rows / 8 kept.
+  std::vector<std::vector<uint32_t>> sorted_cols = cols;
+  for (auto& c : sorted_cols) std::sort(c.begin(), c.end());
+  std::vector<Predicate> many;
+  for (int i = 0; i < 5000; ++i) {
+    auto col = static_cast<uint32_t>(rng() % cols.size());
+    const bool lower = rng() % 2;
+    const size_t at = (lower ? 0 : rows * 3 / 4) + rng() % (rows / 4);
+    many.push_back({col, lower ? CompareOp::ge : CompareOp::le, sorted_cols[col][at]});
+  }
+  auto many_bits = table.select(many).value().words().value();
+  auto many_want = full_scan_reference(views, many);
+  test::check_equal_whole(many_bits, many_want, "5000 predicates");
+  CHECK(std::any_of(many_want.begin(), many_want.end(), [](uint32_t w) { return w != 0; }));
   table.set_count_intersections(true);
   auto counted_bits = table.select(preds).value().words().value();
   test::check_equal_whole(planned, full_scan_reference(views, preds), "device plan");

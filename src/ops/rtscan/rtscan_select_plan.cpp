@@ -216,6 +216,11 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
   }
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
+  // A selection recorded into the host's command buffer and submitted earlier to this queue may
+  // still read the predicates, plan and bitmaps this one rewrites.
+  memory_barrier(cmd, kAll, VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT,
+                 VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                 VK_ACCESS_TRANSFER_WRITE_BIT | kRw, c);
   const uint64_t predicate_bytes = packed.size() * 4;
   // Up to kRecordPredicateBytes through the table's buffer, inline in the command buffer; more
   // through a buffer of this call's.
