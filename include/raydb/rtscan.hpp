@@ -76,10 +76,10 @@ struct RtScanOptions {
 
 /// Where an RtScanTable build spent its time (ms) and memory (bytes).
 struct RtScanBuildStats {
-  double encode_ms = 0;  ///< Uniform Encoding on the GPU: sort, codes, mapping table, table back
+  /// Uniform Encoding on the GPU: sort, codes, mapping table, sieving borders.
+  double encode_ms = 0;
   /// Host part (host clock): with GPU encoding the encoder's wall clock less its GPU time
-  /// (allocation, submits, copying the table out of mapped memory); the whole CPU encoder
-  /// otherwise.
+  /// (allocation, submits, waits); the whole CPU encoder otherwise.
   double host_encode_ms = 0;
   double upload_ms = 0;  ///< keys to the device
   double sieve_ms = 0;   ///< sieving vectors

@@ -113,6 +113,26 @@ GpuEncoding encode_on_gpu(VkContext& c, const Buffer& values, uint64_t n, uint32
                 fmt::format("GPU encoding found {} distinct values and {} sieving borders in {} "
                             "rows and {} bins",
                             out.distinct, out.border_count, n, bins));
+  if (out.distinct < n) {  // the table stays on the device: keep only its d entries
+    Buffer values_d(c, uint64_t{out.distinct} * 4, kStorageUsage, MemoryUse::device,
+                    "rtscan table values");
+    Buffer lo_codes_d(c, uint64_t{out.distinct} * 4, kStorageUsage, MemoryUse::device,
+                      "rtscan table codes");
+    CommandBatch cb(c);
+    GpuTimer timer(c, 2);
+    timer.reset(cb.cmd());
+    uint32_t t0 = timer.mark(cb.cmd());
+    VkBufferCopy part{0, 0, uint64_t{out.distinct} * 4};
+    c.vk.vkCmdCopyBuffer(cb.cmd(), out.values.handle(), values_d.handle(), 1, &part);
+    c.vk.vkCmdCopyBuffer(cb.cmd(), out.lo_codes.handle(), lo_codes_d.handle(), 1, &part);
+    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+    uint32_t t1 = timer.mark(cb.cmd());
+    cb.submit_and_wait();
+    out.gpu_ms += timer.ms(t0, t1);
+    out.values = std::move(values_d);
+    out.lo_codes = std::move(lo_codes_d);
+  }
   // Everything but the GPU's timed work: allocation, recording, submits and waits.
   out.host_ms = std::max(0.0, host_ms_since(h0) - out.gpu_ms);
   return out;

@@ -16,7 +16,7 @@ namespace raydb::detail::rtscan {
 
 struct GpuEncoding {
   Buffer codes;               // one uint32 code per row
-  Buffer values, lo_codes;    // the mapping table: `distinct` uint32 each (d <= n)
+  Buffer values, lo_codes;    // the mapping table: `distinct` uint32 each (d <= n): 8 d bytes
   Buffer borders;             // sieving borders X_0 .. X_m, int64 (sieve_borders' values)
   uint32_t distinct = 0;      // d
   uint32_t border_count = 0;  // m + 1; 0 when there are no rows

@@ -58,11 +58,12 @@ void RtScanImpl::prepare_device_plan() {
     pg.half_interval = static_cast<uint64_t>(std::llround(0.5 * l.interval * kScale));
     plan_groups.push_back(pg);
     // The most rays a box of this group can need (every used axis spanning all n codes), times
-    // its at most two boxes per column.
+    // its at most two boxes per column; one more line per axis than the exact count, as the
+    // planner's rounded pitches may give.
     const double span = double(n - 1);
-    const double lines = std::floor(span / l.interval) + 1;
-    const double across = std::floor(2 * l.half_width / stride) + 1;
-    const double along = std::floor((span + 2 * l.half_width) / stride) + 1;
+    const double lines = std::floor(span / l.interval) + 2;
+    const double across = std::floor(2 * l.half_width / stride) + 2;
+    const double along = std::floor((span + 2 * l.half_width) / stride) + 2;
     const double per_box = count == 1   ? lines * across
                            : count == 2 ? lines * lines * across
                                         : lines * lines * along;
