@@ -32,10 +32,10 @@
 // constants I, L + S or I + epsilon outside [2^-24, 2^38), which the planner's fixed point cannot
 // hold) each column's mapping table and borders are read back once, on first use.
 //
-// A selection is either submitted by raydb (rtscan_submit_select: raydb waits for it, reads the
-// 16 bytes of counts, then submits the copy into the host's buffer under the host's semaphores)
-// or recorded into the host's command buffer (rtscan_record_select: nothing is submitted, waited
-// for or read back; the host submits).
+// A selection is either submitted by raydb under the host's semaphores (rtscan_submit_select) or
+// recorded into the host's command buffer (rtscan_record_select: nothing is submitted, waited
+// for or read back; the host submits). The 16 bytes of counts above come back only where
+// rtscan_submit_select cannot take the recorded form (see there) and for RtScanTable::select.
 //
 // Not yet here: row ids instead of a bitmap.
 #pragma once
@@ -57,12 +57,16 @@ Result<RtScanTable> rtscan_build(const Context& ctx, std::span<const DeviceSpan>
                                  const RtScanOptions& options = {}, const DeviceSync& sync = {});
 
 /// Selects the rows satisfying every predicate (as RtScanTable::select) and writes the bitmap's
-/// words into `bitmap` (see the file comment). The selection runs and is waited for by raydb;
-/// then the copy into the host's buffer is submitted on the context's queue, waiting on
-/// `sync.wait` (before it writes the host's buffer) and setting `sync.signal` once the words are
-/// written and visible (memory writes -> all commands); the call returns without waiting for the
-/// copy. At least one signal point is required. The table keeps the copy's submission and its
-/// bitmap until its destructor or its next rtscan_submit_select. last_stats() is the selection's.
+/// words into `bitmap` (see the file comment), in a submission of raydb's on the context's queue
+/// that waits on `sync.wait` and sets `sync.signal` once the words are written and visible
+/// (memory writes -> all commands). Where rtscan_record_select would take the selection (below),
+/// the whole selection is that submission: the call returns without waiting for the GPU and
+/// nothing comes back; last_stats() is reset. Otherwise (a table planned on the host, or one
+/// whose boxes could need more than 2^32 - 1 rays) the selection runs and is waited for by raydb
+/// first (its counts read back, last_stats() the selection's), then the copy is submitted under
+/// `sync`. At least one signal point is required. The table keeps the submission until its
+/// destructor or its next rtscan_submit_select; recorded and submitted selections of one table
+/// follow the rules below.
 Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predicates,
                             const DeviceSpan& bitmap, const DeviceSync& sync);
 

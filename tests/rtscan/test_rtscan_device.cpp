@@ -9,6 +9,7 @@
 
 #include "backend/vk/timeline.hpp"
 #include "device_host.hpp"
+#include "ops/rtscan/rtscan_impl.hpp"
 #include "raydb/device_rtscan.hpp"
 #include "scan_data.hpp"
 
@@ -100,6 +101,22 @@ TEST_CASE("rtscan device: columns from host buffers, bitmaps into a host buffer"
     CHECK_MESSAGE(download_words(bitmap, words) == full_scan_reference(views, preds),
                   "query " << q << " with " << preds.size() << " predicates");
   }
+  // Those selections were submitted in their recorded form (nothing waited for or read back).
+  CHECK(!detail::rtscan_impl(*table).record_bitmaps.empty());
+
+  // A table whose boxes could need more than 2^32 - 1 rays cannot take the recorded form: raydb
+  // runs the selection, checks its ray count, then submits the copy.
+  RtScanOptions fine = o;
+  fine.interval = 0x1p-20;
+  auto fine_table = rtscan_build(context(), spans, fine).value();
+  const std::vector<Predicate> sieved = {{1, CompareOp::ge, 0}};  // every row, no refine
+  poison_words(bitmap, words);
+  Status s = rtscan_submit_select(fine_table, sieved, bitmap.span,
+                                  DeviceSync{{}, {{timeline.handle(), point + 1}}});
+  REQUIRE_MESSAGE(s.ok(), s.error().what());
+  timeline.host_wait(point + 1);
+  CHECK(download_words(bitmap, words) == full_scan_reference(views, sieved));
+  CHECK(detail::rtscan_impl(fine_table).record_bitmaps.empty());
 }
 
 TEST_CASE("rtscan device: wrong usage flags, unequal columns, short bitmaps and modes are named") {

@@ -68,6 +68,15 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
                   "host learns that the bitmap is written)");
     impl.pending_submission.reset();  // the previous copy is done with its bitmap
     impl.pending_bitmap.reset();
+    if (impl.n > 0 && impl.recordable(predicates.size())) {
+      // The whole selection in one submission under the host's points: nothing waited for or
+      // read back (rtscan_record_select's recording).
+      impl.pending_submission = detail::submit_device_work(
+          impl.ctx, sync, "rtscan_submit_select", [&](VkCommandBuffer cmd) {
+            impl.record_select(cmd, predicates, bitmap.buffer, bitmap.offset);
+          });
+      return;
+    }
     std::shared_ptr<detail::BitmapImpl> words = impl.select(predicates);
     impl.pending_submission = detail::submit_device_work(
         impl.ctx, sync, "rtscan_submit_select", [&](VkCommandBuffer cmd) {

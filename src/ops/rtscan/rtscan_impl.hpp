@@ -122,6 +122,8 @@ struct RtScanImpl {
   void record_select(VkCommandBuffer cmd, std::span<const Predicate> predicates, VkBuffer bitmap,
                      VkDeviceSize offset);
   std::vector<uint32_t> pack_predicates(std::span<const Predicate> predicates) const;
+  // Whether record_select takes a selection of this many predicates (else it throws why).
+  bool recordable(size_t predicates) const;
   // The plan, sieve, refine and merge into `cmd` over the predicates already in
   // `predicate_buffer`; bitmaps: one words buffer per group, the first receives the result. With
   // `timer`, marks[0..3] bracket plan + sieve, refine and merge.

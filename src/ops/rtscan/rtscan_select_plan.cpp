@@ -261,6 +261,13 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select_planned(std::span<const Predicate
   return bitmaps[0];
 }
 
+bool RtScanImpl::recordable(size_t predicates) const {
+  if (!device_plan || options.count_intersections || predicates * 16 > plan_predicates.size())
+    return false;
+  return std::all_of(plan_bound.begin(), plan_bound.end(),
+                     [](double b) { return b <= double(0xFFFFFFFFu); });
+}
+
 void RtScanImpl::record_select(VkCommandBuffer cmd, std::span<const Predicate> predicates,
                                VkBuffer bitmap, VkDeviceSize offset) {
   VkContext& c = *ctx;
