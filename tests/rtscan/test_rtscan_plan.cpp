@@ -181,3 +181,37 @@ TEST_CASE(
   test::check_equal_whole(counted_bits, planned, "host plan over the fetched table");
   CHECK(!detail::rtscan_impl(table).encoded.empty());
 }
+
+TEST_CASE("rtscan plan on the device: tables of many distinct values (several search rounds)") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  // 64-way searches narrow 65-fold a round: 20,000 distinct values take three rounds.
+  const size_t rows = 20000 + rng() % 5000;
+  std::vector<std::vector<uint32_t>> cols = {
+      test::column(rng, rows, 0), std::vector<uint32_t>(rows), test::column(rng, rows, 1)};
+  for (size_t r = 0; r < rows; ++r) cols[1][r] = static_cast<uint32_t>(r * 7);
+  std::shuffle(cols[1].begin(), cols[1].end(), rng);
+  std::vector<std::span<const uint32_t>> views(cols.begin(), cols.end());
+  RtScanOptions o;
+  o.interval = std::floor(double(rows) / 40);
+  o.segment = std::floor(double(rows) / 3);
+  o.traversal = traversals().front();
+  CAPTURE(rows);
+  auto device = RtScanTable::build(test::context(), views, o).value();
+  RtScanOptions on_host = o;
+  on_host.gpu_encoding = false;
+  auto host = RtScanTable::build(test::context(), views, on_host).value();
+  for (int q = 0; q < 16; ++q) {
+    std::vector<Predicate> preds;
+    for (uint32_t k = 0; k < 3; ++k)
+      if (rng() % 3) preds.push_back(test::random_column_predicate(rng, cols[k], k));
+    if (q == 0) preds = {{1, CompareOp::eq, cols[1][rng() % rows]}};  // one row of the permutation
+    if (q == 1) preds = {{1, CompareOp::eq, cols[1][0] + 1}};         // a value it lacks
+    CAPTURE(q);
+    auto got = device.select(preds).value().words().value();
+    test::check_equal_whole(got, full_scan_reference(views, preds), "device-planned bitmap");
+    host.select(preds).value();
+    CHECK(device.last_stats().refine_boxes == host.last_stats().refine_boxes);
+    CHECK(device.last_stats().rays == host.last_stats().rays);
+  }
+}

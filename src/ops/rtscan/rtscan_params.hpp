@@ -61,8 +61,9 @@ static_assert(sizeof(RtScanPlanGroup) == 64);
 struct RtScanPlanParams {
   uint64_t columns, groups, predicates, out_stats;
   uint32_t n_columns, n_groups, n_predicates, rows;
+  uint32_t stage, pad;  // 0: one workgroup per predicate; 1: the plan
 };
-static_assert(sizeof(RtScanPlanParams) == 48);
+static_assert(sizeof(RtScanPlanParams) == 56);
 
 struct RtScanPlanRefineParams {
   uint64_t keys[3];

@@ -157,8 +157,16 @@ void RtScanImpl::record_planned(VkCommandBuffer cmd, std::span<const uint32_t> p
                       cols,
                       static_cast<uint32_t>(groups.size()),
                       static_cast<uint32_t>(packed.size() / 4),
-                      static_cast<uint32_t>(n)};
-  kernel(c, ShaderId::rtscan_plan, sizeof pp).dispatch(cmd, &pp, 1);
+                      static_cast<uint32_t>(n),
+                      0,
+                      0};
+  ComputePipeline& planner = kernel(c, ShaderId::rtscan_plan, sizeof pp);
+  if (!packed.empty()) {  // the predicates' codes, one workgroup each
+    planner.dispatch_groups(cmd, &pp, packed.size() / 4);
+    memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+  }
+  pp.stage = 1;
+  planner.dispatch_groups(cmd, &pp, 1);
   memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
   auto group_plan = [&](size_t gi) {
     return plan_out.address() + sizeof(RtScanPlanStats) + gi * kRtScanGroupPlanBytes;
