@@ -25,7 +25,7 @@
 //                   after the selection's fence, before the copy into the host's buffer is
 //                   submitted.
 // The selection is planned on the device (rtscan_plan.comp: the predicates rewritten to codes by
-// binary searches over the mapping tables, the nearest sieving borders, the refine boxes and their
+// 64-way searches of the mapping tables, the nearest sieving borders, the refine boxes and their
 // ray lattices); the refine launches stride over the rays the plan holds. Only mode rtscan with
 // gpu_encoding is offered here: the other modes and the CPU encoder would read whole columns on
 // the host. Where a host plan is needed (set_count_intersections, the OptiX twin, lattice
