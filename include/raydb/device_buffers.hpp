@@ -7,10 +7,10 @@
 // and read the results. CgrxIndex, SortedIndex and HashIndex have the same calls (cgrx_build,
 // sorted_build, hash_build, ...) in raydb/device_indexes.hpp, with the spans, layout, flags and
 // ordering described here. RtScanTable takes its columns from the host's buffers and writes
-// bitmaps into one (rtscan_build, rtscan_submit_select) in raydb/device_rtscan.hpp. Not yet here:
-// RX range lookups (the host-vector API checks RxBuildOptions::max_rays_per_range against each
-// range on the host, which the device path cannot; cgRX and sorted have device range lookups),
-// collect_rows, and recording an RTScan selection into the host's command buffer.
+// bitmaps into one (rtscan_build, rtscan_submit_select, rtscan_record_select) in
+// raydb/device_rtscan.hpp. Not yet here: RX range lookups (the host-vector API checks
+// RxBuildOptions::max_rays_per_range against each range on the host, which the device path
+// cannot; cgRX and sorted have device range lookups) and collect_rows.
 //
 // Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
 // Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and

@@ -11,15 +11,33 @@
 //             r, bits past the last row 0 (as Bitmap); offset a multiple of 4; usage
 //             VK_BUFFER_USAGE_TRANSFER_DST_BIT (raydb copies the words in).
 //
-// What travels through host memory: the query's predicates (rewritten to codes on the host, as
-// select() does) and, at build, what the host-vector build reads back too: each column's sorted
-// values, once, for Uniform Encoding's mapping table (that is why only RtScanMode::rtscan with
+// What travels through host memory (nothing of the columns, the mapping tables, the sieving
+// borders or the bitmaps; options.gpu_encoding keeps them on the device):
+//   to the device   at build, the planner's fixed inputs (40 bytes per column, 64 per column
+//                   group); at each selection, its predicates (16 bytes each, written by
+//                   vkCmdUpdateBuffer in the selection's command buffer).
+//   to the host     at build, 8 bytes per column (the number of distinct values and of sieving
+//                   borders, which size the sieving vectors), after the fence of that column's
+//                   encoding, which the build waits for; the acceleration-structure builder's
+//                   compacted sizes (8 bytes per BVH), as for every index. At each selection, 16
+//                   bytes of counts (rays, refine boxes, and whether a column group needed more
+//                   than 2^32 - 1 rays: then Errc::limit_exceeded and the bitmap is not copied),
+//                   after the selection's fence, before the copy into the host's buffer is
+//                   submitted.
+// The selection is planned on the device (rtscan_plan.comp: the predicates rewritten to codes by
+// 64-way searches of the mapping tables, the nearest sieving borders, the refine boxes and their
+// ray lattices); the refine launches stride over the rays the plan holds. Only mode rtscan with
 // gpu_encoding is offered here: the other modes and the CPU encoder would read whole columns on
-// the host). The bitmap itself never leaves the device.
+// the host. Where a host plan is needed (set_count_intersections, the OptiX twin, lattice
+// constants I, L + S or I + epsilon outside [2^-24, 2^38), which the planner's fixed point cannot
+// hold) each column's mapping table and borders are read back once, on first use.
 //
-// Not yet here: recording a selection into the host's command buffer (the selection's sieve,
-// refine and merge run in raydb's own submission, waited for by raydb, before the copy into the
-// host's buffer is submitted under the host's semaphores), and row ids instead of a bitmap.
+// A selection is either submitted by raydb under the host's semaphores (rtscan_submit_select) or
+// recorded into the host's command buffer (rtscan_record_select: nothing is submitted, waited
+// for or read back; the host submits). The 16 bytes of counts above come back only where
+// rtscan_submit_select cannot take the recorded form (see there) and for RtScanTable::select.
+//
+// Not yet here: row ids instead of a bitmap.
 #pragma once
 
 #include <span>
@@ -39,13 +57,42 @@ Result<RtScanTable> rtscan_build(const Context& ctx, std::span<const DeviceSpan>
                                  const RtScanOptions& options = {}, const DeviceSync& sync = {});
 
 /// Selects the rows satisfying every predicate (as RtScanTable::select) and writes the bitmap's
-/// words into `bitmap` (see the file comment). The selection runs and is waited for by raydb;
-/// then the copy into the host's buffer is submitted on the context's queue, waiting on
-/// `sync.wait` (before it writes the host's buffer) and setting `sync.signal` once the words are
-/// written and visible (memory writes -> all commands); the call returns without waiting for the
-/// copy. At least one signal point is required. The table keeps the copy's submission and its
-/// bitmap until its destructor or its next rtscan_submit_select. last_stats() is the selection's.
+/// words into `bitmap` (see the file comment), in a submission of raydb's on the context's queue
+/// that waits on `sync.wait` and sets `sync.signal` once the words are written and visible
+/// (memory writes -> all commands). Where rtscan_record_select would take the selection (below),
+/// the whole selection is that submission: the call returns without waiting for the GPU and
+/// nothing comes back; last_stats() is reset. Otherwise (a table planned on the host, or one
+/// whose boxes could need more than 2^32 - 1 rays) the selection runs and is waited for by raydb
+/// first (its counts read back, last_stats() the selection's), then the copy is submitted under
+/// `sync`. At least one signal point is required. The table keeps the submission until its
+/// destructor or its next rtscan_submit_select; recorded and submitted selections of one table
+/// follow the rules below.
 Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predicates,
                             const DeviceSpan& bitmap, const DeviceSync& sync);
+
+/// Records the selection (as RtScanTable::select) into the host's command buffer `cmd` (primary,
+/// in the recording state, on the adopted device, of a queue family with compute support), the
+/// bitmap's words copied into `bitmap` at its end. Nothing is submitted, waited for or read back;
+/// the predicates are recorded into `cmd` (vkCmdUpdateBuffer), so the call's span need not
+/// outlive it.
+///
+/// Barriers and state as rx_record_lookup (raydb/device_buffers.hpp): a global memory barrier
+/// before raydb's work (all commands, memory reads and writes -> its transfers and shaders) and
+/// after the copy (transfer writes -> all commands, memory reads and writes); raydb binds its own
+/// pipelines, descriptor sets and push constants at the compute and ray-tracing bind points.
+///
+/// The table keeps one plan, predicate buffer and set of group bitmaps for recorded selections:
+/// selections recorded from one table must not run at the same time, nor beside the table's own
+/// select or rtscan_submit_select on another queue (in order on the context's queue, as the
+/// barriers make them, is fine), and the table must not be destroyed until every submission of
+/// `cmd` has completed. last_stats() is reset (no counts come back).
+///
+/// Refused (Errc::unsupported) unless the table plans on the device (options.gpu_encoding, count
+/// intersections off, lattice constants in the planner's range: see the file comment); refused
+/// (Errc::limit_exceeded) past 4096 predicates, or when a column group's refine boxes could need
+/// more than 2^32 - 1 rays (a submitted selection checks the plan's count; a recorded one could
+/// not report it, so the bound over every possible box is checked instead).
+Status rtscan_record_select(RtScanTable& table, VkCommandBuffer cmd,
+                            std::span<const Predicate> predicates, const DeviceSpan& bitmap);
 
 }  // namespace raydb

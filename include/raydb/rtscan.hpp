@@ -48,8 +48,9 @@ Result<RtScanMode> parse_rtscan_mode(const std::string& text);  ///< rtscan | rt
 struct RtScanOptions {
   /// Which RTScan variant to build (see RtScanMode).
   RtScanMode mode = RtScanMode::rtscan;
-  /// Uniform Encoding on the GPU (radix sort of (value, row) pairs; the sorted values come back
-  /// once for the mapping table) rather than on the host's threads. rtscan mode only.
+  /// Uniform Encoding on the GPU (radix sort of (value, row) pairs) rather than on the host's
+  /// threads; the mapping table and sieving borders then stay on the device and selections are
+  /// planned there (raydb/device_rtscan.hpp says what comes back). rtscan mode only.
   bool gpu_encoding = true;
   /// Sieving bins per column (K; K - 1 bit vectors are stored), 1 to 4096. rtscan mode only.
   uint32_t bins = 128;
@@ -75,10 +76,10 @@ struct RtScanOptions {
 
 /// Where an RtScanTable build spent its time (ms) and memory (bytes).
 struct RtScanBuildStats {
-  double encode_ms = 0;  ///< Uniform Encoding on the GPU: sort, codes, mapping table, table back
+  /// Uniform Encoding on the GPU: sort, codes, mapping table, sieving borders.
+  double encode_ms = 0;
   /// Host part (host clock): with GPU encoding the encoder's wall clock less its GPU time
-  /// (allocation, submits, copying the table out of mapped memory); the whole CPU encoder
-  /// otherwise.
+  /// (allocation, submits, waits); the whole CPU encoder otherwise.
   double host_encode_ms = 0;
   double upload_ms = 0;  ///< keys to the device
   double sieve_ms = 0;   ///< sieving vectors

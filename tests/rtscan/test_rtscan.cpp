@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -247,16 +248,26 @@ TEST_CASE("rtscan: Uniform Encoding on the GPU equals the CPU one") {
                         : one_value;  // a single distinct value
       std::vector<std::span<const uint32_t>> cols = {col};
       auto table = ColumnTable::upload(test::context(), cols).value();
-      auto gpu = detail::rtscan::encode_on_gpu(vk, table.impl()->columns[0], rows);
+      const uint32_t bins = 1 + static_cast<uint32_t>(rng() % 300);
+      auto gpu = detail::rtscan::encode_on_gpu(vk, table.impl()->columns[0], rows, bins);
       auto cpu = rtscan::EncodedColumn::encode(col).value();
       CAPTURE(rows);
       CAPTURE(kind);
+      CAPTURE(bins);
       test::check_equal_whole(detail::rtscan::download_words(vk, gpu.codes, rows), cpu.codes(),
                               "GPU codes");
-      test::check_equal_whole(gpu.table.distinct_values(), cpu.distinct_values(),
+      auto gpu_table = detail::rtscan::download_table(vk, gpu, rows);
+      test::check_equal_whole(gpu_table.distinct_values(), cpu.distinct_values(),
                               "GPU table values");
-      test::check_equal_whole(gpu.table.lo_codes(), cpu.lo_codes(), "GPU table codes");
-      CHECK(gpu.table.rows() == rows);
+      test::check_equal_whole(gpu_table.lo_codes(), cpu.lo_codes(), "GPU table codes");
+      CHECK(gpu_table.rows() == rows);
+      // The sieving borders, found on the device, equal the host's from the CPU table.
+      auto want = detail::rtscan::sieve_borders(cpu.lo_codes(), rows, bins);
+      CHECK(gpu.border_count == want.size());
+      std::vector<uint32_t> w = detail::rtscan::download_words(vk, gpu.borders, want.size() * 2);
+      std::vector<int64_t> got(want.size());
+      if (!got.empty()) std::memcpy(got.data(), w.data(), got.size() * 8);
+      test::check_equal_whole(got, want, "GPU sieving borders");
     }
   std::vector<uint32_t> unsorted = {2, 1};
   CHECK(rtscan::EncodedColumn::from_sorted_values(unsorted).error().code() ==

@@ -9,6 +9,7 @@
 
 #include "backend/vk/timeline.hpp"
 #include "device_host.hpp"
+#include "ops/rtscan/rtscan_impl.hpp"
 #include "raydb/device_rtscan.hpp"
 #include "scan_data.hpp"
 
@@ -100,6 +101,22 @@ TEST_CASE("rtscan device: columns from host buffers, bitmaps into a host buffer"
     CHECK_MESSAGE(download_words(bitmap, words) == full_scan_reference(views, preds),
                   "query " << q << " with " << preds.size() << " predicates");
   }
+  // Those selections were submitted in their recorded form (nothing waited for or read back).
+  CHECK(!detail::rtscan_impl(*table).record_bitmaps.empty());
+
+  // A table whose boxes could need more than 2^32 - 1 rays cannot take the recorded form: raydb
+  // runs the selection, checks its ray count, then submits the copy.
+  RtScanOptions fine = o;
+  fine.interval = 0x1p-20;
+  auto fine_table = rtscan_build(context(), spans, fine).value();
+  const std::vector<Predicate> sieved = {{1, CompareOp::ge, 0}};  // every row, no refine
+  poison_words(bitmap, words);
+  Status s = rtscan_submit_select(fine_table, sieved, bitmap.span,
+                                  DeviceSync{{}, {{timeline.handle(), point + 1}}});
+  REQUIRE_MESSAGE(s.ok(), s.error().what());
+  timeline.host_wait(point + 1);
+  CHECK(download_words(bitmap, words) == full_scan_reference(views, sieved));
+  CHECK(detail::rtscan_impl(fine_table).record_bitmaps.empty());
 }
 
 TEST_CASE("rtscan device: wrong usage flags, unequal columns, short bitmaps and modes are named") {
@@ -145,4 +162,87 @@ TEST_CASE("rtscan device: wrong usage flags, unequal columns, short bitmaps and 
   if (ctx.vk().timeline_semaphore)
     expect_error(rtscan_submit_select(table, {}, bitmap.span, {}), Errc::invalid_argument,
                  "signal");
+}
+
+TEST_CASE("rtscan device: selections recorded into the host's command buffer") {
+  ValidationGuard guard;
+  detail::VkContext& c = context().vk();
+  std::mt19937_64 rng(fresh_seed());
+  const size_t rows = 1500 + rng() % 1000;
+  std::vector<std::vector<uint32_t>> cols;
+  for (int kind = 0; kind < 4; ++kind) cols.push_back(column(rng, rows, kind));
+  std::vector<HostBuffer> host;
+  std::vector<DeviceSpan> spans;
+  CommandBatch fill(c);
+  std::vector<Buffer> staging(cols.size());
+  for (size_t k = 0; k < cols.size(); ++k) {
+    host.push_back(make_buffer(rows, 4));
+    spans.push_back(host.back().span);
+    record_fill(fill, staging[k], host.back(), cols[k].data(), rows * 4);
+  }
+  fill.submit_and_wait();
+  std::vector<std::span<const uint32_t>> views(cols.begin(), cols.end());
+  const uint64_t words = (rows + 31) / 32;
+  for (bool two_groups : {false, true}) {
+    RtScanOptions o;
+    o.bins = 1 + static_cast<uint32_t>(rng() % 64);
+    o.interval = std::max(1.0, double(rows) / 48);
+    o.segment = double(rows) / 3;
+    if (two_groups) o.groups = {{0, 1}, {2, 3}};
+    auto table = rtscan_build(context(), spans, o).value();
+    // Several selections in one command buffer, each into its own host buffer, and the host's own
+    // copy of the last bitmap after them (ordered by raydb's closing barrier).
+    std::vector<std::vector<Predicate>> queries(4);
+    for (size_t q = 1; q < queries.size(); ++q)
+      for (uint32_t m = 1 + rng() % 4; m > 0; --m) {
+        auto col = static_cast<uint32_t>(rng() % cols.size());
+        queries[q].push_back(random_column_predicate(rng, cols[col], col));
+      }
+    queries.push_back({{0, CompareOp::lt, 0}});  // empty
+    std::vector<HostBuffer> bitmaps;
+    for (size_t q = 0; q < queries.size(); ++q) {
+      bitmaps.push_back(make_buffer(words, 4));
+      poison_words(bitmaps.back(), words);
+    }
+    HostBuffer copy = make_buffer(words, 4);
+    CommandBatch batch(c);
+    for (size_t q = 0; q < queries.size(); ++q) {
+      Status s = rtscan_record_select(table, batch.cmd(), queries[q], bitmaps[q].span);
+      REQUIRE_MESSAGE(s.ok(), s.error().what());
+    }
+    CHECK(table.last_stats().rays == 0);
+    VkBufferCopy region{kOffset, kOffset, words * 4};
+    c.vk.vkCmdCopyBuffer(batch.cmd(), bitmaps.back().buffer.handle(), copy.buffer.handle(), 1,
+                         &region);
+    batch.submit_and_wait();
+    for (size_t q = 0; q < queries.size(); ++q)
+      CHECK_MESSAGE(download_words(bitmaps[q], words) == full_scan_reference(views, queries[q]),
+                    "recorded query " << q << ", two groups " << two_groups);
+    CHECK(download_words(copy, words) == download_words(bitmaps.back(), words));
+    // A submitted selection after the recorded ones equals them.
+    auto again = table.select(queries[1]).value().words().value();
+    CHECK(again == full_scan_reference(views, queries[1]));
+  }
+
+  HostBuffer bitmap = make_buffer(words, 4);
+  auto table = rtscan_build(context(), spans).value();
+  CommandBatch batch(c);
+  expect_error(rtscan_record_select(table, VK_NULL_HANDLE, {}, bitmap.span), Errc::invalid_argument,
+               "VkCommandBuffer");
+  DeviceSpan small = bitmap.span;
+  small.count = words - 1;
+  expect_error(rtscan_record_select(table, batch.cmd(), {}, small), Errc::output_too_small,
+               "bitmap words");
+  std::vector<Predicate> too_many(4097, Predicate{0, CompareOp::ge, 0});
+  expect_error(rtscan_record_select(table, batch.cmd(), too_many, bitmap.span),
+               Errc::limit_exceeded, "4096 predicates");
+  table.set_count_intersections(true);
+  expect_error(rtscan_record_select(table, batch.cmd(), {}, bitmap.span), Errc::unsupported,
+               "planned on the device");
+  RtScanOptions fine;
+  fine.interval = 0x1p-20;
+  auto fine_table = rtscan_build(context(), spans, fine).value();
+  expect_error(rtscan_record_select(fine_table, batch.cmd(), {}, bitmap.span), Errc::limit_exceeded,
+               "2^32 - 1");
+  batch.submit_and_wait();  // nothing was recorded
 }

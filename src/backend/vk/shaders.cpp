@@ -201,6 +201,18 @@ const uint32_t kRtScanTable[] = {
 const uint32_t kRtScanTriangles[] = {
 #include "rtscan_triangles.comp.inc"
 };
+const uint32_t kRtScanPlan[] = {
+#include "rtscan_plan.comp.inc"
+};
+const uint32_t kRtScanRefinePlanRgen[] = {
+#include "rtscan_refine_plan.rgen.inc"
+};
+const uint32_t kRtScanRefinePlanRint[] = {
+#include "rtscan_refine_plan.rint.inc"
+};
+const uint32_t kRtScanRefinePlanQuery[] = {
+#include "rtscan_refine_plan_query.comp.inc"
+};
 }  // namespace
 
 std::span<const uint32_t> spirv(ShaderId id) {
@@ -337,6 +349,14 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRtScanTable;
     case ShaderId::rtscan_triangles:
       return kRtScanTriangles;
+    case ShaderId::rtscan_plan:
+      return kRtScanPlan;
+    case ShaderId::rtscan_refine_plan_rgen:
+      return kRtScanRefinePlanRgen;
+    case ShaderId::rtscan_refine_plan_rint:
+      return kRtScanRefinePlanRint;
+    case ShaderId::rtscan_refine_plan_query:
+      return kRtScanRefinePlanQuery;
   }
   return {};
 }

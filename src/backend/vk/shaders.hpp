@@ -73,6 +73,10 @@ enum class ShaderId {
   rtscan_codes,
   rtscan_table,
   rtscan_triangles,
+  rtscan_plan,
+  rtscan_refine_plan_rgen,
+  rtscan_refine_plan_rint,
+  rtscan_refine_plan_query,
 };
 
 std::span<const uint32_t> spirv(ShaderId id);

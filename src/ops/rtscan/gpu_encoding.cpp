@@ -21,36 +21,39 @@ struct RtScanCodeParams {
 static_assert(sizeof(RtScanCodeParams) == 24);
 
 struct RtScanTableParams {
-  uint64_t sorted_values, slots, values, lo_codes, distinct;
-  uint32_t rows, stage;
+  uint64_t sorted_values, slots, values, lo_codes, distinct, bin_codes, bin_slots, borders;
+  uint32_t rows, stage, bins, pad;
 };
-static_assert(sizeof(RtScanTableParams) == 48);
+static_assert(sizeof(RtScanTableParams) == 80);
 
 double host_ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 }  // namespace
 
-GpuEncoding encode_on_gpu(VkContext& c, const Buffer& values, uint64_t n) {
+GpuEncoding encode_on_gpu(VkContext& c, const Buffer& values, uint64_t n, uint32_t bins) {
   auto h0 = std::chrono::steady_clock::now();
   GpuEncoding out;
   out.codes =
       Buffer(c, std::max<uint64_t>(n * 4, 4), kStorageUsage, MemoryUse::device, "rtscan codes");
   if (n == 0) {
-    out.table = raydb::rtscan::EncodedColumn::from_sorted_values({}).value();
     out.host_ms = host_ms_since(h0);
     return out;
   }
   Buffer keys(c, n * 4, kStorageUsage, MemoryUse::device, "rtscan encoding keys");
   Buffer rows(c, n * 4, kStorageUsage, MemoryUse::device, "rtscan encoding rows");
-  Buffer table_values(c, n * 4, kStorageUsage, MemoryUse::device, "rtscan table values");
-  Buffer table_codes(c, n * 4, kStorageUsage, MemoryUse::device, "rtscan table codes");
-  Buffer distinct(c, 4, kStorageUsage, MemoryUse::device, "rtscan distinct values");
-  Buffer distinct_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
-                       "rtscan distinct values readback");
+  out.values = Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rtscan table values");
+  out.lo_codes = Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "rtscan table codes");
+  out.borders =
+      Buffer(c, (uint64_t{bins} + 1) * 8, kStorageUsage, MemoryUse::device, "rtscan sieve borders");
+  Buffer bin_codes(c, bins * 4, kStorageUsage, MemoryUse::device, "rtscan bin codes");
+  Buffer bin_slots(c, bins * 4, kStorageUsage, MemoryUse::device, "rtscan bin slots");
+  Buffer counts(c, 8, kStorageUsage, MemoryUse::device, "rtscan table counts");
+  Buffer counts_host(c, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
+                     "rtscan table counts readback");
   RadixSort sort(c);
-  RadixSort::Temps temps;
-  {  // sort, codes, and the table on the device; only its length comes back
+  RadixSort::Temps temps, bin_temps;  // one per scan: a scan may resize its temporaries
+  {  // sort, codes, table and borders on the device; only two counts come back
     CommandBatch cb(c);
     VkCommandBuffer cmd = cb.cmd();
     GpuTimer timer(c, 2);
@@ -69,10 +72,15 @@ GpuEncoding encode_on_gpu(VkContext& c, const Buffer& values, uint64_t n) {
     // The row ids are spent: their buffer takes the start flags, then the table slots.
     RtScanTableParams tp{keys.address(),
                          rows.address(),
-                         table_values.address(),
-                         table_codes.address(),
-                         distinct.address(),
+                         out.values.address(),
+                         out.lo_codes.address(),
+                         counts.address(),
+                         bin_codes.address(),
+                         bin_slots.address(),
+                         out.borders.address(),
                          static_cast<uint32_t>(n),
+                         0,
+                         bins,
                          0};
     ComputePipeline& table = kernel(c, ShaderId::rtscan_table, sizeof tp);
     table.dispatch(cmd, &tp, n);
@@ -80,48 +88,61 @@ GpuEncoding encode_on_gpu(VkContext& c, const Buffer& values, uint64_t n) {
     sort.record_exclusive_scan(cmd, rows.address(), n, temps);
     tp.stage = 1;
     table.dispatch(cmd, &tp, n);
+    compute_barrier(c, cmd);
+    tp.stage = 2;
+    table.dispatch(cmd, &tp, bins);
+    compute_barrier(c, cmd);
+    sort.record_exclusive_scan(cmd, bin_slots.address(), bins, bin_temps);
+    tp.stage = 3;
+    table.dispatch(cmd, &tp, bins);
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT,
                    VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_TRANSFER_READ_BIT, c);
-    VkBufferCopy one{0, 0, 4};
-    c.vk.vkCmdCopyBuffer(cmd, distinct.handle(), distinct_host.handle(), 1, &one);
+    VkBufferCopy two{0, 0, 8};
+    c.vk.vkCmdCopyBuffer(cmd, counts.handle(), counts_host.handle(), 1, &two);
     uint32_t t1 = timer.mark(cmd);
     cb.submit_and_wait();
     out.gpu_ms += timer.ms(t0, t1);
   }
-  distinct_host.invalidate();
-  const uint64_t d = distinct_host.as<uint32_t>()[0];
-  if (d == 0 || d > n)
+  counts_host.invalidate();
+  out.distinct = counts_host.as<uint32_t>()[0];
+  out.border_count = counts_host.as<uint32_t>()[1];
+  if (out.distinct == 0 || out.distinct > n || out.border_count < 2 ||
+      out.border_count > uint64_t{bins} + 1)
     throw Error(Errc::internal,
-                fmt::format("GPU encoding found {} distinct values in {} rows", d, n));
-  // The table to the host: d values, then d first codes (d = n only when every value differs),
-  // through one mapped buffer of d words: pinned host memory costs time to allocate.
-  Buffer table_host(c, d * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
-                    "rtscan table readback");
-  auto fetch = [&](const Buffer& src) {
+                fmt::format("GPU encoding found {} distinct values and {} sieving borders in {} "
+                            "rows and {} bins",
+                            out.distinct, out.border_count, n, bins));
+  if (out.distinct < n) {  // the table stays on the device: keep only its d entries
+    Buffer values_d(c, uint64_t{out.distinct} * 4, kStorageUsage, MemoryUse::device,
+                    "rtscan table values");
+    Buffer lo_codes_d(c, uint64_t{out.distinct} * 4, kStorageUsage, MemoryUse::device,
+                      "rtscan table codes");
     CommandBatch cb(c);
-    VkCommandBuffer cmd = cb.cmd();
     GpuTimer timer(c, 2);
-    timer.reset(cmd);
-    uint32_t t0 = timer.mark(cmd);
-    VkBufferCopy part{0, 0, d * 4};
-    c.vk.vkCmdCopyBuffer(cmd, src.handle(), table_host.handle(), 1, &part);
-    uint32_t t1 = timer.mark(cmd);
+    timer.reset(cb.cmd());
+    uint32_t t0 = timer.mark(cb.cmd());
+    VkBufferCopy part{0, 0, uint64_t{out.distinct} * 4};
+    c.vk.vkCmdCopyBuffer(cb.cmd(), out.values.handle(), values_d.handle(), 1, &part);
+    c.vk.vkCmdCopyBuffer(cb.cmd(), out.lo_codes.handle(), lo_codes_d.handle(), 1, &part);
+    memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+    uint32_t t1 = timer.mark(cb.cmd());
     cb.submit_and_wait();
     out.gpu_ms += timer.ms(t0, t1);
-    table_host.invalidate();
-    const uint32_t* w = table_host.as<uint32_t>();
-    return std::vector<uint32_t>(w, w + d);
-  };
-  std::vector<uint32_t> distinct_values = fetch(table_values);
-  std::vector<uint32_t> lo_codes = fetch(table_codes);
-  out.table =
-      raydb::rtscan::EncodedColumn::from_table(n, std::move(distinct_values), std::move(lo_codes))
-          .value();
-  // Everything but the GPU's timed work: allocation, recording, submits and waits, the copy out of
-  // the mapped table.
+    out.values = std::move(values_d);
+    out.lo_codes = std::move(lo_codes_d);
+  }
+  // Everything but the GPU's timed work: allocation, recording, submits and waits.
   out.host_ms = std::max(0.0, host_ms_since(h0) - out.gpu_ms);
   return out;
+}
+
+raydb::rtscan::EncodedColumn download_table(VkContext& c, const GpuEncoding& e, uint64_t n) {
+  if (n == 0) return raydb::rtscan::EncodedColumn::from_sorted_values({}).value();
+  return raydb::rtscan::EncodedColumn::from_table(n, download_words(c, e.values, e.distinct),
+                                                  download_words(c, e.lo_codes, e.distinct))
+      .value();
 }
 
 std::vector<uint32_t> download_words(VkContext& c, const Buffer& src, uint64_t count) {

@@ -68,6 +68,15 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
                   "host learns that the bitmap is written)");
     impl.pending_submission.reset();  // the previous copy is done with its bitmap
     impl.pending_bitmap.reset();
+    if (impl.n > 0 && impl.recordable(predicates.size())) {
+      // The whole selection in one submission under the host's points: nothing waited for or
+      // read back (rtscan_record_select's recording).
+      impl.pending_submission = detail::submit_device_work(
+          impl.ctx, sync, "rtscan_submit_select", [&](VkCommandBuffer cmd) {
+            impl.record_select(cmd, predicates, bitmap.buffer, bitmap.offset);
+          });
+      return;
+    }
     std::shared_ptr<detail::BitmapImpl> words = impl.select(predicates);
     impl.pending_submission = detail::submit_device_work(
         impl.ctx, sync, "rtscan_submit_select", [&](VkCommandBuffer cmd) {
@@ -83,6 +92,25 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
                                  VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT, c);
         });
     impl.pending_bitmap = std::move(words);
+  });
+}
+
+Status rtscan_record_select(RtScanTable& table, VkCommandBuffer cmd,
+                            std::span<const Predicate> predicates, const DeviceSpan& bitmap) {
+  RtScanImpl& impl = DeviceIndexAccess::impl(table);
+  return guarded(*impl.ctx, [&] {
+    detail::check_command_buffer(cmd, "rtscan_record_select");
+    detail::check_span(bitmap, "bitmap", 4, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                       Errc::output_too_small);
+    if (bitmap.count < impl.words())
+      throw Error(Errc::output_too_small,
+                  fmt::format("{} rows need {} bitmap words but the bitmap span holds {}", impl.n,
+                              impl.words(), bitmap.count));
+    if (impl.n == 0) {  // nothing to select: no rows, no words
+      impl.query_stats = {};
+      return;
+    }
+    impl.record_select(cmd, predicates, bitmap.buffer, bitmap.offset);
   });
 }
 

@@ -9,6 +9,7 @@
 
 #include "backend/vk/accel.hpp"
 #include "backend/vk/pipelines.hpp"
+#include "ops/rtscan/gpu_encoding.hpp"
 #include "ops/rtscan/refine_plan.hpp"
 #include "ops/rtscan/rtscan_params.hpp"
 #include "ops/scan/scan_impl.hpp"
@@ -16,6 +17,8 @@
 #include "raydb/uniform_encoding.hpp"
 
 namespace raydb::detail {
+
+class GpuTimer;
 
 // One refine box of one column group as a launch of the lattice's rays, whichever API traces it:
 // the push constants with ray_offset 0 and num_rays unset (the API slices `rays` to its launch
@@ -49,12 +52,17 @@ struct RtScanImpl {
   TraversalMode mode = TraversalMode::pipeline;
   uint64_t n = 0;
   uint32_t cols = 0;
-  std::vector<raydb::rtscan::EncodedColumn> encoded;  // rtscan mode
-  std::vector<Buffer> keys;                           // per column: codes (rtscan) or values
-  std::vector<rtscan::KeyInterval> key_range;         // per column: smallest and largest key
-  std::vector<std::vector<uint32_t>> host_keys;       // count_intersections only (refined rows)
+  // rtscan mode: the mapping tables on the host (CPU encoding; with GPU encoding only once a host
+  // plan needs them, fetched by host_tables()).
+  std::vector<raydb::rtscan::EncodedColumn> encoded;
+  // GPU encoding: per column the mapping table and sieving borders on the device (codes moved to
+  // keys).
+  std::vector<rtscan::GpuEncoding> device_tables;
+  std::vector<Buffer> keys;                      // per column: codes (rtscan) or values
+  std::vector<rtscan::KeyInterval> key_range;    // per column: smallest and largest key
+  std::vector<std::vector<uint32_t>> host_keys;  // count_intersections only (refined rows)
   struct Sieve {
-    std::vector<int64_t> borders;  // X_0 .. X_m
+    std::vector<int64_t> borders;  // X_0 .. X_m (GPU encoding: fetched by host_tables())
     Buffer vectors;                // F_1 .. F_{m-1}, words() words each
   };
   std::vector<Sieve> sieves;  // rtscan mode
@@ -74,6 +82,16 @@ struct RtScanImpl {
   double triangle_half = 1;  // rtindex: half the X extent of a key's triangle
   std::unique_ptr<RtPipeline> rt;
   std::unique_ptr<ComputePipeline> query_kernel;
+  // The device plan (GPU encoding; rtscan_select_plan.cpp): selections planned by a kernel over
+  // the device's mapping tables and borders. Static inputs, predicates, the plan itself, and its
+  // 16 bytes of counts read back after the selection's fence.
+  bool device_plan = false;
+  Buffer plan_inputs, plan_predicates, plan_out, plan_counts;
+  std::vector<uint32_t> plan_width;    // per group: the refine launch's invocations
+  std::vector<double> plan_bound;      // per group: the most rays its refine boxes can need
+  std::vector<Buffer> record_bitmaps;  // per group, for recorded selections (made once)
+  std::unique_ptr<RtPipeline> rt_plan;
+  std::unique_ptr<ComputePipeline> query_plan_kernel;
   RtScanBuildStats build_stats;
   RtScanQueryStats query_stats;
   // rtscan_submit_select's last copy and the bitmap it copies; the submission goes first (it
@@ -89,9 +107,29 @@ struct RtScanImpl {
   void pick_lattice();
   void build_sieves();
   void build_group(Group& g);
+  void prepare_device_plan();
+  // The host plan's inputs for a GPU-encoded table: mapping tables and borders, read back once.
+  void host_tables();
+  void make_host_pipelines();
   // external: the refine through another API; bitmaps and the counter are then shared with CUDA.
+  // Planned on the device when device_plan, unless `external` or count_intersections (their
+  // host-side work needs the host plan).
   std::shared_ptr<BitmapImpl> select(std::span<const Predicate> predicates,
                                      const RtScanExternalRefine* external = nullptr);
+  std::shared_ptr<BitmapImpl> select_planned(std::span<const Predicate> predicates);
+  // rtscan_record_select: the planned selection recorded into the host's `cmd`, the bitmap copied
+  // to `bitmap` at `offset`; nothing submitted, nothing read back.
+  void record_select(VkCommandBuffer cmd, std::span<const Predicate> predicates, VkBuffer bitmap,
+                     VkDeviceSize offset);
+  std::vector<uint32_t> pack_predicates(std::span<const Predicate> predicates) const;
+  // Whether record_select takes a selection of this many predicates (else it throws why).
+  bool recordable(size_t predicates) const;
+  // The plan, sieve, refine and merge into `cmd` over the predicates already in
+  // `predicate_buffer`; bitmaps: one words buffer per group, the first receives the result. With
+  // `timer`, marks[0..3] bracket plan + sieve, refine and merge.
+  void record_planned(VkCommandBuffer cmd, std::span<const uint32_t> packed,
+                      const Buffer& predicate_buffer, std::span<const Buffer* const> bitmaps,
+                      GpuTimer* timer, uint32_t* marks);
 };
 
 // The table behind an RtScanTable (valid while it lives).

@@ -27,7 +27,10 @@ constexpr VkAccessFlags kRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE
 
 std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predicates,
                                                const RtScanExternalRefine* external) {
+  if (device_plan && !external && !options.count_intersections) return select_planned(predicates);
   VkContext& c = *ctx;
+  if (!device_tables.empty()) host_tables();
+  if (!external && n > 0) make_host_pipelines();
   query_stats = {};
   auto host_t0 = std::chrono::steady_clock::now();
   // The accepted keys per column (several predicates on one column intersect).

@@ -134,26 +134,34 @@ void RtScanImpl::build_sieves() {
   CommandBatch cb(c);
   GpuTimer timer(c, 2);
   timer.reset(cb.cmd());
+  // Host encoding: borders from the host's mapping table, uploaded; GPU encoding: the device's.
   std::vector<Buffer> borders(cols), staging(cols);
+  std::vector<uint64_t> counts(cols);
   for (uint32_t k = 0; k < cols; ++k) {
     Sieve& s = sieves[k];
-    s.borders = rtscan::sieve_borders(encoded[k].lo_codes(), n, options.bins);
-    build_stats.bins_used.push_back(static_cast<uint32_t>(s.borders.size() - 1));
-    uint64_t vectors = s.borders.size() - 2;
+    if (device_tables.empty()) {
+      s.borders = rtscan::sieve_borders(encoded[k].lo_codes(), n, options.bins);
+      counts[k] = s.borders.size();
+      borders[k] =
+          Buffer(c, s.borders.size() * 8, kStorageUsage, MemoryUse::device, "rtscan sieve borders");
+      record_upload(c, cb.cmd(), staging[k], borders[k], s.borders.data(), s.borders.size() * 8);
+    } else {
+      counts[k] = device_tables[k].border_count;
+    }
+    build_stats.bins_used.push_back(static_cast<uint32_t>(counts[k] - 1));
+    uint64_t vectors = counts[k] - 2;
     s.vectors = Buffer(c, std::max<uint64_t>(vectors * words() * 4, 4), kStorageUsage,
                        MemoryUse::device, fmt::format("rtscan sieve vectors {}", k));
     build_stats.sieve_bytes += vectors * words() * 4;
-    borders[k] =
-        Buffer(c, s.borders.size() * 8, kStorageUsage, MemoryUse::device, "rtscan sieve borders");
-    record_upload(c, cb.cmd(), staging[k], borders[k], s.borders.data(), s.borders.size() * 8);
   }
   memory_barrier(cb.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                  VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
   uint32_t t0 = timer.mark(cb.cmd());
   for (uint32_t k = 0; k < cols; ++k) {
-    uint64_t items = (sieves[k].borders.size() - 2) * words();
+    uint64_t items = (counts[k] - 2) * words();
+    const Buffer& b = device_tables.empty() ? borders[k] : device_tables[k].borders;
     RtScanVectorParams p{keys[k].address(),
-                         borders[k].address(),
+                         b.address(),
                          sieves[k].vectors.address(),
                          items,
                          static_cast<uint32_t>(words()),
@@ -277,11 +285,15 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns,
   }
   if (on_gpu)
     for (uint32_t k = 0; k < cols; ++k) {
-      auto e = rtscan::encode_on_gpu(c, keys[k], n);
+      if (n == 0) {  // nothing to encode: the host plan's empty table
+        encoded.push_back(raydb::rtscan::EncodedColumn::from_sorted_values({}).value());
+        continue;
+      }
+      auto e = rtscan::encode_on_gpu(c, keys[k], n, options.bins);
       build_stats.encode_ms += e.gpu_ms;
       build_stats.host_encode_ms += e.host_ms;
       keys[k] = std::move(e.codes);
-      encoded.push_back(std::move(e.table));
+      device_tables.push_back(std::move(e));
     }
   for (uint32_t k = 0; k < cols; ++k) {
     if (n == 0) {
@@ -303,6 +315,13 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns,
   if (n == 0) return;  // nothing to trace: every selection is empty
   if (options.mode == RtScanMode::rtscan) build_sieves();
   for (Group& g : groups) build_group(g);
+  if (!device_tables.empty()) prepare_device_plan();
+  if (!device_plan) make_host_pipelines();
+}
+
+void RtScanImpl::make_host_pipelines() {
+  VkContext& c = *ctx;
+  if (rt || query_kernel) return;
   if (mode == TraversalMode::pipeline)
     rt = std::make_unique<RtPipeline>(
         c,
