@@ -72,6 +72,12 @@ struct RtScanOptions {
   ///@}
   /// Count intersection-shader calls (one atomic add each; off for timing runs).
   bool count_intersections = false;
+  /// Plan selections on the device (the predicates rewritten to codes, the nearest sieving
+  /// borders, the refine boxes and their rays, by a kernel over the device's mapping tables) with
+  /// gpu_encoding; off: on the host, from mapping tables and borders read back once, which is the
+  /// plan timed on GPUs so far. Tables built from device buffers (rtscan_build) always plan on
+  /// the device.
+  bool plan_on_device = false;
 };
 
 /// Where an RtScanTable build spent its time (ms) and memory (bytes).

@@ -51,6 +51,7 @@ struct BenchRtScanOptions {
   std::string groups = "3";  // 3 | 2+2 | 3+1 | 1 ...: sizes of consecutive column groups
   std::vector<std::string> baselines = {"full_scan"};
   bool counts = true;
+  bool plan_on_device = false;                 // RtScanOptions::plan_on_device
   std::vector<std::string> apis = {"vulkan"};  // --api: vulkan and/or optix (the refine's API)
   BenchRunOptions run;
 };
@@ -293,6 +294,7 @@ void run(BenchRtScanOptions& o) {
               ro.segment = segment;
               ro.groups = mode == RtScanMode::rtc1 ? std::vector<std::vector<uint32_t>>{} : groups;
               ro.count_intersections = o.counts;
+              ro.plan_on_device = o.plan_on_device;
               progress(fmt::format("building {} (K {}, I {}, S {}, L {})", to_string(mode), bins,
                                    interval, spacing, segment));
               auto built = RtScanTable::build(ctx, cols, ro);
@@ -403,6 +405,7 @@ void run(BenchRtScanOptions& o) {
                             {"host_time_ms_all", host},
                             {"rays", s.rays},
                             {"refine_boxes", s.refine_boxes},
+                            {"plan_on_device", o.plan_on_device},
                             {"intersections",
                              o.counts ? nlohmann::json(counted.intersections) : nlohmann::json()},
                             {"refined_rows",
@@ -557,6 +560,9 @@ void register_bench_rtscan(CLI::App& bench) {
   cmd->add_option("--counts", o->counts,
                   "one extra untimed run per query counting intersection-shader calls and "
                   "refined rows (true/false)");
+  cmd->add_option("--plan-on-device", o->plan_on_device,
+                  "plan each selection on the device (RtScanOptions::plan_on_device) instead of on "
+                  "the host (true/false)");
   cmd->add_option("--api", o->apis,
                   "vulkan and/or optix: the API of the refine's ray tracing, list (optix: the same "
                   "tables, cubes, lattice and queries; results compared between the APIs)")

@@ -85,6 +85,7 @@ TEST_CASE("rtscan plan on the device: bitmaps equal the CPU scan, the plan equal
     std::vector<std::span<const uint32_t>> views(cols.begin(), cols.end());
     for (TraversalMode tm : traversals()) {
       RtScanOptions o;
+      o.plan_on_device = true;
       o.traversal = tm;
       o.bins = 1 + static_cast<uint32_t>(rng() % 100);
       o.groups = groupings[round];
@@ -103,6 +104,10 @@ TEST_CASE("rtscan plan on the device: bitmaps equal the CPU scan, the plan equal
       auto host = RtScanTable::build(test::context(), views, on_host).value();
       detail::RtScanImpl& impl = detail::rtscan_impl(device);
       CHECK(impl.device_plan);
+      RtScanOptions host_plan = o;  // GPU encoding, planned on the host (the default)
+      host_plan.plan_on_device = false;
+      auto gpu_host_plan = RtScanTable::build(test::context(), views, host_plan).value();
+      CHECK_FALSE(detail::rtscan_impl(gpu_host_plan).device_plan);
       CHECK(device.build_stats().bins_used == host.build_stats().bins_used);
       CHECK(device.build_stats().sieve_bytes == host.build_stats().sieve_bytes);
       for (int q = 0; q < 12; ++q) {
@@ -113,6 +118,8 @@ TEST_CASE("rtscan plan on the device: bitmaps equal the CPU scan, the plan equal
         test::check_equal_whole(got, full_scan_reference(views, preds), "device-planned bitmap");
         auto want = host.select(preds).value().words().value();
         test::check_equal_whole(got, want, "host-planned bitmap");
+        test::check_equal_whole(gpu_host_plan.select(preds).value().words().value(), want,
+                                "GPU-encoded, host-planned bitmap");
         const RtScanQueryStats& d = device.last_stats();
         const RtScanQueryStats& h = host.last_stats();
         CHECK(d.refine_boxes == h.refine_boxes);
@@ -141,6 +148,7 @@ TEST_CASE(
   // A pitch of 2^-20 code units and one bin: refining half the rows of column 0 over the whole
   // range of the others needs far more than 2^32 rays.
   RtScanOptions o;
+  o.plan_on_device = true;
   o.interval = 0x1p-20;
   o.bins = 1;
   auto fine = RtScanTable::build(test::context(), views, o).value();
@@ -155,6 +163,7 @@ TEST_CASE(
 
   // Counting intersections needs the host plan: the table comes back once, results agree.
   RtScanOptions counted;
+  counted.plan_on_device = true;
   counted.interval = std::max(1.0, double(rows) / 40);
   counted.segment = double(rows) / 3;
   auto table = RtScanTable::build(test::context(), views, counted).value();
@@ -193,6 +202,7 @@ TEST_CASE("rtscan plan on the device: tables of many distinct values (several se
   std::shuffle(cols[1].begin(), cols[1].end(), rng);
   std::vector<std::span<const uint32_t>> views(cols.begin(), cols.end());
   RtScanOptions o;
+  o.plan_on_device = true;
   o.interval = std::floor(double(rows) / 40);
   o.segment = std::floor(double(rows) / 3);
   o.traversal = traversals().front();

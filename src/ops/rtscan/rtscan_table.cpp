@@ -315,7 +315,7 @@ void RtScanImpl::build(std::span<const std::span<const uint32_t>> columns,
   if (n == 0) return;  // nothing to trace: every selection is empty
   if (options.mode == RtScanMode::rtscan) build_sieves();
   for (Group& g : groups) build_group(g);
-  if (!device_tables.empty()) prepare_device_plan();
+  if (!device_tables.empty() && (device || options.plan_on_device)) prepare_device_plan();
   if (!device_plan) make_host_pipelines();
 }
 
