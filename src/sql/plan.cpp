@@ -56,6 +56,23 @@ CodeOf code_of(const BoundQuery& q, const Catalog& cat, PlanCache& cache, AttrRe
   return c;
 }
 
+constexpr size_t kRowBlock = 1024;
+
+// acc[j] = acc[j] * scale + code(first + j) * stride for j < n: one attribute of a block of rows
+// (a mixed-radix digit: stride for Z's least significant first, scale for the group key's most
+// significant first).
+void add_codes(const CodeOf& c, uint64_t first, size_t n, uint64_t stride, uint64_t scale,
+               uint64_t* acc) {
+  const uint32_t* code = c.code;
+  if (c.rows) {
+    const uint32_t* rows = c.rows + first;
+    for (size_t j = 0; j < n; ++j) acc[j] = acc[j] * scale + uint64_t{code[rows[j]]} * stride;
+  } else {
+    code += first;
+    for (size_t j = 0; j < n; ++j) acc[j] = acc[j] * scale + uint64_t{code[j]} * stride;
+  }
+}
+
 }  // namespace
 
 // eval_expr over rows [first, first + n) into out, one operator at a time over the block
@@ -322,19 +339,27 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   RowVector<uint8_t> seen(by_table && !gcodes.empty() ? gspace : 0);
   parallel_slices(seen.size(), parts_for(seen.size()),
                   [&](size_t b, size_t e, unsigned) { std::memset(seen.data() + b, 0, e - b); });
+  // Block by block, one attribute at a time: a tight gather loop per attribute (as separate
+  // passes had) without writing each attribute's codes for every row.
+  std::vector<CodeOf> zcodes;
+  for (const F* f : zf) zcodes.push_back(f->codes);
   parallel_slices(n, parts, [&](size_t b, size_t e, unsigned) {
-    for (size_t r = b; r < e; ++r) {
-      uint64_t zc = 0;
-      for (size_t i = 0; i < zf.size(); ++i) zc += zf[i]->codes(r) * zstride[i];
-      z[r] = static_cast<uint32_t>(zc * lanes + (r & (lanes - 1)));
+    uint64_t acc[kRowBlock];
+    for (size_t s = b; s < e; s += kRowBlock) {
+      size_t m = std::min(kRowBlock, e - s);
+      std::fill(acc, acc + m, 0);
+      for (size_t i = 0; i < zcodes.size(); ++i) add_codes(zcodes[i], s, m, zstride[i], 1, acc);
+      for (size_t j = 0; j < m; ++j)
+        z[s + j] = static_cast<uint32_t>(acc[j] * lanes + ((s + j) & (lanes - 1)));
       if (gcodes.empty()) continue;
-      uint64_t k = 0;
-      for (size_t g = 0; g < gcodes.size(); ++g) k = k * radix[g] + gcodes[g](r);
-      key[r] = k;
-      if (by_table) {
-        std::atomic_ref<uint8_t> s(seen[k]);
-        if (!s.load(std::memory_order_relaxed)) s.store(1, std::memory_order_relaxed);
-      }
+      std::fill(acc, acc + m, 0);
+      for (size_t g = 0; g < gcodes.size(); ++g) add_codes(gcodes[g], s, m, 1, radix[g], acc);
+      std::copy(acc, acc + m, &key[s]);
+      if (by_table)
+        for (size_t j = 0; j < m; ++j) {
+          std::atomic_ref<uint8_t> seen_k(seen[acc[j]]);
+          if (!seen_k.load(std::memory_order_relaxed)) seen_k.store(1, std::memory_order_relaxed);
+        }
     }
   });
   mark("codes");
@@ -393,11 +418,6 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
     p.group_tuples.push_back(std::move(t));
   }
   if (p.group_tuples.empty()) p.group_tuples.push_back({});
-  auto ycode = [&](uint64_t r) -> uint32_t {
-    if (gcodes.empty()) return 0;
-    if (by_table) return rank[key[r]];
-    return static_cast<uint32_t>(std::lower_bound(keys.begin(), keys.end(), key[r]) - keys.begin());
-  };
   mark("y");
 
   // X: the first SUM/MIN/MAX/AVG whose every value float32 holds exactly; the value range with
@@ -456,19 +476,39 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   p.ray_y = static_cast<float>(1.5 * wy);
   p.vertices.resize(n * 9);
   for (SideFilter& s : p.side) s.codes.resize(n);
+  // Fresh pages touched first in order, in parallel, so that their page faults are not taken in
+  // the scattered writes below (its effect alone was not measured).
+  parallel_slices(n, parts, [&](size_t b, size_t e, unsigned) {
+    std::memset(p.vertices.data() + b * 9, 0, (e - b) * 36);
+    for (SideFilter& s : p.side) std::memset(s.codes.data() + b, 0, (e - b) * 4);
+  });
   // By row: sequential reads, each row's triangle written at its position (one scattered write
   // a row; gathering by position instead reads z, key and x scattered, 2x slower here).
+  const bool has_x = p.x_agg >= 0;
   parallel_slices(n, parts, [&](size_t b, size_t e, unsigned) {
-    for (size_t r = b; r < e; ++r) {
-      uint64_t k = pos[r];
-      auto x = p.x_agg >= 0 ? static_cast<float>(xv[r]) : 0.0f;
-      auto y = static_cast<float>(ycode(r));
-      auto zz = static_cast<float>(z[r]);
-      float* t = &p.vertices[k * 9];
-      t[0] = x, t[1] = y, t[2] = zz;
-      t[3] = x + sx, t[4] = y, t[5] = zz;
-      t[6] = x, t[7] = y + sy, t[8] = zz;
-      for (size_t i = 0; i < p.side.size(); ++i) p.side[i].codes[k] = side_codes[i](r);
+    uint32_t y[kRowBlock];
+    for (size_t s = b; s < e; s += kRowBlock) {
+      size_t m = std::min(kRowBlock, e - s);
+      if (gcodes.empty())
+        std::fill(y, y + m, 0u);
+      else if (by_table)
+        for (size_t j = 0; j < m; ++j) y[j] = rank[key[s + j]];
+      else
+        for (size_t j = 0; j < m; ++j)
+          y[j] = static_cast<uint32_t>(std::lower_bound(keys.begin(), keys.end(), key[s + j]) -
+                                       keys.begin());
+      for (size_t j = 0; j < m; ++j) {
+        size_t r = s + j;
+        auto x = has_x ? static_cast<float>(xv[r]) : 0.0f;
+        auto yy = static_cast<float>(y[j]);
+        auto zz = static_cast<float>(z[r]);
+        float* t = &p.vertices[uint64_t{pos[r]} * 9];
+        t[0] = x, t[1] = yy, t[2] = zz;
+        t[3] = x + sx, t[4] = yy, t[5] = zz;
+        t[6] = x, t[7] = yy + sy, t[8] = zz;
+      }
+      for (size_t i = 0; i < p.side.size(); ++i)
+        for (size_t j = 0; j < m; ++j) p.side[i].codes[pos[s + j]] = side_codes[i](s + j);
     }
   });
   mark("triangles");
