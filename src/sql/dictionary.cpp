@@ -57,8 +57,9 @@ Dictionary int_dictionary(const std::vector<int64_t>& v) {
     // Which values occur (a racy "set to 1" made atomic), then each one's rank among them.
     uint64_t range = span + 1;
     RowVector<uint8_t> seen(range);
-    parallel_slices(range, parts_for(range),
-                    [&](size_t b, size_t e, unsigned) { std::memset(seen.data() + b, 0, e - b); });
+    parallel_slices(range, parts_for(range), [&](size_t b, size_t e, unsigned) {
+      if (e > b) std::memset(seen.data() + b, 0, e - b);
+    });
     parallel_slices(n, parts, [&](size_t b, size_t e, unsigned) {
       for (size_t i = b; i < e; ++i) {
         std::atomic_ref<uint8_t> s(seen[static_cast<uint64_t>(v[i]) - static_cast<uint64_t>(mn)]);

@@ -337,8 +337,9 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   RowVector<uint32_t> z(n);
   RowVector<uint64_t> key(gcodes.empty() ? 0 : n);
   RowVector<uint8_t> seen(by_table && !gcodes.empty() ? gspace : 0);
-  parallel_slices(seen.size(), parts_for(seen.size()),
-                  [&](size_t b, size_t e, unsigned) { std::memset(seen.data() + b, 0, e - b); });
+  parallel_slices(seen.size(), parts_for(seen.size()), [&](size_t b, size_t e, unsigned) {
+    if (e > b) std::memset(seen.data() + b, 0, e - b);
+  });
   // Block by block, one attribute at a time: a tight gather loop per attribute (as separate
   // passes had) without writing each attribute's codes for every row.
   std::vector<CodeOf> zcodes;
@@ -479,6 +480,7 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   // Fresh pages touched first in order, in parallel, so that their page faults are not taken in
   // the scattered writes below (its effect alone was not measured).
   parallel_slices(n, parts, [&](size_t b, size_t e, unsigned) {
+    if (e == b) return;  // no rows: data() may be null, which memset must not get
     std::memset(p.vertices.data() + b * 9, 0, (e - b) * 36);
     for (SideFilter& s : p.side) std::memset(s.codes.data() + b, 0, (e - b) * 4);
   });
