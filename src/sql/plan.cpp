@@ -368,6 +368,11 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   // Y: each row's rank among the keys present (its group code), keys in value order.
   std::vector<uint64_t> keys;
   RowVector<uint32_t> rank;
+  auto too_many_groups = [](uint64_t groups) {
+    return Error(
+        Errc::limit_exceeded,
+        fmt::format("{} groups exceed the 2^24 group codes float32 Y holds exactly", groups));
+  };
   if (gcodes.empty()) {
     if (n) keys.push_back(0);
   } else if (by_table) {
@@ -379,17 +384,14 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
       first[t + 1] = c;
     });
     for (unsigned t = 0; t < kparts; ++t) first[t + 1] += first[t];
-    if (first[kparts] <= kMaxGroups) {
-      rank.resize(gspace);
-      keys.resize(first[kparts]);
-      parallel_slices(gspace, kparts, [&](size_t b, size_t e, unsigned t) {
-        uint64_t c = first[t];
-        for (size_t k = b; k < e; ++k)
-          if (seen[k]) rank[k] = static_cast<uint32_t>(c), keys[c++] = k;
-      });
-    } else {
-      keys.resize(first[kparts]);  // only its size: the error below
-    }
+    if (first[kparts] > kMaxGroups) throw too_many_groups(first[kparts]);
+    rank.resize(gspace);
+    keys.resize(first[kparts]);
+    parallel_slices(gspace, kparts, [&](size_t b, size_t e, unsigned t) {
+      uint64_t c = first[t];
+      for (size_t k = b; k < e; ++k)
+        if (seen[k]) rank[k] = static_cast<uint32_t>(c), keys[c++] = k;
+    });
   } else {
     std::vector<std::vector<uint64_t>> part(parts);
     parallel_slices(n, parts, [&](size_t b, size_t e, unsigned t) {
@@ -406,10 +408,7 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
       std::vector<uint64_t>().swap(pk);
     }
   }
-  if (keys.size() > kMaxGroups)
-    throw Error(
-        Errc::limit_exceeded,
-        fmt::format("{} groups exceed the 2^24 group codes float32 Y holds exactly", keys.size()));
+  if (keys.size() > kMaxGroups) throw too_many_groups(keys.size());
   for (uint64_t k : keys) {
     std::vector<uint32_t> t(gcodes.size());
     for (size_t g = gcodes.size(); g-- > 0;) {
