@@ -81,6 +81,9 @@ struct SqlStats {
   double parse_ms = 0, plan_ms = 0, compile_ms = 0, upload_ms = 0, bvh_build_ms = 0, trace_ms = 0,
          post_ms = 0;
   ///@}
+  /// Host milliseconds writing the ray-tracing plan's arrays into upload buffers, before the
+  /// device copies them (upload_ms is that copy, on the device's clock).
+  double stage_ms = 0;
   /// Whether the SPIR-V came from the memory or disk cache.
   bool shader_cached = false;
   /// The operator that ran (rt or compute).

@@ -90,7 +90,7 @@ void bench_ssb_sql(Context& ctx, const SsbSqlRun& r, const BenchRunOptions& run,
     sql::SqlTable first = e.query(text).value();
     double cold_wall = ms_since(tc);
     sql::SqlStats cold = e.last_stats();
-    std::vector<double> trace, plan, upload, build, post, wall, compile;
+    std::vector<double> trace, plan, stage, upload, build, post, wall, compile;
     bool stable = true;
     sql::SqlStats last;
     for (int i = 0; i < run.repeats; ++i) {
@@ -101,6 +101,7 @@ void bench_ssb_sql(Context& ctx, const SsbSqlRun& r, const BenchRunOptions& run,
       stable = stable && again.rows == first.rows;
       trace.push_back(last.trace_ms);
       plan.push_back(last.plan_ms);
+      stage.push_back(last.stage_ms);
       upload.push_back(last.upload_ms);
       build.push_back(last.bvh_build_ms);
       post.push_back(last.post_ms);
@@ -133,6 +134,7 @@ void bench_ssb_sql(Context& ctx, const SsbSqlRun& r, const BenchRunOptions& run,
               {"query_ms", ms},
               {"query_ms_all", trace},
               {"plan_ms", med(plan, cold.plan_ms)},
+              {"stage_ms", med(stage, cold.stage_ms)},
               {"upload_ms", med(upload, cold.upload_ms)},
               {"bvh_build_ms", med(build, cold.bvh_build_ms)},
               {"bvh_bytes", last.bvh_bytes},

@@ -44,10 +44,10 @@ bool run_one(sql::SqlEngine& e, const SqlCliOptions& o, const std::string& text)
   if (o.stats) {
     const sql::SqlStats& s = e.last_stats();
     std::printf(
-        "-- parse %.2f ms, plan %.2f ms, compile %.2f ms%s, upload %.2f ms, BVH %.2f ms, "
-        "trace %.3f ms, post %.2f ms; %llu rays, %llu groups; engine %s (%s)\n",
-        s.parse_ms, s.plan_ms, s.compile_ms, s.shader_cached ? " (cached)" : "", s.upload_ms,
-        s.bvh_build_ms, s.trace_ms, s.post_ms, static_cast<unsigned long long>(s.rays),
+        "-- parse %.2f ms, plan %.2f ms, compile %.2f ms%s, stage %.2f ms, upload %.2f ms, "
+        "BVH %.2f ms, trace %.3f ms, post %.2f ms; %llu rays, %llu groups; engine %s (%s)\n",
+        s.parse_ms, s.plan_ms, s.compile_ms, s.shader_cached ? " (cached)" : "", s.stage_ms,
+        s.upload_ms, s.bvh_build_ms, s.trace_ms, s.post_ms, static_cast<unsigned long long>(s.rays),
         static_cast<unsigned long long>(s.groups), sql::to_string(s.path), s.path_reason.c_str());
   }
   if (o.check && t.columns.size() && !(t.columns.size() == 1 && t.columns[0] == "QUERY PLAN")) {

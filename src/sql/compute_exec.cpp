@@ -301,8 +301,7 @@ GroupResults ComputeExecutor::run(const BoundQuery& q, const ComputePlan& p, con
       return keep.back().address();
     };
     for (size_t i = 0; i < p.dims.size(); ++i) {
-      const std::vector<uint32_t>& rows =
-          dim_rows(cache, cat, q.fact, q.dims[size_t(p.dims[i].dim)]);
+      const RowVector<uint32_t>& rows = dim_rows(cache, cat, q.fact, q.dims[size_t(p.dims[i].dim)]);
       table[l.dims + 2 * i] = m.resident_address(rows.data(), rows.size() * 4, "sql join index");
       table[l.dims + 2 * i + 1] =
           up(p.dims[i].share.data(), p.dims[i].share.size() * 4, "sql dimension shares");

@@ -39,9 +39,9 @@ struct ComputePlan {
   struct FactAttr {
     std::string name;
     int column = -1;
-    const std::vector<uint32_t>* codes = nullptr;  // per fact row (the cached dictionary's)
-    std::vector<uint32_t> mask;                    // one bit per code: selected; empty: no filter
-    uint64_t stride = 0;                           // weight in the slot; 0: not grouped
+    const RowVector<uint32_t>* codes = nullptr;  // per fact row (the cached dictionary's)
+    std::vector<uint32_t> mask;                  // one bit per code: selected; empty: no filter
+    uint64_t stride = 0;                         // weight in the slot; 0: not grouped
   };
   std::vector<FactAttr> fact;
   std::vector<const Dictionary*> group_dicts;

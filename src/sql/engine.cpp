@@ -109,6 +109,10 @@ struct SqlEngine::Impl {
     s += fmt::format("  aggregates:");
     for (const Aggregate& a : q.aggs) s += " " + a.key;
     s += fmt::format("\n  any-hit shader: {:016x}\n", hash);
+    s += "  host encoding, ms wall/CPU:";
+    for (const auto& ph : p.host_ms)
+      s += fmt::format(" {} {:.1f}/{:.1f},", ph.name, ph.wall_ms, ph.cpu_ms);
+    s.back() = '\n';
     return s;
   }
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,19 +17,44 @@
 
 namespace raydb::sql::detail {
 
+// Leaves elements default-initialized (trivial ones unwritten) on resize: the per-row arrays
+// are written whole by parallel passes, and a zero fill first would be one more serial pass
+// over the rows, with all its page faults taken on one thread.
+template <class T>
+struct UninitAllocator : std::allocator<T> {
+  using value_type = T;
+  template <class U>
+  struct rebind {
+    using other = UninitAllocator<U>;
+  };
+  UninitAllocator() = default;
+  template <class U>
+  UninitAllocator(const UninitAllocator<U>&) noexcept {}
+  template <class U, class... A>
+  void construct(U* p, A&&... a) {
+    if constexpr (sizeof...(A) == 0)
+      ::new (static_cast<void*>(p)) U;
+    else
+      ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
+  }
+};
+// A per-row array (fact rows or triangles).
+template <class T>
+using RowVector = std::vector<T, UninitAllocator<T>>;
+
 // Sorted distinct values of one column, and each table row's code (code order = value order).
 struct Dictionary {
   std::vector<int64_t> ints;
   std::vector<std::string> texts;
-  std::vector<uint32_t> code;  // per table row
+  RowVector<uint32_t> code;  // per table row
   uint32_t size() const { return static_cast<uint32_t>(ints.empty() ? texts.size() : ints.size()); }
 };
 
 // What the engine keeps between queries (the offline part of RTCUDB): dictionaries and the
 // fact rows' dimension rows. Cleared when a table is reloaded.
 struct PlanCache {
-  std::map<std::pair<int, int>, Dictionary> dicts;                        // (table, column)
-  std::map<std::tuple<int, int, int, int>, std::vector<uint32_t>> joins;  // fact->dim rows
+  std::map<std::pair<int, int>, Dictionary> dicts;                      // (table, column)
+  std::map<std::tuple<int, int, int, int>, RowVector<uint32_t>> joins;  // fact->dim rows
   void clear() {
     dicts.clear();
     joins.clear();
@@ -45,8 +71,8 @@ struct ZAttr {
 
 struct SideFilter {
   std::string name;
-  std::vector<uint32_t> codes;  // per triangle (RtPlan::order)
-  std::vector<uint32_t> mask;   // one bit per code: selected
+  RowVector<uint32_t> codes;   // per triangle (RtPlan::order)
+  std::vector<uint32_t> mask;  // one bit per code: selected
 };
 
 struct RtPlan {
@@ -57,28 +83,37 @@ struct RtPlan {
   uint64_t z_codes = 1;  // including the lanes
   uint32_t lanes = 1;    // the least significant Z digit: row number modulo lanes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges
-  std::vector<float> vertices;  // 9 per fact row, in Z order (a triangle's primitive index)
-  std::vector<uint32_t> order;  // primitive index -> fact row (side codes are already in it)
+  RowVector<float> vertices;  // 9 per fact row, in Z order (a triangle's primitive index)
+  RowVector<uint32_t> order;  // primitive index -> fact row (side codes are already in it)
   float ray_x = 0, ray_y = 0;
   std::vector<std::vector<uint32_t>> group_tuples;  // Y code -> attribute codes
   std::vector<const Dictionary*> group_dicts;
   int x_agg = -1;                 // the aggregate X holds, or -1
   std::vector<int> fact_columns;  // fact columns the shader reads (slot order)
   std::string explain_notes;      // why attributes went where
+  // plan_rt's phases in order, host wall and CPU (all threads) milliseconds (EXPLAIN prints them).
+  struct Phase {
+    std::string name;
+    double wall_ms = 0, cpu_ms = 0;
+  };
+  std::vector<Phase> host_ms;
 };
 
 RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache);
 
 // The dimension row of every fact row (every foreign key must resolve; cached).
-const std::vector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fact, const Dim& d);
+const RowVector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fact, const Dim& d);
 // Per dictionary code: whether the filter selects it.
 std::vector<bool> selected_codes(const Filter& f, const Column& col, const Dictionary& d);
 
-// The fact rows' codes of an attribute.
-std::vector<uint32_t> attr_codes(const BoundQuery& q, const Catalog& cat, PlanCache& cache,
-                                 AttrRef a, const Dictionary*& dict);
-
 // Evaluates an expression of fact columns on one row (exact, wrapping int64).
 int64_t eval_expr(const Expr& e, const Table& fact, uint64_t row);
+// eval_expr on rows [first, first + n) into out[0, n), operator by operator over the block.
+void eval_rows(const Expr& e, const Table& fact, uint64_t first, uint64_t n, int64_t* out);
+
+// The stable order of rows by key (every key below `codes`), in parallel passes: order[k] is the
+// row at position k, pos[r] the position of row r; rows of one key stay in row order.
+void stable_order(const RowVector<uint32_t>& keys, uint64_t codes, RowVector<uint32_t>& order,
+                  RowVector<uint32_t>& pos);
 
 }  // namespace raydb::sql::detail

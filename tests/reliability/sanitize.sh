@@ -69,7 +69,7 @@ asan_cases=(
   'ssb queries equal SQLite on tiny tables'
   # the SQL engine: the 13 SSB queries against SQLite, EXPLAIN, bad queries, schemas and data
   "sql: the 13 SSB queries as the spec's SQL" 'sql: EXPLAIN' 'sql: bad queries'
-  'sql: malformed schema'
+  'sql: malformed schema' 'sql plan: '
   # device faults (memory budget, lost device, whole JSON lines)
   'faults: '
   # the CLI: every subcommand's bad input, a tiny RX bench, raydb sql end to end
