@@ -87,11 +87,12 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
 /// barriers make them, is fine), and the table must not be destroyed until every submission of
 /// `cmd` has completed. last_stats() is reset (no counts come back).
 ///
-/// Refused (Errc::unsupported) unless the table plans on the device (options.gpu_encoding, count
-/// intersections off, lattice constants in the planner's range: see the file comment); refused
-/// (Errc::limit_exceeded) past 4096 predicates, or when a column group's refine boxes could need
-/// more than 2^32 - 1 rays (a submitted selection checks the plan's count; a recorded one could
-/// not report it, so the bound over every possible box is checked instead).
+/// Refused (Errc::unsupported) unless the table plans on the device (built by rtscan_build, or
+/// with options.gpu_encoding and options.plan_on_device; count intersections off, lattice constants
+/// in the planner's range: see the file comment); refused (Errc::limit_exceeded) past 4096
+/// predicates, or when a column group's refine boxes could need more than 2^32 - 1 rays (a
+/// submitted selection checks the plan's count; a recorded one could not report it, so the bound
+/// over every possible box is checked instead).
 Status rtscan_record_select(RtScanTable& table, VkCommandBuffer cmd,
                             std::span<const Predicate> predicates, const DeviceSpan& bitmap);
 
