@@ -13,34 +13,16 @@
 #include <utility>
 #include <vector>
 
+#include "common/parallel.hpp"
 #include "sql/bind.hpp"
 
 namespace raydb::sql::detail {
 
-// Leaves elements default-initialized (trivial ones unwritten) on resize: the per-row arrays
-// are written whole by parallel passes, and a zero fill first would be one more serial pass
-// over the rows, with all its page faults taken on one thread.
+// A per-row array (fact rows or triangles), left unwritten on resize: the parallel passes write
+// it whole, and a zero fill first would be one more serial pass over the rows, with all its page
+// faults taken on one thread.
 template <class T>
-struct UninitAllocator : std::allocator<T> {
-  using value_type = T;
-  template <class U>
-  struct rebind {
-    using other = UninitAllocator<U>;
-  };
-  UninitAllocator() = default;
-  template <class U>
-  UninitAllocator(const UninitAllocator<U>&) noexcept {}
-  template <class U, class... A>
-  void construct(U* p, A&&... a) {
-    if constexpr (sizeof...(A) == 0)
-      ::new (static_cast<void*>(p)) U;
-    else
-      ::new (static_cast<void*>(p)) U(std::forward<A>(a)...);
-  }
-};
-// A per-row array (fact rows or triangles).
-template <class T>
-using RowVector = std::vector<T, UninitAllocator<T>>;
+using RowVector = raydb::detail::FillLaterVector<T>;
 
 // Sorted distinct values of one column, and each table row's code (code order = value order).
 struct Dictionary {

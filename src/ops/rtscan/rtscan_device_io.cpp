@@ -18,6 +18,18 @@ using detail::DeviceIndexAccess;
 using detail::guarded;
 using detail::RtScanImpl;
 
+namespace {
+// The host's bitmap buffer: 4-byte words, room for one bit per row, a copy destination.
+void check_bitmap_span(const RtScanImpl& impl, const DeviceSpan& bitmap) {
+  detail::check_span(bitmap, "bitmap", 4, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                     Errc::output_too_small);
+  if (bitmap.count < impl.words())
+    throw Error(Errc::output_too_small,
+                fmt::format("{} rows need {} bitmap words but the bitmap span holds {}", impl.n,
+                            impl.words(), bitmap.count));
+}
+}  // namespace
+
 Result<RtScanTable> rtscan_build(const Context& ctx, std::span<const DeviceSpan> columns,
                                  const RtScanOptions& options, const DeviceSync& sync) {
   return guarded(ctx.vk(), [&]() -> RtScanTable {
@@ -55,12 +67,7 @@ Status rtscan_submit_select(RtScanTable& table, std::span<const Predicate> predi
   RtScanImpl& impl = DeviceIndexAccess::impl(table);
   return guarded(*impl.ctx, [&] {
     detail::VkContext& c = *impl.ctx;
-    detail::check_span(bitmap, "bitmap", 4, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                       Errc::output_too_small);
-    if (bitmap.count < impl.words())
-      throw Error(Errc::output_too_small,
-                  fmt::format("{} rows need {} bitmap words but the bitmap span holds {}", impl.n,
-                              impl.words(), bitmap.count));
+    check_bitmap_span(impl, bitmap);
     detail::check_timeline(c, sync);
     if (sync.signal.empty())  // checked before the selection runs, not after
       throw Error(Errc::invalid_argument,
@@ -100,12 +107,7 @@ Status rtscan_record_select(RtScanTable& table, VkCommandBuffer cmd,
   RtScanImpl& impl = DeviceIndexAccess::impl(table);
   return guarded(*impl.ctx, [&] {
     detail::check_command_buffer(cmd, "rtscan_record_select");
-    detail::check_span(bitmap, "bitmap", 4, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                       Errc::output_too_small);
-    if (bitmap.count < impl.words())
-      throw Error(Errc::output_too_small,
-                  fmt::format("{} rows need {} bitmap words but the bitmap span holds {}", impl.n,
-                              impl.words(), bitmap.count));
+    check_bitmap_span(impl, bitmap);
     if (impl.n == 0) {  // nothing to select: no rows, no words
       impl.query_stats = {};
       return;
