@@ -49,7 +49,8 @@ Dictionary int_dictionary(const std::vector<int64_t>& v) {
   Dictionary d;
   uint64_t n = v.size();
   unsigned parts = parts_for(n);
-  auto [mn, mx] = min_max(v);
+  const std::pair<int64_t, int64_t> range = min_max(v);
+  const int64_t mn = range.first, mx = range.second;  // lambdas capture them: no binding (clang 14)
   d.code.resize(n);
   if (n == 0) return d;
   uint64_t span = static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn);
@@ -182,7 +183,8 @@ const RowVector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fa
         },
         fk.texts);
   } else {
-    auto [mn, mx] = min_max(pk.ints);
+    const std::pair<int64_t, int64_t> range = min_max(pk.ints);
+    const int64_t mn = range.first, mx = range.second;
     uint64_t span = static_cast<uint64_t>(mx) - static_cast<uint64_t>(mn);
     if (dt.rows && span < std::max<uint64_t>(uint64_t{1} << 20, 4 * uint64_t{dt.rows})) {
       // Dense keys (SSB's 1..N, its dates): a table indexed by the key instead of a hash map.
