@@ -20,6 +20,7 @@
 #include "raydb/uniform_encoding.hpp"
 #include "scan_data.hpp"
 #include "support.hpp"
+#include "traversals.hpp"
 
 // rtscan_refine.h on the host, over plain arrays: the hooks it needs, then the header itself.
 namespace host_refine {
@@ -59,14 +60,7 @@ namespace plan = raydb::detail::rtscan;
 
 namespace {
 
-std::vector<TraversalMode> traversals() {
-  std::vector<TraversalMode> out;
-  const DeviceInfo& d = test::context().device();
-  if (d.ray_tracing_pipeline) out.push_back(TraversalMode::pipeline);
-  if (d.ray_query) out.push_back(TraversalMode::ray_query);
-  REQUIRE_MESSAGE(!out.empty(), "the device traces neither way");
-  return out;
-}
+using test::traversals;
 
 // Lattice parameters that keep lavapipe's ray counts small on a few thousand rows.
 RtScanOptions small_lattice(uint64_t rows, RtScanMode mode) {

@@ -13,19 +13,13 @@
 #include "raydb/rtscan.hpp"
 #include "scan_data.hpp"
 #include "support.hpp"
+#include "traversals.hpp"
 
 using namespace raydb;
 
 namespace {
 
-std::vector<TraversalMode> traversals() {
-  std::vector<TraversalMode> out;
-  const DeviceInfo& d = test::context().device();
-  if (d.ray_tracing_pipeline) out.push_back(TraversalMode::pipeline);
-  if (d.ray_query) out.push_back(TraversalMode::ray_query);
-  REQUIRE_MESSAGE(!out.empty(), "the device traces neither way");
-  return out;
-}
+using test::traversals;
 
 // Predicates on the edges: constants just off the column's range, 0 and 2^32 - 1, values the
 // column holds many times, crossed between bounds, and a column's own values at random.

@@ -117,6 +117,8 @@ struct RtScanImpl {
   std::shared_ptr<BitmapImpl> select(std::span<const Predicate> predicates,
                                      const RtScanExternalRefine* external = nullptr);
   std::shared_ptr<BitmapImpl> select_planned(std::span<const Predicate> predicates);
+  // Records dst &= src over the table's bitmap words, then a barrier (the merge of column groups).
+  void and_bitmap(VkCommandBuffer cmd, VkDeviceAddress dst, VkDeviceAddress src);
   // rtscan_record_select: the planned selection recorded into the host's `cmd`, the bitmap copied
   // to `bitmap` at `offset`; nothing submitted, nothing read back.
   void record_select(VkCommandBuffer cmd, std::span<const Predicate> predicates, VkBuffer bitmap,

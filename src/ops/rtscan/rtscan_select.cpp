@@ -25,6 +25,13 @@ constexpr VkPipelineStageFlags kAll = VK_PIPELINE_STAGE_ALL_COMMANDS_BIT;
 constexpr VkAccessFlags kRw = VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT;
 }  // namespace
 
+void RtScanImpl::and_bitmap(VkCommandBuffer cmd, VkDeviceAddress dst, VkDeviceAddress src) {
+  VkContext& c = *ctx;
+  BitmapOpParams p{dst, src, static_cast<uint32_t>(words()), static_cast<uint32_t>(n), kAnd, 0};
+  kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
+  memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+}
+
 std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predicates,
                                                const RtScanExternalRefine* external) {
   if (device_plan && !external && !options.count_intersections) return select_planned(predicates);
@@ -215,14 +222,7 @@ std::shared_ptr<BitmapImpl> RtScanImpl::select(std::span<const Predicate> predic
   GpuTimer& mt = merge_timer ? *merge_timer : timer;
   uint32_t t2 = mt.mark(cmd);
   for (size_t gi = 1; gi < plans.size(); ++gi) {
-    BitmapOpParams p{out->words.address(),
-                     plans[gi].bitmap->words.address(),
-                     static_cast<uint32_t>(words()),
-                     static_cast<uint32_t>(n),
-                     kAnd,
-                     0};
-    kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
-    memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+    and_bitmap(cmd, out->words.address(), plans[gi].bitmap->words.address());
   }
   uint32_t t3 = mt.mark(cmd);
   if (counter)

@@ -200,14 +200,7 @@ void RtScanImpl::record_planned(VkCommandBuffer cmd, std::span<const uint32_t> p
   memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
   mark(2);
   for (size_t gi = 1; gi < groups.size(); ++gi) {
-    BitmapOpParams p{bitmaps[0]->address(),
-                     bitmaps[gi]->address(),
-                     static_cast<uint32_t>(words()),
-                     static_cast<uint32_t>(n),
-                     kAnd,
-                     0};
-    kernel(c, ShaderId::bitmap_ops, sizeof p).dispatch(cmd, &p, bitmap_op_items(words()));
-    memory_barrier(cmd, kAll, kRw, kAll, kRw, c);
+    and_bitmap(cmd, bitmaps[0]->address(), bitmaps[gi]->address());
   }
   mark(3);
 }
