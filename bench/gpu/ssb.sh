@@ -5,7 +5,10 @@
 # against SQLite), 10 and 20.
 # Binaries are built on the developer machine and carried in build/; results go to
 # $OUT/results/<device>/ and are copied into bench/results/ afterwards.
-# Usage: bench/gpu/ssb.sh [tests] [crystal] [sf1] [sf10] [sf20] [ab] | all
+# Usage: bench/gpu/ssb.sh [tests] [crystal] [sf1] [sf10] [sf20] [ab] [geometry] [geometry-large]
+#        | all
+# 'geometry' (about 4 minutes) and 'geometry-large' (about 8) time SsbEngineOptions::geometry's
+# two placements (docs/ssb.md, "Geometry").
 # 'tests crystal' is a short first call (about 2 minutes, capped at 60 + 150 s): the SSB tests,
 # then the two star-join baselines alone at SF 1 (checked) and 10, no RT engine.
 # 'sf1 sf20' fits one call (about 6 minutes expected; its timeouts add up to 8.5 minutes);
@@ -50,6 +53,23 @@ if part sf20; then
     timeout 70 $B --label "$(label ssb_sf20)" --sf 20 --check-max-sf 1 --repeats 5 --warmup 2 --engine rt \
       --query $flight
   done
+fi
+if part geometry; then
+  echo "== SF 1 and 10: the RT engine's two geometries in both APIs (each table compared whole with"
+  echo "   value_group in Vulkan; SF 1 also with SQLite), crystal_cuda beside them"
+  timeout 300 $B --label "$(label ssb_geometry sf1-10)" --sf 1,10 --check-max-sf 1 --repeats 5 \
+    --warmup 2 --engine rt,crystal_cuda --api vulkan,optix --geometry value_group,filter_only
+fi
+if part geometry-large; then
+  echo "== Q3.x at SF 20 in both geometries; all 13 at SF 25 (150 M rows) in filter_only"
+  timeout 150 $B --label "$(label ssb_geometry sf20)" --sf 20 --query 3.1,3.2,3.3,3.4 --repeats 3 \
+    --warmup 1 --engine rt --geometry value_group,filter_only
+  timeout 240 $B --label "$(label ssb_geometry sf25)" --sf 25 --repeats 3 --warmup 1 \
+    --engine rt,crystal_cuda --geometry filter_only
+  echo "== Q3.3 at SF 25 in value_group (stopped after 60 s)"
+  timeout 60 $B --label "$(label ssb_geometry sf25)" --sf 25 --query 3.3 --repeats 1 --warmup 0 \
+    --engine rt --geometry value_group
+  echo "exit $?"
 fi
 if part ab; then
   echo "== SF 10, Q1.1 Q2.1 Q3.1 Q4.1 on the RT engine: old rays and atomics, old atomics, now"

@@ -15,13 +15,14 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) buffer SsbSums { ui
 
 // Mirrors raydb::ssb::detail::SsbTraceParams (static_asserts on the C++ side).
 layout(push_constant, scalar) uniform SsbTraceParams {
-  uint64_t vertices;     // 9 floats per triangle: (x, y, z) of the right-angle vertex first
+  uint64_t vertices;     // 9 floats per triangle, (x, y, z) of the right-angle vertex first; or 0
   uint64_t rays;         // (z_lo, z_hi) inclusive per ray
   uint64_t row_flags;    // one bit per triangle, cleared before the launch
   uint64_t sums;         // one 64-bit sum per group (two's complement)
   uint64_t counts;       // one 32-bit count per group
   uint64_t multipliers;  // per triangle, multiplies the value (Q1.x: lo_discount); or 0
   uint64_t side_values;  // per triangle, the value when X cannot hold it exactly; or 0
+  uint64_t row_groups;   // per triangle, the group code when Y does not hold it; or 0
   float ray_x, ray_y;    // the lattice point inside every triangle
   uint ray_offset;       // first ray of this launch
   uint num_rays;         // rays in this launch
@@ -42,6 +43,8 @@ int64_t ssb_row_value(uint row) {
   return value;
 }
 uint ssb_row_group(uint row) {
+  if (pc.row_groups != 0ul) return SsbU32s(pc.row_groups).v[row];
+  if (pc.vertices == 0ul) return 0u;  // filter_only with one group
   return uint(SsbFloats(pc.vertices).v[9u * row + 1u]);
 }
 void ssb_group_add(uint group, int64_t sum, uint count) {

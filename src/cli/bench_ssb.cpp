@@ -36,6 +36,7 @@ struct BenchSsbOptions {
   std::string prefer = "fast_trace";  // the RT engine's BVH build preference, both APIs
   std::vector<std::string> engines = {"rt", "star_join"};
   std::vector<std::string> apis = {"vulkan"};  // the RT engine's rays: vulkan and/or optix
+  std::vector<std::string> geometries = {"filter_only"};  // SsbEngineOptions::geometry, list
   // crystal_cuda: the CUDA stream is held this long before each query's first event, so the
   // host's launches of the build and probe kernels fall outside the events (docs/cuda.md).
   double cuda_hold_us = 100;
@@ -52,6 +53,13 @@ uint64_t lineorder_query_bytes(const std::string& q, uint64_t rows) {
   // Q3: orderdate, custkey, suppkey, revenue. Q4: those of Q2 and Q3 and supplycost.
   uint64_t columns = q[0] == '4' ? 6 : 4;
   return rows * columns * 4;
+}
+
+ssb::SsbGeometry parse_geometry(const std::string& s) {
+  if (s == "value_group") return ssb::SsbGeometry::value_group;
+  if (s == "filter_only") return ssb::SsbGeometry::filter_only;
+  throw Error(Errc::invalid_argument,
+              fmt::format("unknown SSB geometry '{}' (value_group, filter_only)", s));
 }
 
 double gbps(uint64_t bytes, double ms) {
@@ -188,86 +196,99 @@ void run(BenchSsbOptions& o) {
     }
     std::map<std::string, ssb::ResultTable> dedicated;  // the RT engine's answers, for sql
     if (rt) {
-      // Each API's engine in turn (one query's BVH resident at a time); with both, OptiX's tables
-      // are compared with Vulkan's, whole.
-      std::map<std::string, ssb::ResultTable> vulkan_answers;
-      for (RayTracingApi api : {RayTracingApi::vulkan, RayTracingApi::optix}) {
-        if (!(api == RayTracingApi::vulkan ? apis.vulkan : apis.optix)) continue;
-        const char* api_name = api == RayTracingApi::vulkan ? "vulkan" : "optix";
-        ssb::SsbEngineOptions eo;
-        eo.max_lanes = o.max_lanes;
-        eo.target_rays = o.target_rays;
-        eo.per_row_atomics = o.per_row_atomics;
-        eo.preference = parse_preference(o.prefer);
-        eo.api = api;
-        ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
-        for (const auto& q : names) {
-          ssb::ResultTable first = engine.run(q).value();
-          ssb::SsbQueryStats build = engine.last_stats();
-          for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
-          std::vector<double> trace, clear;
-          bool stable = true;
-          for (int i = 0; i < o.run.repeats; ++i) {
-            stable = stable && engine.rerun().value() == first;
-            trace.push_back(engine.last_stats().trace_ms);
-            clear.push_back(engine.last_stats().clear_ms);
+      // Each API's engine and geometry in turn (one query's BVH resident at a time); every
+      // configuration's tables are compared whole with the first one's.
+      std::map<std::string, ssb::ResultTable> first_answers;
+      std::string first_config;
+      for (RayTracingApi api : {RayTracingApi::vulkan, RayTracingApi::optix})
+        for (const std::string& geometry : o.geometries) {
+          if (!(api == RayTracingApi::vulkan ? apis.vulkan : apis.optix)) continue;
+          const char* api_name = api == RayTracingApi::vulkan ? "vulkan" : "optix";
+          ssb::SsbEngineOptions eo;
+          eo.max_lanes = o.max_lanes;
+          eo.target_rays = o.target_rays;
+          eo.per_row_atomics = o.per_row_atomics;
+          eo.preference = parse_preference(o.prefer);
+          eo.api = api;
+          eo.geometry = parse_geometry(geometry);
+          std::string config = geometry == o.geometries.front()
+                                   ? std::string(api_name)
+                                   : fmt::format("{} {}", api_name, geometry);
+          if (first_config.empty()) first_config = config;
+          ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
+          for (const auto& q : names) {
+            ssb::ResultTable first = engine.run(q).value();
+            ssb::SsbQueryStats build = engine.last_stats();
+            for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
+            std::vector<double> trace, clear;
+            bool stable = true;
+            for (int i = 0; i < o.run.repeats; ++i) {
+              stable = stable && engine.rerun().value() == first;
+              trace.push_back(engine.last_stats().trace_ms);
+              clear.push_back(engine.last_stats().clear_ms);
+            }
+            std::string checked = "unchecked";
+            if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
+            if (!stable) checked = "MISMATCH (repeats differ)";
+            std::string api_check = "-";
+            if (config == first_config) {
+              first_answers[q] = first;
+              if (api == RayTracingApi::vulkan) dedicated[q] = first;
+            } else {
+              bool same = first_answers.at(q) == first;
+              api_check =
+                  fmt::format("{} {}", same ? "identical to" : "differs from", first_config);
+              if (!same) checked = fmt::format("MISMATCH (differs from {})", first_config);
+            }
+            double ms = median(trace);
+            nlohmann::json j = result_fields(ctx, "ssb", o.run);
+            j.update({{"engine", "rt"},
+                      {"api", api_name},
+                      {"api_check", api_check},
+                      {"traversal",
+                       api == RayTracingApi::optix ? "optix" : to_string(engine.traversal())},
+                      {"sf", sf},
+                      {"query", "Q" + q},
+                      {"rows", build.rows},
+                      {"query_ms", ms},
+                      {"query_ms_all", trace},
+                      {"clear_ms", median(clear)},
+                      {"bvh_build_ms", build.bvh_build_ms},
+                      {"bvh_bytes", build.bvh_bytes},
+                      {"triangle_bytes", build.triangle_bytes},
+                      {"side_bytes", build.side_bytes},
+                      {"upload_ms", build.upload_ms},
+                      {"encode_ms", build.encode_ms},
+                      {"post_ms", build.post_ms},
+                      {"intervals", build.intervals},
+                      {"rays", build.rays},
+                      {"rows_hit", build.rows_hit},
+                      {"query_bytes", lineorder_query_bytes(q, build.rows)},
+                      {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
+                      {"lanes", build.lanes},
+                      {"target_rays", o.target_rays},
+                      {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
+                      {"build_preference", to_string(eo.preference)},
+                      {"geometry", geometry},
+                      {"groups", build.groups},
+                      {"side_values", build.side_values},
+                      {"result_rows", first.rows.size()},
+                      {"seed", seed},
+                      {"checked_result", checked}});
+            if (data) j["data"] = o.data;
+            rows.push_back(j);
+            table.push_back(
+                fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
+                            "{:>6} {:>6}  {}",
+                            sf, "Q" + q,
+                            std::string(api == RayTracingApi::optix ? "rt (optix)" : "rt") +
+                                (eo.geometry == ssb::SsbGeometry::filter_only ? " flat" : ""),
+                            build.rows, ms, build.bvh_build_ms, build.bvh_bytes / 1048576.0,
+                            build.rays, build.lanes, build.groups > 999999 ? 999999 : build.groups,
+                            first.rows.size(), checked));
+            bench_progress("ssb", table.back());
           }
-          std::string checked = "unchecked";
-          if (ref) checked = expected(q) == first ? "MATCH" : "MISMATCH";
-          if (!stable) checked = "MISMATCH (repeats differ)";
-          std::string api_check = "-";
-          if (api == RayTracingApi::vulkan && apis.optix) vulkan_answers[q] = first;
-          if (api == RayTracingApi::vulkan) dedicated[q] = first;
-          if (api == RayTracingApi::optix && apis.vulkan) {
-            api_check =
-                vulkan_answers.at(q) == first ? "identical to vulkan" : "differs from vulkan";
-            if (api_check != "identical to vulkan") checked = "MISMATCH (differs from vulkan)";
-          }
-          double ms = median(trace);
-          nlohmann::json j = result_fields(ctx, "ssb", o.run);
-          j.update(
-              {{"engine", "rt"},
-               {"api", api_name},
-               {"api_check", api_check},
-               {"traversal", api == RayTracingApi::optix ? "optix" : to_string(engine.traversal())},
-               {"sf", sf},
-               {"query", "Q" + q},
-               {"rows", build.rows},
-               {"query_ms", ms},
-               {"query_ms_all", trace},
-               {"clear_ms", median(clear)},
-               {"bvh_build_ms", build.bvh_build_ms},
-               {"bvh_bytes", build.bvh_bytes},
-               {"triangle_bytes", build.triangle_bytes},
-               {"side_bytes", build.side_bytes},
-               {"upload_ms", build.upload_ms},
-               {"encode_ms", build.encode_ms},
-               {"post_ms", build.post_ms},
-               {"intervals", build.intervals},
-               {"rays", build.rays},
-               {"rows_hit", build.rows_hit},
-               {"query_bytes", lineorder_query_bytes(q, build.rows)},
-               {"query_gbps", gbps(lineorder_query_bytes(q, build.rows), ms)},
-               {"lanes", build.lanes},
-               {"target_rays", o.target_rays},
-               {"atomics", o.per_row_atomics ? "per_row" : "per_ray_run"},
-               {"build_preference", to_string(eo.preference)},
-               {"groups", build.groups},
-               {"side_values", build.side_values},
-               {"result_rows", first.rows.size()},
-               {"seed", seed},
-               {"checked_result", checked}});
-          if (data) j["data"] = o.data;
-          rows.push_back(j);
-          table.push_back(fmt::format(
-              "{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
-              "{:>6} {:>6}  {}",
-              sf, "Q" + q, api == RayTracingApi::optix ? "rt (optix)" : "rt", build.rows, ms,
-              build.bvh_build_ms, build.bvh_bytes / 1048576.0, build.rays, build.lanes,
-              build.groups > 999999 ? 999999 : build.groups, first.rows.size(), checked));
-          bench_progress("ssb", table.back());
         }
-      }
     }
 #ifdef RAYDB_HAS_SQL
     if (sql) {
@@ -323,6 +344,12 @@ void register_bench_ssb(CLI::App& bench) {
   cmd->add_option("--prefer", o->prefer,
                   "the RT engine's BVH build preference in either API: fast_trace (default), "
                   "none, fast_build");
+  cmd->add_option("--geometry", o->geometries,
+                  "the RT engine's triangles: filter_only (one XY footprint, Z = filter code "
+                  "only), value_group (RTCUDB's X = value, Y = group); list, each timed and "
+                  "compared with the first")
+      ->delimiter(',')
+      ->capture_default_str();
   cmd->add_option("--engine", o->engines,
                   "rt (the ray-tracing engine), star_join (the Crystal-style baseline, Vulkan), "
                   "crystal_cuda (the same in CUDA, Crystal's tiles) and/or sql (the "

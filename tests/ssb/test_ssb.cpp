@@ -55,17 +55,18 @@ bool has_rows(const ResultTable& r) {
   return !r.rows.empty() && r.rows[0][0] != "NULL";
 }
 
-// Runs every query on the RT engine and on SQLite and compares the whole tables.
-NonEmpty check_all_queries(const SsbTables& tables, TraversalMode mode, bool force_side = false,
-                           uint32_t max_lanes = 1024, bool per_row_atomics = false,
-                           BuildPreference preference = BuildPreference::fast_trace) {
+// The engine's defaults with a small launch: 512 rays, at most 1,024 lanes.
+SsbEngineOptions small_launch(TraversalMode mode) {
   SsbEngineOptions o;
-  o.preference = preference;
   o.traversal = mode;
-  o.force_side_values = force_side;
   o.target_rays = 512;
-  o.max_lanes = max_lanes;
-  o.per_row_atomics = per_row_atomics;
+  o.max_lanes = 1024;
+  return o;
+}
+
+// Runs every query on the RT engine and on SQLite and compares the whole tables.
+NonEmpty check_all_queries(const SsbTables& tables, const SsbEngineOptions& o) {
+  const TraversalMode mode = o.traversal;
   SsbEngine engine = SsbEngine::create(test::context(), tables, o).value();
   SqliteReference ref = SqliteReference::load(tables).value();
   NonEmpty non_empty;
@@ -90,6 +91,9 @@ NonEmpty check_all_queries(const SsbTables& tables, TraversalMode mode, bool for
     non_empty.engine += has_rows(got);
   }
   return non_empty;
+}
+NonEmpty check_all_queries(const SsbTables& tables, TraversalMode mode) {
+  return check_all_queries(tables, small_launch(mode));
 }
 
 std::string dbgen_dir() {
@@ -254,12 +258,25 @@ TEST_CASE("ssb queries equal SQLite at SF 0.01 in every traversal mode") {
   }
 }
 
+TEST_CASE("ssb queries equal SQLite in RTCUDB's value_group geometry in every traversal mode") {
+  test::ValidationGuard guard;
+  SsbTables t = generate_ssb(0.01, test::fresh_seed()).value();
+  for (TraversalMode m : modes()) {
+    SsbEngineOptions o = small_launch(m);
+    o.geometry = SsbGeometry::value_group;
+    NonEmpty n = check_all_queries(t, o);
+    CHECK(n.engine == n.sqlite);
+  }
+}
+
 TEST_CASE("ssb queries equal SQLite under every build preference") {
   test::ValidationGuard guard;
   SsbTables t = generate_ssb(0.01, test::fresh_seed()).value();
   // fast_trace (the default) runs in every other case; the others change only the BVH's flags.
   for (BuildPreference p : {BuildPreference::none, BuildPreference::fast_build}) {
-    NonEmpty n = check_all_queries(t, modes().front(), false, 1024, false, p);
+    SsbEngineOptions o = small_launch(modes().front());
+    o.preference = p;
+    NonEmpty n = check_all_queries(t, o);
     CHECK_MESSAGE(n.engine == n.sqlite, to_string(p));
   }
 }
@@ -276,10 +293,20 @@ TEST_CASE("ssb queries equal SQLite with values past float32 in the side array")
     lo.extendedprice[i] = v;
     lo.supplycost[i] = 0xFFFFFFF0u - v / 2;
   }
-  TraversalMode m = modes().front();
-  check_all_queries(t, m, false, /*max_lanes=*/1);
-  check_all_queries(t, m, /*force_side=*/true);
-  check_all_queries(t, m, false, 1024, /*per_row_atomics=*/true);
+  for (SsbGeometry g : {SsbGeometry::filter_only, SsbGeometry::value_group}) {
+    SsbEngineOptions o = small_launch(modes().front());
+    o.geometry = g;
+    check_all_queries(t, o);
+    SsbEngineOptions one_lane = o;
+    one_lane.max_lanes = 1;
+    check_all_queries(t, one_lane);
+    SsbEngineOptions side = o;
+    side.force_side_values = true;
+    check_all_queries(t, side);
+    SsbEngineOptions per_row = o;
+    per_row.per_row_atomics = true;
+    check_all_queries(t, per_row);
+  }
 }
 
 TEST_CASE("ssb queries equal SQLite on the reference dbgen files at SF 0.01") {

@@ -317,7 +317,7 @@ QueryPlan plan_query(const std::string& q, const FlatTable& f) {
 }
 
 EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_side_values,
-                          uint32_t max_lanes) {
+                          uint32_t max_lanes, SsbGeometry geometry) {
   EncodedQuery e;
   const LineorderColumns& lo = f.tables->lineorder;
   e.rows = f.n;
@@ -480,10 +480,15 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
                 fmt::format("SSB Q{}: {} groups exceed the 2^24 codes float32 holds exactly",
                             plan.name, groups));
 
-  // X: the value where float32 holds it exactly, else the side array (and X = 0).
+  // X: the value where float32 holds it exactly, else the side array (and X = 0). filter_only
+  // puts every triangle at X = Y = 0, with value and group in per-row arrays: with X and Y spread,
+  // a BVH builder splits on them too, and those splits cannot prune a ray that runs along Z.
   constexpr int64_t kExact = int64_t{1} << 24;
-  bool side = force_side_values || xmin < -kExact || xmax > kExact;
+  const bool filter_only = geometry == SsbGeometry::filter_only;
+  bool side = filter_only || force_side_values || xmin < -kExact || xmax > kExact;
   if (side) xmin = xmax = 0;
+  const bool y_is_group = !filter_only || groups == 1;  // one group: Y = 0 is its code
+  e.hits_read_vertices = !filter_only;
   if (plan.aggregate == Aggregate::extprice_times_discount) resize_zeroed(e.multipliers, f.n);
 
   // Triangle (x, y, z), (x + Sx, y, z), (x, y + Sy, z) with S = 4W, W at least the value range:
@@ -492,7 +497,8 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   auto width = [](double lo_v, double hi_v) {
     return std::max({hi_v - lo_v + 1, 64.0, std::max(std::abs(lo_v), std::abs(hi_v)) / 65536});
   };
-  double wx = width(double(xmin), double(xmax)), wy = width(0, double(groups - 1));
+  double wx = width(double(xmin), double(xmax));
+  double wy = width(0, y_is_group ? double(groups - 1) : 0.0);
   auto sx = static_cast<float>(4 * wx), sy = static_cast<float>(4 * wy);
   e.ray_x = static_cast<float>(double(xmin) + 1.5 * wx);
   e.ray_y = static_cast<float>(1.5 * wy);
@@ -508,17 +514,19 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   });
   resize_zeroed(e.vertices, f.n * 9);
   if (side) resize_zeroed(e.side_values, f.n);
+  if (!y_is_group) resize_zeroed(e.row_groups, f.n);
   parallel_slices(f.n, parts, [&](size_t b, size_t end, unsigned) {
     for (uint64_t r = b; r < end; ++r) {
       uint64_t p = pos[r];
       int64_t v = value_of(plan.aggregate, lo, r);
       auto x = side ? 0.0f : static_cast<float>(v);
-      auto y = static_cast<float>(z[r]);
+      auto y = y_is_group ? static_cast<float>(z[r]) : 0.0f;
       float* t = &e.vertices[p * 9];
       t[0] = x, t[1] = y;
       t[3] = x + sx, t[4] = y;
       t[6] = x, t[7] = y + sy;
       if (side) e.side_values[p] = v;
+      if (!y_is_group) e.row_groups[p] = z[r];
       if (!e.multipliers.empty()) e.multipliers[p] = lo.discount[r];
     }
   });

@@ -98,6 +98,8 @@ struct EncodedQuery {
   raydb::detail::FillLaterVector<float> vertices;        // 9 floats per triangle, in Z order
   raydb::detail::FillLaterVector<uint32_t> multipliers;  // Q1.x: lo_discount per triangle
   raydb::detail::FillLaterVector<int64_t> side_values;   // the value X cannot hold exactly
+  raydb::detail::FillLaterVector<uint32_t> row_groups;   // filter_only: the group code per triangle
+  bool hits_read_vertices = true;  // value_group: value and group come from the triangle's X, Y
   std::vector<std::vector<uint32_t>> group_tuples;       // group code -> attribute codes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges, ascending
   uint32_t z_codes = 1;                                  // size of the Z code space
@@ -113,7 +115,7 @@ inline constexpr uint32_t kMaxZCodes = 1u << 23;
 // used, as large as fits below kMaxZCodes and no larger than needed for the average rows per
 // filter code).
 EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& flat, bool force_side_values,
-                          uint32_t max_lanes);
+                          uint32_t max_lanes, SsbGeometry geometry);
 
 // Cuts the intervals into rays of at most ceil(total / target_rays) codes each.
 std::vector<std::pair<uint32_t, uint32_t>> split_rays(

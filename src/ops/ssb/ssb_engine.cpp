@@ -24,10 +24,10 @@ using detail::QueryPlan;
 
 namespace {
 
-// Device bytes one query needs per row, at most: the triangle (36), the side arrays (12), the
+// Device bytes one query needs per row, at most: the triangle (36), the side arrays (16), the
 // row flag, and the BVH with its build scratch (measured about 2 x 64 on lavapipe and NVIDIA;
 // 160 leaves room).
-constexpr uint64_t kDeviceBytesPerRow = 36 + 12 + 1 + 160;
+constexpr uint64_t kDeviceBytesPerRow = 36 + 16 + 1 + 160;
 
 double ms_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -62,7 +62,7 @@ struct SsbEngine::Impl {
   // The last query's plan, encoding (host side, for decoding) and device state.
   QueryPlan plan;
   EncodedQuery enc;
-  Buffer vertices, multipliers, side_values, rays, flags, sums, counts, readback;
+  Buffer vertices, multipliers, side_values, row_groups, rays, flags, sums, counts, readback;
   AccelStruct blas, tlas;
   uint64_t ray_count = 0;
   uint32_t groups = 0;
@@ -115,7 +115,8 @@ struct SsbEngine::Impl {
       groups = static_cast<uint32_t>(enc.group_tuples.size());
       optix->build(enc, ray_words, groups, stats);
       stats.triangle_bytes = enc.vertices.size() * sizeof(float);
-      stats.side_bytes = (enc.multipliers.size() * 4) + (enc.side_values.size() * 8);
+      stats.side_bytes =
+          (enc.multipliers.size() * 4) + (enc.side_values.size() * 8) + (enc.row_groups.size() * 4);
       return;
     }
     blas.reset();
@@ -132,6 +133,7 @@ struct SsbEngine::Impl {
       vertices = upload(enc.vertices, kBuildInput, "ssb triangles", batch, staging);
       multipliers = upload(enc.multipliers, 0, "ssb multipliers", batch, staging);
       side_values = upload(enc.side_values, 0, "ssb side values", batch, staging);
+      row_groups = upload(enc.row_groups, 0, "ssb row groups", batch, staging);
       std::vector<uint32_t> ray_words;
       auto ray_list = detail::split_rays(enc.intervals, options.target_rays);
       ray_count = ray_list.size();
@@ -148,7 +150,8 @@ struct SsbEngine::Impl {
     }
     staging.clear();
     stats.triangle_bytes = vertices.size();
-    stats.side_bytes = (enc.multipliers.size() * 4) + (enc.side_values.size() * 8);
+    stats.side_bytes =
+        (enc.multipliers.size() * 4) + (enc.side_values.size() * 8) + (enc.row_groups.size() * 4);
 
     BuildRequest req;
     req.primitive_count = n;
@@ -163,6 +166,7 @@ struct SsbEngine::Impl {
     BlasTimes times;
     blas = build_blas(c, BlasBuild{req, "ssb BLAS", {}}, times);
     double build_ms = times.build_ms + times.compact_ms;
+    if (!enc.hits_read_vertices) vertices.reset();  // the BVH holds all the geometry now
 
     // Hit group 0: triangles (RtPipeline).
     VkAccelerationStructureInstanceKHR inst = identity_instance(blas, 0);
@@ -192,13 +196,14 @@ struct SsbEngine::Impl {
     }
     VkContext& c = *ctx;
     detail::SsbTraceParams p{};
-    p.vertices = vertices.address();
+    p.vertices = vertices.address();  // 0 once dropped (filter_only)
     p.rays = rays.address();
     p.row_flags = flags.address();
     p.sums = sums.address();
     p.counts = counts.address();
     p.multipliers = enc.multipliers.empty() ? 0 : multipliers.address();
     p.side_values = enc.side_values.empty() ? 0 : side_values.address();
+    p.row_groups = enc.row_groups.empty() ? 0 : row_groups.address();
     p.ray_x = enc.ray_x;
     p.ray_y = enc.ray_y;
     p.per_row_atomics = options.per_row_atomics ? 1 : 0;
@@ -259,7 +264,8 @@ struct SsbEngine::Impl {
     stats = {};
     auto t0 = std::chrono::steady_clock::now();
     plan = detail::plan_query(name, flat);
-    enc = detail::encode_query(plan, flat, options.force_side_values, options.max_lanes);
+    enc = detail::encode_query(plan, flat, options.force_side_values, options.max_lanes,
+                               options.geometry);
     stats.encode_ms = ms_since(t0);
     ensure_kernels();
     build();

@@ -7,12 +7,12 @@
 namespace raydb::ssb::detail {
 
 struct SsbTraceParams {
-  uint64_t vertices, rays, row_flags, sums, counts, multipliers, side_values;
+  uint64_t vertices, rays, row_flags, sums, counts, multipliers, side_values, row_groups;
   float ray_x, ray_y;
   uint32_t ray_offset, num_rays;
   uint32_t per_row_atomics, unused;
 };
-static_assert(sizeof(SsbTraceParams) == 80 && offsetof(SsbTraceParams, ray_x) == 56);
+static_assert(sizeof(SsbTraceParams) == 88 && offsetof(SsbTraceParams, ray_x) == 64);
 
 // shaders/ssb/ssb_star_join.comp
 struct SsbStarJoinParams {

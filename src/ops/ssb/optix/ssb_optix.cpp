@@ -63,12 +63,14 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     vertices_ = upload(enc.vertices, "ssb triangles (OptiX)");
     multipliers_ = upload(enc.multipliers, "ssb multipliers (OptiX)");
     side_values_ = upload(enc.side_values, "ssb side values (OptiX)");
+    row_groups_ = upload(enc.row_groups, "ssb row groups (OptiX)");
     rays_ = upload(ray_words, "ssb rays (OptiX)");
     uint32_t t1 = timer.mark();
     cuda::check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (ssb upload)");
     stats.upload_ms = timer.ms(t0, t1);
     has_multipliers_ = !enc.multipliers.empty();
     has_side_values_ = !enc.side_values.empty();
+    has_row_groups_ = !enc.row_groups.empty();
     ray_x_ = enc.ray_x;
     ray_y_ = enc.ray_y;
     ray_count_ = ray_words.size() / 2;
@@ -84,6 +86,7 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     gas_ = optix::build_gas(ctx_, st_->context, stream_, memory_, input,
                             optix::build_flags(preference_, /*compact=*/true));
     stats.bvh_build_ms = gas_.build_ms + gas_.compact_ms;
+    if (!enc.hits_read_vertices) vertices_.reset();  // the GAS holds all the geometry now
     stats.bvh_bytes = gas_.memory.bytes();
 
     flags_ = DeviceMemory(memory_, std::max<uint64_t>((n + 31) / 32 * 4, 16), "ssb row flags");
@@ -96,13 +99,14 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
     cuda::runtime(ctx_);
     optix::SsbLaunchParams p{};
     p.handle = gas_.handle;
-    p.vertices = vertices_.address();
+    p.vertices = vertices_.address();  // 0 once reset
     p.rays = rays_.address();
     p.row_flags = flags_.address();
     p.sums = sums_.address();
     p.counts = counts_.address();
     p.multipliers = has_multipliers_ ? multipliers_.address() : 0;
     p.side_values = has_side_values_ ? side_values_.address() : 0;
+    p.row_groups = has_row_groups_ ? row_groups_.address() : 0;
     p.ray_x = ray_x_;
     p.ray_y = ray_y_;
     p.per_row_atomics = per_row_atomics ? 1 : 0;
@@ -169,9 +173,9 @@ class SsbOptixTracerImpl final : public SsbOptixTracer {
   optix::MemoryTally memory_;
   optix::Program program_;
   optix::Gas gas_;
-  DeviceMemory vertices_, multipliers_, side_values_, rays_, flags_, sums_, counts_;
+  DeviceMemory vertices_, multipliers_, side_values_, row_groups_, rays_, flags_, sums_, counts_;
   optix::LaunchBlocks<optix::SsbLaunchParams> launches_;
-  bool has_multipliers_ = false, has_side_values_ = false;
+  bool has_multipliers_ = false, has_side_values_ = false, has_row_groups_ = false;
   float ray_x_ = 0, ray_y_ = 0;
   uint64_t ray_count_ = 0;
   uint32_t groups_ = 0;

@@ -28,6 +28,8 @@ __device__ __forceinline__ int64_t ssb_row_value(uint32_t row) {
   return value;
 }
 __device__ __forceinline__ uint32_t ssb_row_group(uint32_t row) {
+  if (params.row_groups != 0u) return reinterpret_cast<const uint32_t*>(params.row_groups)[row];
+  if (params.vertices == 0u) return 0u;  // filter_only with one group
   return static_cast<uint32_t>(reinterpret_cast<const float*>(params.vertices)[9u * row + 1u]);
 }
 __device__ __forceinline__ void ssb_group_add(uint32_t group, int64_t sum, uint32_t count) {
