@@ -10,7 +10,9 @@
 # name, dbgen-sf<SF> or gen-sf<SF>). Per query: the query time (median trace of the repeats, GPU
 # timestamps) of both, SqlEngine's host planning, staging, upload and BVH build apart, and its
 # shader compile time cold (a fresh SPIR-V cache) and cached. SF 1 is checked against SQLite;
-# SF 10 and 20 compare SqlEngine's tables with the dedicated engine's. Results:
+# SF 10 and 20 compare SqlEngine's tables with the dedicated engine's. raydb's CUDA Crystal-style
+# star join (crystal_cuda) runs beside them on the same rows (issue 21's RT-against-Crystal
+# comparison on reference dbgen tables). Results:
 # $OUT/results/<device>/ssb.jsonl.
 # Parts: sf1, sf10, sf20 (generate, unless a finished earlier call left the tables, then time),
 # gen10 and gen20 (generate in the background, outliving the call while the machine stays warm;
@@ -105,7 +107,8 @@ for sf in $SFS; do
   fi
   echo "SF $sf: tables in $dir ($SOURCE, generated in $(cat "$dir/done") s; ready $(($(date +%s) - start)) s into this part)"
   timeout "${RUN[$sf]:-120}" $B --label "$(label sql_sf "$sf-$SOURCE")" --data "$dir" \
-    --engine rt,sql --sql-path "$SQL_PATH" --check-max-sf 1 --repeats "${REPS[$sf]:-3}" --warmup 1
+    --engine rt,sql,crystal_cuda --sql-path "$SQL_PATH" --check-max-sf 1 --repeats "${REPS[$sf]:-3}" \
+    --warmup 1
   echo "SF $sf done in $(($(date +%s) - start)) s"
   rm -rf "${dir:?}"
 done

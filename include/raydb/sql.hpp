@@ -24,6 +24,7 @@
 
 #include "raydb/context.hpp"
 #include "raydb/error.hpp"
+#include "raydb/star_geometry.hpp"
 
 namespace raydb::sql {
 
@@ -70,6 +71,9 @@ struct SqlOptions {
   uint32_t target_rays = 262144;
   /// The operator queries run on (SqlEngine::set_path changes it later).
   SqlPath path = SqlPath::automatic;
+  /// The ray-tracing plan's triangles (filter_only: Z alone; value_group: RTCUDB's X = an
+  /// aggregate, Y = the group code). EXPLAIN names it.
+  StarGeometry geometry = StarGeometry::filter_only;
 };
 
 /// Per query, milliseconds. compile_ms is apart from the query itself (0 when the SPIR-V was in

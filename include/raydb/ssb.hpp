@@ -15,8 +15,9 @@
 #include <vector>
 
 #include "raydb/context.hpp"
-#include "raydb/rx_index.hpp"  // BuildPreference
+#include "raydb/lookup.hpp"  // BuildPreference
 #include "raydb/ssb_data.hpp"
+#include "raydb/star_geometry.hpp"
 
 namespace raydb::ssb {
 
@@ -41,18 +42,6 @@ Result<std::string> canonical_query_name(std::string_view name);
 Result<std::string> query_sql(std::string_view name);
 
 /// How the SSB engine plans its rays.
-/// Where a lineorder row's triangle sits (docs/ssb.md, "Geometry"). Both give the same answers.
-enum class SsbGeometry {
-  /// Every triangle shares one footprint in X and Y and differs only in its Z (filter) code; the
-  /// value and group code are read by primitive index from per-row arrays (8 bytes a row, 12
-  /// with more than one group), and the triangles are dropped once the BVH is built. The BVH
-  /// then splits only along the rays' axis. On an H100, SSB SF 10 ran 14-100x faster than
-  /// value_group, and value_group's Q3.3 never finished on 150 million rows.
-  filter_only,
-  /// RTCUDB's: X = the aggregated value, Y = the group code, Z = the filter code; the hit reads
-  /// value and group back from the triangle's vertices.
-  value_group,
-};
 
 struct SsbEngineOptions {
   /// Automatic: the context's mode.
@@ -78,7 +67,7 @@ struct SsbEngineOptions {
   /// the others are there to measure what the tree's shape costs the long Z rays (docs/optix.md).
   BuildPreference preference = BuildPreference::fast_trace;
   /// The triangles' placement.
-  SsbGeometry geometry = SsbGeometry::filter_only;
+  StarGeometry geometry = StarGeometry::filter_only;
 };
 
 /// Per query run: times in milliseconds (GPU timestamps), bytes of device memory.

@@ -55,13 +55,6 @@ uint64_t lineorder_query_bytes(const std::string& q, uint64_t rows) {
   return rows * columns * 4;
 }
 
-ssb::SsbGeometry parse_geometry(const std::string& s) {
-  if (s == "value_group") return ssb::SsbGeometry::value_group;
-  if (s == "filter_only") return ssb::SsbGeometry::filter_only;
-  throw Error(Errc::invalid_argument,
-              fmt::format("unknown SSB geometry '{}' (value_group, filter_only)", s));
-}
-
 double gbps(uint64_t bytes, double ms) {
   return ms > 0 ? double(bytes) / (ms * 1e6) : 0;
 }
@@ -282,7 +275,7 @@ void run(BenchSsbOptions& o) {
                             "{:>6} {:>6}  {}",
                             sf, "Q" + q,
                             std::string(api == RayTracingApi::optix ? "rt (optix)" : "rt") +
-                                (eo.geometry == ssb::SsbGeometry::filter_only ? " flat" : ""),
+                                (eo.geometry == StarGeometry::filter_only ? " flat" : ""),
                             build.rows, ms, build.bvh_build_ms, build.bvh_bytes / 1048576.0,
                             build.rays, build.lanes, build.groups > 999999 ? 999999 : build.groups,
                             first.rows.size(), checked));

@@ -9,7 +9,8 @@
 #include "cli/numbers.hpp"  // every count, size and fraction of the command line
 #include "cli/output.hpp"   // --format
 #include "raydb/context.hpp"
-#include "raydb/rx_index.hpp"  // BuildPreference
+#include "raydb/lookup.hpp"  // BuildPreference
+#include "raydb/star_geometry.hpp"
 
 namespace raydb::cli {
 
@@ -61,6 +62,8 @@ StreamTimes stream_times(const Context& ctx, uint64_t bytes);
 
 // --prefer: none | fast_trace | fast_build; anything else is Errc::invalid_argument.
 BuildPreference parse_preference(const std::string& s);
+// --geometry: filter_only | value_group (the star-join triangles); else Errc::invalid_argument.
+StarGeometry parse_geometry(const std::string& s);
 
 // <results>/<device>/ : a file-system-safe name for the device, e.g. "nvidia-h100-80gb-hbm3".
 std::string device_slug(const DeviceInfo& d);

@@ -181,6 +181,13 @@ BuildPreference parse_preference(const std::string& s) {
               fmt::format("unknown build preference '{}' (none, fast_trace, fast_build)", s));
 }
 
+StarGeometry parse_geometry(const std::string& s) {
+  if (s == "filter_only") return StarGeometry::filter_only;
+  if (s == "value_group") return StarGeometry::value_group;
+  throw Error(Errc::invalid_argument,
+              fmt::format("unknown geometry '{}' (filter_only, value_group)", s));
+}
+
 uint64_t run_seed(const BenchRunOptions& o) {
   return o.seed ? o.seed : std::random_device{}();
 }

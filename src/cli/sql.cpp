@@ -25,7 +25,7 @@ namespace {
 struct SqlCliOptions {
   CommonOptions common;
   std::string schema, data, command, file, format = "table", cache_dir, delimiter = ",",
-                                           engine = "auto", history;
+                                           engine = "auto", history, geometry = "filter_only";
   bool check = false, stats = false;
 };
 
@@ -199,6 +199,7 @@ void run_sql(const SqlCliOptions& o) {
   Context ctx = open_context(o.common).value();
   so.cache_dir = o.cache_dir.empty() ? default_cache_dir() : o.cache_dir;
   so.csv_delimiter = o.delimiter[0];
+  so.geometry = parse_geometry(o.geometry);
   sql::SqlEngine e = sql::SqlEngine::create(ctx, so).value();
   e.load_schema_file(o.schema).value();
   if (!o.data.empty()) e.load_data_dir(o.data).value();
@@ -238,6 +239,10 @@ void register_sql(CLI::App& app) {
   cmd->add_option("--engine", o->engine,
                   "rt (ray tracing), compute (star join kernel) or auto (where the ray-tracing "
                   "plan cannot run the query, or the measured cost model says compute is faster)")
+      ->capture_default_str();
+  cmd->add_option("--geometry", o->geometry,
+                  "the ray-tracing plan's triangles: filter_only (Z alone) or value_group "
+                  "(RTCUDB's X = an aggregate, Y = the group code)")
       ->capture_default_str();
   cmd->add_option("--history", o->history,
                   "the shell's history file (default ~/.raydb_sql_history; '-' keeps none)");

@@ -12,7 +12,8 @@ TableLayout table_layout(const BoundQuery& q, const RtPlan& p) {
   t.columns = 0;
   t.side = static_cast<uint32_t>(p.fact_columns.size());
   t.counts = t.side + 2 * static_cast<uint32_t>(p.side.size());
-  t.aggs = t.counts + 1;
+  t.groups = t.counts + 1;
+  t.aggs = t.groups + 1;
   t.size = t.aggs + static_cast<uint32_t>(q.aggs.size());
   return t;
 }
@@ -75,6 +76,11 @@ GeneratedShaders generate(const BoundQuery& q, const RtPlan& p) {
   // Per aggregate the run holds a partial sum (wrapping, so the order of additions does not
   // change it), minimum or maximum; COUNT is the run's count.
   std::string fields, start, add, flush;
+  // The row's group: Y (value_group), the side array (filter_only), or the only group's 0.
+  std::string group_read = !p.row_groups.empty() ? fmt::format("U32s(T({}u)).v[row]", tl.groups)
+                           : p.geometry == StarGeometry::filter_only
+                               ? std::string("0u")
+                               : std::string("uint(Floats(pc.vertices).v[9u * row + 1u])");
   for (size_t i = 0; i < q.aggs.size(); ++i) {
     const Aggregate& a = q.aggs[i];
     if (a.func == AggFunc::count) continue;
@@ -113,7 +119,9 @@ GeneratedShaders generate(const BoundQuery& q, const RtPlan& p) {
   body +=
       "  uint bit = 1u << (row & 31u);\n"
       "  if ((atomicOr(U32s(pc.flags).v[row >> 5], bit) & bit) != 0u) return;\n"
-      "  uint g = uint(Floats(pc.vertices).v[9u * row + 1u]);\n"
+      "  uint g = " +
+      group_read +
+      ";\n"
       "  if (g != run.group) {\n    run_flush(run);\n    run.group = g;\n  }\n"
       "  run.count += 1u;\n";
   body += add + "}\n";

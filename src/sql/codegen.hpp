@@ -26,7 +26,7 @@ static_assert(sizeof(SqlTraceParams) == 48);
 // (plan.fact_columns, int64 each), per side filter its codes and mask, the group counts (uint32),
 // then one uint64 array per aggregate (sum: two's complement; min/max: value ^ 2^63).
 struct TableLayout {
-  uint32_t columns = 0, side = 0, counts = 0, aggs = 0, size = 0;
+  uint32_t columns = 0, side = 0, counts = 0, groups = 0, aggs = 0, size = 0;
 };
 TableLayout table_layout(const BoundQuery& q, const RtPlan& p);
 

@@ -79,15 +79,20 @@ struct SqlEngine::Impl {
     s +=
         fmt::format("  traversal: {}\n",
                     exec->mode() == TraversalMode::pipeline ? "ray-tracing pipeline" : "ray query");
+    const bool filter_only = p.geometry == StarGeometry::filter_only;
+    s += fmt::format("  geometry: {}\n",
+                     filter_only ? "filter_only (every triangle on one X-Y footprint, Z alone)"
+                                 : "value_group (X an aggregate, Y the group code)");
     s += fmt::format("  X: {}\n", p.x_agg >= 0 ? "aggregate " + q.aggs[size_t(p.x_agg)].key +
                                                      " (float32 holds every value)"
                                                : std::string("0 (aggregates from side arrays)"));
     std::string yattrs;
     for (AttrRef a : q.group) yattrs += (yattrs.empty() ? "" : ", ") + attr_name(cat, q, a);
     s += fmt::format(
-        "  Y: group code over ({}), {} groups (dictionary of the tuples, value "
+        "  {}: group code over ({}), {} groups (dictionary of the tuples, value "
         "order)\n",
-        yattrs.empty() ? "none" : yattrs, p.group_tuples.size());
+        p.row_groups.empty() ? "Y" : "group (side array)", yattrs.empty() ? "none" : yattrs,
+        p.group_tuples.size());
     s += fmt::format(
         "  Z: mixed-radix filter code, {} codes ({} lanes: row number modulo {} as "
         "the last digit)\n",
@@ -245,7 +250,7 @@ struct SqlEngine::Impl {
 
   SqlTable run_rt(const BoundQuery& q, bool explain_only, std::string* explain) {
     auto t1 = std::chrono::steady_clock::now();
-    RtPlan p = plan_rt(q, cat, cache);
+    RtPlan p = plan_rt(q, cat, cache, options.geometry);
     GeneratedShaders g = generate(q, p);
     stats.plan_ms = ms_since(t1);
     stats.path = SqlPath::rt;

@@ -182,9 +182,11 @@ int64_t eval_expr(const Expr& e, const Table& fact, uint64_t row) {
   return static_cast<int64_t>(e.op == '+' ? ua + ub : ua - ub);
 }
 
-RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
+RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache, StarGeometry geometry) {
   const Table& fact = cat.tables[size_t(q.fact)];
   RtPlan p;
+  p.geometry = geometry;
+  const bool filter_only = geometry == StarGeometry::filter_only;
   p.rows = fact.rows;
   const uint64_t n = p.rows;
   const unsigned parts = parts_for(n);
@@ -421,11 +423,13 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   mark("y");
 
   // X: the first SUM/MIN/MAX/AVG whose every value float32 holds exactly; the value range with
-  // 0 in it (the triangles' width).
+  // 0 in it (the triangles' width). filter_only keeps X and Y at 0 for every triangle (the
+  // aggregates come from fact columns, the group from row_groups): a BVH builder that also
+  // splits on X and Y makes splits no ray along Z can prune with.
   constexpr uint64_t kBlock = 4096;
   RowVector<int64_t> xv;
   int64_t xmin = 0, xmax = 0;
-  for (size_t i = 0; i < q.aggs.size() && p.x_agg < 0; ++i) {
+  for (size_t i = 0; i < q.aggs.size() && p.x_agg < 0 && !filter_only; ++i) {
     if (q.aggs[i].func == AggFunc::count) continue;
     xv.resize(n);
     std::atomic<bool> fits{true};
@@ -470,12 +474,15 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
   auto width = [](double lo, double hi) {
     return std::max({hi - lo + 1, 64.0, std::max(std::abs(lo), std::abs(hi)) / 65536});
   };
-  double wx = width(double(xmin), double(xmax)), wy = width(0, double(p.group_tuples.size() - 1));
+  const bool y_is_group = !filter_only || p.group_tuples.size() == 1;
+  double wx = width(double(xmin), double(xmax));
+  double wy = width(0, y_is_group ? double(p.group_tuples.size() - 1) : 0.0);
   auto sx = static_cast<float>(4 * wx), sy = static_cast<float>(4 * wy);
   p.ray_x = static_cast<float>(double(xmin) + 1.5 * wx);
   p.ray_y = static_cast<float>(1.5 * wy);
   p.vertices.resize(n * 9);
   for (SideFilter& s : p.side) s.codes.resize(n);
+  if (!y_is_group) p.row_groups.resize(n);
   // Fresh pages touched first in order, in parallel, so that their page faults are not taken in
   // the scattered writes below (its effect alone was not measured).
   parallel_slices(n, parts, [&](size_t b, size_t e, unsigned) {
@@ -501,7 +508,8 @@ RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache) {
       for (size_t j = 0; j < m; ++j) {
         size_t r = s + j;
         auto x = has_x ? static_cast<float>(xv[r]) : 0.0f;
-        auto yy = static_cast<float>(y[j]);
+        auto yy = y_is_group ? static_cast<float>(y[j]) : 0.0f;
+        if (!y_is_group) p.row_groups[pos[r]] = y[j];
         auto zz = static_cast<float>(z[r]);
         float* t = &p.vertices[uint64_t{pos[r]} * 9];
         t[0] = x, t[1] = yy, t[2] = zz;

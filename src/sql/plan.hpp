@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "raydb/star_geometry.hpp"
+
 #include "common/parallel.hpp"
 #include "sql/bind.hpp"
 
@@ -65,7 +67,10 @@ struct RtPlan {
   uint64_t z_codes = 1;  // including the lanes
   uint32_t lanes = 1;    // the least significant Z digit: row number modulo lanes
   std::vector<std::pair<uint32_t, uint32_t>> intervals;  // inclusive Z ranges
+  StarGeometry geometry = StarGeometry::filter_only;
   RowVector<float> vertices;  // 9 per fact row, in Z order (a triangle's primitive index)
+  // filter_only with more than one group: the group code per triangle (Y holds it otherwise).
+  RowVector<uint32_t> row_groups;
   RowVector<uint32_t> order;  // primitive index -> fact row (side codes are already in it)
   float ray_x = 0, ray_y = 0;
   std::vector<std::vector<uint32_t>> group_tuples;  // Y code -> attribute codes
@@ -81,7 +86,7 @@ struct RtPlan {
   std::vector<Phase> host_ms;
 };
 
-RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache);
+RtPlan plan_rt(const BoundQuery& q, const Catalog& cat, PlanCache& cache, StarGeometry geometry);
 
 // The dimension row of every fact row (every foreign key must resolve; cached).
 const RowVector<uint32_t>& dim_rows(PlanCache& cache, const Catalog& cat, int fact, const Dim& d);

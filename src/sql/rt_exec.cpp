@@ -192,6 +192,10 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
       keep.push_back(up(p.side[i].mask.data(), p.side[i].mask.size() * 4, 0, "sql side mask"));
       table[tl.side + 2 * i + 1] = keep.back().address();
     }
+    if (!p.row_groups.empty()) {
+      keep.push_back(up_rows(4, 0, "sql row groups", copy_rows(p.row_groups.data(), 4)));
+      table[tl.groups] = keep.back().address();
+    }
     keep.push_back(up(res.counts.data(), uint64_t{groups} * 4, 0, "sql group counts"));
     table[tl.counts] = keep.back().address();
     for (size_t i = 0; i < q.aggs.size(); ++i) {
@@ -225,6 +229,7 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
   BlasTimes times;
   AccelStruct blas = build_blas(c, BlasBuild{req, "sql BLAS", {}}, times);
   double build_ms = times.build_ms + times.compact_ms;
+  if (p.geometry == StarGeometry::filter_only) vertices.reset();  // the shaders never read them
   VkAccelerationStructureInstanceKHR inst = identity_instance(blas, 0);
   double tlas_ms = 0;
   AccelStruct tlas = build_tlas(c, {&inst, 1}, "sql TLAS", tlas_ms);

@@ -89,11 +89,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     Parsed parsed = parse_sql(sql, "<query>");
     BoundQuery q = bind_select(cat, parsed);
-    RtPlan p = plan_rt(q, cat, cache);
+    // The geometry from the input's length, so both are planned.
+    RtPlan p =
+        plan_rt(q, cat, cache, size % 2 ? StarGeometry::value_group : StarGeometry::filter_only);
     // Invariants the executor relies on.
     if (q.fact < 0 || static_cast<size_t>(q.fact) >= cat.tables.size()) std::abort();
     if (p.rows != cat.tables[static_cast<size_t>(q.fact)].rows) std::abort();
     if (p.vertices.size() != 9 * p.rows) std::abort();
+    if (!p.row_groups.empty() && p.row_groups.size() != p.rows) std::abort();
+    for (uint32_t g : p.row_groups)
+      if (g >= p.group_tuples.size()) std::abort();
     for (const auto& [lo, hi] : p.intervals)
       if (lo > hi || hi >= p.z_codes) std::abort();
     for (const Output& o : q.outputs)

@@ -3,6 +3,7 @@
 // RAYDB_TEST_SEED replays it); RAYDB_SQL_RANDOM_QUERIES sets the queries per schema and seed.
 #include <chrono>
 #include <cstdlib>
+#include <string>
 
 #include "raydb/sql.hpp"
 #include "raydb/ssb.hpp"
@@ -22,7 +23,7 @@ int queries_per_seed() {
 }
 
 void run_random(SqlEngine& e, const st::RandSchema& schema, uint64_t seed, int count,
-                const char* what) {
+                const std::string& what) {
   std::mt19937_64 rng(seed);
   int failures = 0, nonempty = 0;
   double compile = 0, trace = 0, build = 0, sqlite_ms = 0;
@@ -81,33 +82,40 @@ TEST_CASE("sql random: SSB queries equal SQLite (fixed and fresh seed)") {
   raydb::test::ValidationGuard guard;
   st::SqlTempDir dir("sql_rand_ssb");
   ssb::generate_ssb(0.001, 7, dir.path.string()).value();
-  SqlOptions o;
-  o.cache_dir = (dir.path / "cache").string();
-  SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
-  REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
-  REQUIRE(e.load_data_dir(dir.path.string()));
   st::RandSchema s = st::ssb_random_schema();
   uint64_t fresh = raydb::test::fresh_seed();
-  MESSAGE("sql random SSB: seeds 1 and " << fresh);
-  run_random(e, s, 1, queries_per_seed(), "SSB");
-  run_random(e, s, fresh, queries_per_seed(), "SSB");
+  MESSAGE("sql random SSB: seeds 1 (value_group) and " << fresh << " (filter_only)");
+  for (StarGeometry g : {StarGeometry::value_group, StarGeometry::filter_only}) {
+    SqlOptions o;
+    o.cache_dir = (dir.path / "cache").string();
+    o.geometry = g;
+    SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
+    REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
+    REQUIRE(e.load_data_dir(dir.path.string()));
+    bool fixed = g == StarGeometry::value_group;
+    run_random(e, s, fixed ? 1 : fresh, queries_per_seed(), fixed ? "SSB value_group" : "SSB");
+  }
 }
 
 TEST_CASE("sql random: retail star schema queries equal SQLite (fixed and fresh seed)") {
   raydb::test::ValidationGuard guard;
   st::SqlTempDir dir("sql_rand_retail");
   st::RandSchema s = st::write_retail(dir.path, 3, 4000);
-  SqlOptions o;
-  o.cache_dir = (dir.path / "cache").string();
-  if (const char* m = std::getenv("RAYDB_SQL_TRAVERSAL"))
-    o.traversal =
-        std::string(m) == "ray_query" ? TraversalMode::ray_query : TraversalMode::pipeline;
-  SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
-  REQUIRE(e.load_schema_text(st::retail_ddl()));
-  auto loaded = e.load_data_dir(dir.path.string());
-  REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().what()));
   uint64_t fresh = raydb::test::fresh_seed();
-  MESSAGE("sql random retail: seeds 1 and " << fresh);
-  run_random(e, s, 1, queries_per_seed(), "retail");
-  run_random(e, s, fresh, queries_per_seed(), "retail");
+  MESSAGE("sql random retail: seeds 1 (value_group) and " << fresh << " (filter_only)");
+  for (StarGeometry g : {StarGeometry::value_group, StarGeometry::filter_only}) {
+    SqlOptions o;
+    o.cache_dir = (dir.path / "cache").string();
+    o.geometry = g;
+    if (const char* m = std::getenv("RAYDB_SQL_TRAVERSAL"))
+      o.traversal =
+          std::string(m) == "ray_query" ? TraversalMode::ray_query : TraversalMode::pipeline;
+    SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
+    REQUIRE(e.load_schema_text(st::retail_ddl()));
+    auto loaded = e.load_data_dir(dir.path.string());
+    REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().what()));
+    bool fixed = g == StarGeometry::value_group;
+    run_random(e, s, fixed ? 1 : fresh, queries_per_seed(),
+               fixed ? "retail value_group" : "retail");
+  }
 }

@@ -263,7 +263,7 @@ TEST_CASE("ssb queries equal SQLite in RTCUDB's value_group geometry in every tr
   SsbTables t = generate_ssb(0.01, test::fresh_seed()).value();
   for (TraversalMode m : modes()) {
     SsbEngineOptions o = small_launch(m);
-    o.geometry = SsbGeometry::value_group;
+    o.geometry = StarGeometry::value_group;
     NonEmpty n = check_all_queries(t, o);
     CHECK(n.engine == n.sqlite);
   }
@@ -293,7 +293,7 @@ TEST_CASE("ssb queries equal SQLite with values past float32 in the side array")
     lo.extendedprice[i] = v;
     lo.supplycost[i] = 0xFFFFFFF0u - v / 2;
   }
-  for (SsbGeometry g : {SsbGeometry::filter_only, SsbGeometry::value_group}) {
+  for (StarGeometry g : {StarGeometry::filter_only, StarGeometry::value_group}) {
     SsbEngineOptions o = small_launch(modes().front());
     o.geometry = g;
     check_all_queries(t, o);

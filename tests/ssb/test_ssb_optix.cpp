@@ -52,13 +52,13 @@ TEST_CASE("optix: SSB engine tables equal the Vulkan engine's and SQLite") {
     const ssb::SsbTables* tables;
     bool force_side, per_row_atomics;
     uint32_t max_lanes;
-    ssb::SsbGeometry geometry = ssb::SsbGeometry::filter_only;
+    StarGeometry geometry = StarGeometry::filter_only;
   };
   for (const Variant& v :
        {Variant{"plain", &plain, false, false, 1024},
-        Variant{"plain, value_group", &plain, false, false, 1024, ssb::SsbGeometry::value_group},
+        Variant{"plain, value_group", &plain, false, false, 1024, StarGeometry::value_group},
         Variant{"edge values", &edge, false, false, 1},
-        Variant{"edge values, value_group", &edge, false, false, 1, ssb::SsbGeometry::value_group},
+        Variant{"edge values, value_group", &edge, false, false, 1, StarGeometry::value_group},
         Variant{"edge values, side array, per-row atomics", &edge, true, true, 1024},
         Variant{"tiny", &tiny, false, false, 1024}}) {
     ssb::SsbEngineOptions o;

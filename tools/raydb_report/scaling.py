@@ -122,22 +122,24 @@ def scaling_plot(plt, d, outdir):
     sfs = sorted({r["scale_factor"] for r in drows if r.get("op") == "ssb_query"})
     if not rx and not sfs:
         return
-    fig, axes = plt.subplots(1, 1 + len(sfs), figsize=(4.2 * (1 + len(sfs)), 3.8))
+    panels = (1 if rx else 0) + len(sfs)  # no RX panel where multi_gpu.sh did not run
+    fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels, 3.8))
     axes = list(axes) if hasattr(axes, "__len__") else [axes]
-    ax = axes[0]
-    for order, style in (("unsorted", "o-"), ("sorted", "s-")):
-        pts = sorted((n, sum(r["lookups_per_s"] for r in rs)) for (n, o), rs in rx.items()
-                     if o == order)
-        if pts:
-            ax.plot([n for n, _ in pts], [v / 1e9 for _, v in pts], style, label=f"RX, {order}")
-            ax.plot([n for n, _ in pts], [pts[0][1] * n / pts[0][0] / 1e9 for n, _ in pts], ":",
-                    color="grey")
-    ax.set_xticks(sorted({n for n, _ in rx}))
-    ax.set_xlabel("GPUs")
-    ax.set_ylabel("point lookups / s (billions, all GPUs)")
-    ax.set_title("RX, 2^26 keys per GPU (dotted: linear)")
-    ax.legend(fontsize=7)
-    for ax, sf in zip(axes[1:], sfs):
+    if rx:
+        ax = axes[0]
+        for order, style in (("unsorted", "o-"), ("sorted", "s-")):
+            pts = sorted((n, sum(r["lookups_per_s"] for r in rs)) for (n, o), rs in rx.items()
+                         if o == order)
+            if pts:
+                ax.plot([n for n, _ in pts], [v / 1e9 for _, v in pts], style, label=f"RX, {order}")
+                ax.plot([n for n, _ in pts], [pts[0][1] * n / pts[0][0] / 1e9 for n, _ in pts], ":",
+                        color="grey")
+        ax.set_xticks(sorted({n for n, _ in rx}))
+        ax.set_xlabel("GPUs")
+        ax.set_ylabel("point lookups / s (billions, all GPUs)")
+        ax.set_title("RX, 2^26 keys per GPU (dotted: linear)")
+        ax.legend(fontsize=7)
+    for ax, sf in zip(axes[1 if rx else 0:], sfs):
         times = ssb_times(drows, sf)
         ns = sorted({n for t in times.values() for n in t if n != "single"})
         for k, (what, style) in enumerate((("wall ms (client)", "o-"), ("GPU trace ms", "s--"))):

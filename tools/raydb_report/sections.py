@@ -13,6 +13,7 @@ from .scaling import scaling_section
 from .scans import bandwidth_section
 from .sql import sql_section
 from .ssb import ssb_section
+from .ssb_geometry import ssb_geometry_section
 from .thesis import thesis_section
 
 # name -> the function making its lines from bench/results (a pathlib.Path); in RESULTS.md order.
@@ -23,6 +24,7 @@ SECTIONS = {
     "join": join_section,
     "rtscan": rtscan_section,
     "ssb": ssb_section,
+    "ssb_geometry": ssb_geometry_section,
     "sql": sql_section,
     "scaling": scaling_section,
     "bandwidth": bandwidth_section,

@@ -10,10 +10,10 @@ def ssb_rows(d):
     # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults,
     # and the OptiX comparison's rows (optix-*: the twin, its switches and diagnostics) have their
     # own table in docs/optix.md or the README's OptiX section; bench/gpu/sql.sh's rows (sql-*: the
-    # SQL engine beside the RT engine on dbgen tables) are another experiment.
+    # SQL engine beside the RT engine on dbgen tables) and ssb.sh geometry's (ssb-geometry-*: both
+    # triangle placements side by side) are other experiments.
     rows = [r for r in load(d, "ssb.jsonl")
-            if not (REG.in_family("ssb_ab", r.get("label")) or REG.in_family("optix", r.get("label"))
-                    or REG.in_family("sql", r.get("label")))]
+            if not any(REG.in_family(f, r.get("label")) for f in ("ssb_ab", "optix", "sql", "ssb_geometry"))]
     return newest_by(rows, lambda r: (r["sf"], r["query"], r["engine"])) if rows else {}
 
 

@@ -317,7 +317,7 @@ QueryPlan plan_query(const std::string& q, const FlatTable& f) {
 }
 
 EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_side_values,
-                          uint32_t max_lanes, SsbGeometry geometry) {
+                          uint32_t max_lanes, StarGeometry geometry) {
   EncodedQuery e;
   const LineorderColumns& lo = f.tables->lineorder;
   e.rows = f.n;
@@ -484,7 +484,7 @@ EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& f, bool force_
   // puts every triangle at X = Y = 0, with value and group in per-row arrays: with X and Y spread,
   // a BVH builder splits on them too, and those splits cannot prune a ray that runs along Z.
   constexpr int64_t kExact = int64_t{1} << 24;
-  const bool filter_only = geometry == SsbGeometry::filter_only;
+  const bool filter_only = geometry == StarGeometry::filter_only;
   bool side = filter_only || force_side_values || xmin < -kExact || xmax > kExact;
   if (side) xmin = xmax = 0;
   const bool y_is_group = !filter_only || groups == 1;  // one group: Y = 0 is its code

@@ -115,7 +115,7 @@ inline constexpr uint32_t kMaxZCodes = 1u << 23;
 // used, as large as fits below kMaxZCodes and no larger than needed for the average rows per
 // filter code).
 EncodedQuery encode_query(const QueryPlan& plan, const FlatTable& flat, bool force_side_values,
-                          uint32_t max_lanes, SsbGeometry geometry);
+                          uint32_t max_lanes, StarGeometry geometry);
 
 // Cuts the intervals into rays of at most ceil(total / target_rays) codes each.
 std::vector<std::pair<uint32_t, uint32_t>> split_rays(
