@@ -67,7 +67,7 @@ struct HostApp : HostInstance {
     // The typed chain: raydb's extensions and feature structures for the test context's traversal.
     auto chain = DeviceFeatureChain::query(instance, physical, vkGetInstanceProcAddr,
                                            test::context().traversal());
-    REQUIRE_MESSAGE(chain.ok(), (chain.ok() ? "" : chain.error().what()));
+    REQUIRE_MESSAGE(chain.ok(), std::string(chain.ok() ? "" : chain.error().what()));
     float priority = 1.0f;
     VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
     qi.queueFamilyIndex = family;
@@ -105,7 +105,7 @@ TEST_CASE("context: adopting a host application's device gives exact lookups") {
     ContextOptions o;
     o.traversal = test::context().traversal();
     auto ctx = Context::adopt(h, o);
-    REQUIRE_MESSAGE(ctx.ok(), (ctx.ok() ? "" : ctx.error().what()));
+    REQUIRE_MESSAGE(ctx.ok(), std::string(ctx.ok() ? "" : ctx.error().what()));
     CHECK(ctx->device().name == test::context().device().name);
     std::vector<uint64_t> keys = {5, 1ull << 40, 7, 7, ~0ull};
     std::vector<uint32_t> values = {1, 2, 3, 4, 5};
@@ -131,7 +131,7 @@ TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the
 
   auto chain = DeviceFeatureChain::query(instance, physical, vkGetInstanceProcAddr,
                                          test::context().traversal());
-  REQUIRE_MESSAGE(chain.ok(), (chain.ok() ? "" : chain.error().what()));
+  REQUIRE_MESSAGE(chain.ok(), std::string(chain.ok() ? "" : chain.error().what()));
   CHECK(chain->traversal == test::context().traversal());
 
   uint32_t nq = 0, family = 0;
@@ -174,7 +174,7 @@ TEST_CASE("context: DeviceFeatureChain enables what adopt needs, merged into the
     auto ctx = Context::adopt(chain->host(instance, physical, device, queue, family,
                                           host.api_version, vkGetInstanceProcAddr),
                               o);
-    REQUIRE_MESSAGE(ctx.ok(), (ctx.ok() ? "" : ctx.error().what()));
+    REQUIRE_MESSAGE(ctx.ok(), std::string(ctx.ok() ? "" : ctx.error().what()));
     std::vector<uint32_t> keys = {9, 3, 3, 0xFFFFFFFFu, 1u << 24, (1u << 24) + 1};
     std::vector<uint32_t> values = {1, 2, 3, 4, 5, 6};
     auto index = RxIndex::build(*ctx, keys, values).value();
@@ -208,7 +208,7 @@ TEST_CASE("context: DeviceFeatureChain asks for the traversal's extension, inter
       CHECK(chain.error().code() == Errc::unsupported);
       continue;
     }
-    REQUIRE_MESSAGE(chain.ok(), (chain.ok() ? "" : chain.error().what()));
+    REQUIRE_MESSAGE(chain.ok(), std::string(chain.ok() ? "" : chain.error().what()));
     const bool pipeline = mode == TraversalMode::pipeline;
     CHECK(chain->traversal == mode);
     CHECK(has(chain->extensions, VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME));

@@ -56,9 +56,9 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
       CgrxBuildOptions o;
       o.bucket_size = bucket;
       auto vulkan = CgrxIndex::build(test::context(), keys.span(), values, o);
-      REQUIRE_MESSAGE(vulkan.ok(), (vulkan.ok() ? "" : vulkan.error().what()));
+      REQUIRE_MESSAGE(vulkan.ok(), std::string(vulkan.ok() ? "" : vulkan.error().what()));
       auto optix = CgrxOptixIndex::build(*vulkan);
-      REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+      REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
       const CgrxBuildStats& bs = optix->build_stats();
       const CgrxBuildStats& vs = vulkan->build_stats();
       CHECK(bs.buckets == vs.buckets);

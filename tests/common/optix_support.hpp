@@ -121,7 +121,7 @@ std::vector<RxLookup> check_twin_lookups(Twin& twin, Index& index, const RxRefer
 
   std::vector<RxLookup> got_r(ranges.size()), twin_r(ranges.size());
   auto st = twin.lookup_ranges(ranges.span(), got_r);
-  REQUIRE_MESSAGE(st.ok(), (st.ok() ? "" : st.error().what()));
+  REQUIRE_MESSAGE(st.ok(), std::string(st.ok() ? "" : st.error().what()));
   REQUIRE(index.lookup_ranges(ranges.span(), twin_r).ok());
   test::check_lookups(got_r, ref.lookup_ranges(ranges.span()),
                       ("OptiX " + what + "ranges vs the CPU reference").c_str());

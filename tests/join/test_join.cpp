@@ -26,7 +26,7 @@ void check_join(RxJoin& join, const std::vector<K>& build, const std::vector<uin
                 const std::vector<K>& probe, const char* what) {
   CAPTURE(what);
   auto pairs = join.pairs(probe);
-  REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
+  REQUIRE_MESSAGE(pairs.ok(), std::string(pairs.ok() ? "" : pairs.error().what()));
   std::sort(pairs->begin(), pairs->end());
   test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
   CHECK(join.last_stats().matches == pairs->size());
@@ -112,13 +112,13 @@ void check_cgrx_join(CgrxJoin& join, const std::vector<K>& build,
                      const char* what) {
   CAPTURE(what);
   auto pairs = join.pairs(probe);
-  REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
+  REQUIRE_MESSAGE(pairs.ok(), std::string(pairs.ok() ? "" : pairs.error().what()));
   CHECK(join.index().last_fallbacks() == 0);  // the rays, not the exact fallback, found buckets
   std::sort(pairs->begin(), pairs->end());
   test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
   CHECK(join.last_stats().matches == pairs->size());
   auto agg = join.aggregate(probe);
-  REQUIRE_MESSAGE(agg.ok(), (agg.ok() ? "" : agg.error().what()));
+  REQUIRE_MESSAGE(agg.ok(), std::string(agg.ok() ? "" : agg.error().what()));
   CHECK(*agg == join_aggregate_reference(build, values, probe));
   CHECK(join.last_stats().matches == agg->matches);
 }
@@ -224,12 +224,12 @@ void check_baseline_join(BaselineJoin kind, const std::vector<K>& build,
   CAPTURE(to_string(kind));
   JoinStats stats;
   auto pairs = baseline_join(test::context(), kind, build, probe, &stats);
-  REQUIRE_MESSAGE(pairs.ok(), (pairs.ok() ? "" : pairs.error().what()));
+  REQUIRE_MESSAGE(pairs.ok(), std::string(pairs.ok() ? "" : pairs.error().what()));
   std::sort(pairs->begin(), pairs->end());
   test::check_equal_whole(*pairs, join_pairs_reference(build, probe), what);
   CHECK(stats.matches == pairs->size());
   auto agg = baseline_join_aggregate(test::context(), kind, build, values, probe);
-  REQUIRE_MESSAGE(agg.ok(), (agg.ok() ? "" : agg.error().what()));
+  REQUIRE_MESSAGE(agg.ok(), std::string(agg.ok() ? "" : agg.error().what()));
   CHECK(*agg == join_aggregate_reference(build, values, probe));
 }
 
@@ -315,7 +315,7 @@ TEST_CASE("join: more than 2^32 - 1 pairs is refused and the aggregate still cou
     REQUIRE(!p.ok());
     CHECK(p.error().code() == Errc::limit_exceeded);
     auto a = baseline_join_aggregate(test::context(), kind, build, values, probe);
-    REQUIRE_MESSAGE(a.ok(), (a.ok() ? "" : a.error().what()));
+    REQUIRE_MESSAGE(a.ok(), std::string(a.ok() ? "" : a.error().what()));
     CHECK(*a == want);
   }
   // RX with duplicate compression counts a run without walking it.

@@ -165,8 +165,8 @@ TEST_CASE(
   auto rtscan = RtScanTable::build(ctx, cols);
   auto dpbis = DpBisTable::build(ctx, cols);
   auto table = ColumnTable::upload(ctx, cols);
-  REQUIRE_MESSAGE(rtscan.ok(), (rtscan.ok() ? "" : rtscan.error().what()));
-  REQUIRE_MESSAGE(dpbis.ok(), (dpbis.ok() ? "" : dpbis.error().what()));
+  REQUIRE_MESSAGE(rtscan.ok(), std::string(rtscan.ok() ? "" : rtscan.error().what()));
+  REQUIRE_MESSAGE(dpbis.ok(), std::string(dpbis.ok() ? "" : dpbis.error().what()));
   REQUIRE(table.ok());
   // The join's build side: keys with duplicates, so pairs and sums are not trivial.
   std::vector<uint32_t> build_keys(2000), build_values(2000);

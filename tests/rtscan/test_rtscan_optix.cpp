@@ -85,9 +85,9 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
         o.segment = range / 3;
       }
       auto table = RtScanTable::build(test::context(), cols, o);
-      REQUIRE_MESSAGE(table.ok(), (table.ok() ? "" : table.error().what()));
+      REQUIRE_MESSAGE(table.ok(), std::string(table.ok() ? "" : table.error().what()));
       auto optix = RtScanOptix::build(*table);
-      REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+      REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
       const RtScanOptixBuildStats& bs = optix->build_stats();
       CHECK(bs.bvh_bytes > 0);
       CHECK(bs.bvh_bytes <= bs.bvh_uncompacted_bytes);
@@ -95,7 +95,7 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
         CAPTURE(q);
         auto want = full_scan_reference(cols, queries[q]);
         auto got = optix->select(queries[q]);
-        REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
+        REQUIRE_MESSAGE(got.ok(), std::string(got.ok() ? "" : got.error().what()));
         auto optix_words = got->words().value();
         uint64_t optix_rays = optix->last_stats().rays;
         auto vulkan_words = table->select(queries[q]).value().words().value();

@@ -130,7 +130,7 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
     auto values = random_values(keys.size(), rng);
     RxBuildOptions o = options_of(c);
     auto index = RxIndex::build(test::context(), keys.span(), values, o);
-    REQUIRE_MESSAGE(index.ok(), (index.ok() ? "" : index.error().what()));
+    REQUIRE_MESSAGE(index.ok(), std::string(index.ok() ? "" : index.error().what()));
     RxReference ref(keys.span(), values);
     CHECK(!index->build_stats().unique_keys);
 
@@ -141,7 +141,7 @@ TEST_CASE("rx: point and range lookups equal the CPU reference in every configur
 
     auto ranges = ranges_for(keys, 1000, rng, max_key);
     auto got_r = index->lookup_ranges(ranges.span());
-    REQUIRE_MESSAGE(got_r.ok(), (got_r.ok() ? "" : got_r.error().what()));
+    REQUIRE_MESSAGE(got_r.ok(), std::string(got_r.ok() ? "" : got_r.error().what()));
     test::check_lookups(*got_r, ref.lookup_ranges(ranges.span()), "ranges");
     CHECK(index->last_stats().rays >= ranges.size());
   }
@@ -389,7 +389,7 @@ TEST_CASE("rx: every pipeline shape gives the same results, and a bad shape is n
       o.primitive = p;
       auto index = RxIndex::build(ctx, keys.span(), {}, o).value();
       auto got = index.lookup(points.span());
-      REQUIRE_MESSAGE(got.ok(), (got.ok() ? "" : got.error().what()));
+      REQUIRE_MESSAGE(got.ok(), std::string(got.ok() ? "" : got.error().what()));
       std::string what = std::string(name) + " " + to_string(p);
       test::check_lookups(got.value(), want, what.c_str());
     }
@@ -479,7 +479,7 @@ TEST_CASE("rx: partitioned and duplicate-compressed builds equal the CPU referen
         // With 7 parts, BLAS of at most 60 primitives: parts of several BLAS of unequal size.
         if (parts == 7) o.max_primitives_per_blas = 60;
         auto index = RxIndex::build(test::context(), keys.span(), values, o);
-        REQUIRE_MESSAGE(index.ok(), (index.ok() ? "" : index.error().what()));
+        REQUIRE_MESSAGE(index.ok(), std::string(index.ok() ? "" : index.error().what()));
         const auto& s = index->build_stats();
         CHECK(s.partitions == parts);
         CHECK(s.primitives == (compress ? distinct : keys.size()));

@@ -83,9 +83,9 @@ TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
     o.key_order = c.key_order;
     o.preference = BuildPreference::fast_trace;
     auto vulkan = RxIndex::build(test::context(), keys.span(), values, o);
-    REQUIRE_MESSAGE(vulkan.ok(), (vulkan.ok() ? "" : vulkan.error().what()));
+    REQUIRE_MESSAGE(vulkan.ok(), std::string(vulkan.ok() ? "" : vulkan.error().what()));
     auto optix = RxOptixIndex::build(*vulkan);
-    REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+    REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
     const RxBuildStats& bs = optix->build_stats();
     CHECK(bs.primitives == keys.size());
     CHECK(bs.bvh_bytes > 0);
@@ -231,7 +231,7 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
     for (const auto& [variant, vo] : variants) {
       CAPTURE(variant);
       auto optix = RxOptixIndex::build(vulkan, vo);
-      REQUIRE_MESSAGE(optix.ok(), (optix.ok() ? "" : optix.error().what()));
+      REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
       std::vector<RxLookup> got(points.size()), got_r(ranges.size());
       REQUIRE(optix->lookup(points.span(), got).ok());
       REQUIRE(optix->lookup_ranges(ranges.span(), got_r).ok());

@@ -40,7 +40,7 @@ void check_ssb(SqlEngine& e, const ssb::SsbTables* tables) {
   for (const auto& [name, text] : queries) {
     CAPTURE(name);
     auto got = e.query(text);
-    REQUIRE_MESSAGE(got, (got ? "" : got.error().what()));
+    REQUIRE_MESSAGE(got, std::string(got ? "" : got.error().what()));
     SqlTable want = e.sqlite(text).value();
     CHECK_MESSAGE(compare_with_sqlite(got.value(), want) == "",
                   compare_with_sqlite(got.value(), want));
@@ -75,7 +75,7 @@ TEST_CASE("sql: the 13 SSB queries as the spec's SQL equal SQLite and the SSB en
   SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
   REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
   auto st = e.load_data_dir(dir.path.string());
-  REQUIRE_MESSAGE(st, (st ? "" : st.error().what()));
+  REQUIRE_MESSAGE(st, std::string(st ? "" : st.error().what()));
   CHECK(e.table_rows("lineorder") == tables.lineorder.size());
   check_ssb(e, &tables);
   // A second run finds every shader in the cache.
@@ -100,7 +100,7 @@ TEST_CASE("sql: the 13 SSB queries on the reference dbgen tables equal SQLite an
   SqlEngine e = SqlEngine::create(raydb::test::context()).value();
   REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
   auto st = e.load_data_dir(dir);
-  REQUIRE_MESSAGE(st, (st ? "" : st.error().what()));
+  REQUIRE_MESSAGE(st, std::string(st ? "" : st.error().what()));
   // The dedicated engine's loader reads plain .tbl files.
   SqlTempDir plain("sql_dbgen");
   for (const char* name : {"lineorder", "customer", "supplier", "part", "date"}) {

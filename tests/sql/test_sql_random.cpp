@@ -113,7 +113,7 @@ TEST_CASE("sql random: retail star schema queries equal SQLite (fixed and fresh 
     SqlEngine e = SqlEngine::create(raydb::test::context(), o).value();
     REQUIRE(e.load_schema_text(st::retail_ddl()));
     auto loaded = e.load_data_dir(dir.path.string());
-    REQUIRE_MESSAGE(loaded, (loaded ? "" : loaded.error().what()));
+    REQUIRE_MESSAGE(loaded, std::string(loaded ? "" : loaded.error().what()));
     bool fixed = g == StarGeometry::value_group;
     run_random(e, s, fixed ? 1 : fresh, queries_per_seed(),
                fixed ? "retail value_group" : "retail");
