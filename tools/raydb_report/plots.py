@@ -10,7 +10,7 @@ from .rows import device_dirs, is_diagnostic, load, plain, variant
 from .rtscan import RTSCAN_TARGETS, rtscan_main
 from .rx import key_sweep
 from .scaling import scaling_plot
-from .ssb import SSB_QUERIES, ssb_rows
+from .ssb import queries_at, ssb_rows
 
 
 def plots(results, outdir):
@@ -165,7 +165,7 @@ def ssb_plot(plt, d, outdir):
     sfs = sorted({k[0] for k in best})
     fig, axes = plt.subplots(1, len(sfs), figsize=(4.8 * len(sfs), 4), squeeze=False)
     for ax, sf in zip(axes[0], sfs):
-        qs = sorted({k[1] for k in best if k[0] == sf}, key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q))
+        qs = queries_at(best, sf)
         xs = range(len(qs))
         val = lambda q, e, f: best[(sf, q, e)][f] if (sf, q, e) in best else 0
         wid = 0.21

@@ -4,7 +4,7 @@ import math
 from .fmt import device_line, fmt_ms
 from .registry import REG
 from .rows import load, newest_by, device_dirs
-from .ssb import SSB_QUERIES
+from .ssb import queries_at
 
 
 def geomean(values):
@@ -32,8 +32,7 @@ def sql_section(results):
                     "| query | RT engine ms | SQL ms | SQL / RT | SQL operator | SQL plan ms | SQL BVH build ms | "
                     "compile cold ms | compile cached ms | CUDA Crystal ms | RT / CUDA Crystal | checked (RT / SQL) |",
                     "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-            for q in sorted({k[1] for k in best if k[0] == sf},
-                            key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q)):
+            for q in queries_at(best, sf):
                 rt, sq = best.get((sf, q, "rt")), best.get((sf, q, "sql"))
                 cc = best.get((sf, q, "crystal_cuda"))
                 cell = lambda r, f: f(r) if r else "-"

@@ -6,6 +6,12 @@ from .rows import load, newest_by, device_dirs
 SSB_QUERIES = ["Q1.1", "Q1.2", "Q1.3", "Q2.1", "Q2.2", "Q2.3", "Q3.1", "Q3.2", "Q3.3", "Q3.4", "Q4.1", "Q4.2", "Q4.3"]
 
 
+def queries_at(best, sf):
+    """The queries of rows keyed (sf, query, ...) at one scale factor, in SSB order."""
+    return sorted({k[1] for k in best if k[0] == sf},
+                  key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q))
+
+
 def ssb_rows(d):
     # The ab experiment's rows (ssb-ab-*: older ray and atomic settings) are not the engine's defaults,
     # and the OptiX comparison's rows (optix-*: the twin, its switches and diagnostics) have their
@@ -37,8 +43,7 @@ def ssb_section(results):
                     "| query | RT query ms | RT BVH build ms | RT BVH MiB | rays | star join ms | star join / RT | "
                     "CUDA Crystal ms | CUDA Crystal / RT | checked (RT / star join / CUDA Crystal) |",
                     "|---|---|---|---|---|---|---|---|---|---|"]
-            for q in sorted({k[1] for k in best if k[0] == sf},
-                            key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q)):
+            for q in queries_at(best, sf):
                 rt, sj = best.get((sf, q, "rt")), best.get((sf, q, "star_join"))
                 cc = best.get((sf, q, "crystal_cuda"))
                 cell = lambda r, f: f(r) if r else "-"

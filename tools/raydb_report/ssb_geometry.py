@@ -2,7 +2,7 @@
 from .fmt import device_line, fmt_ms
 from .registry import REG
 from .rows import load, newest_by, device_dirs
-from .ssb import SSB_QUERIES
+from .ssb import queries_at
 
 
 def geometry_rows(d):
@@ -31,8 +31,7 @@ def ssb_geometry_section(results):
                     "| query | value_group ms | filter_only ms | value_group / filter_only | OptiX value_group ms | "
                     "OptiX filter_only ms | CUDA Crystal ms | filter_only / CUDA Crystal | rays | checked |",
                     "|---|---|---|---|---|---|---|---|---|---|"]
-            for q in sorted({k[1] for k in best if k[0] == sf},
-                            key=lambda q: (SSB_QUERIES.index(q) if q in SSB_QUERIES else 99, q)):
+            for q in queries_at(best, sf):
                 get = lambda api, g: best.get((sf, q, "rt", api, g))
                 vg, fo = get("vulkan", "value_group"), get("vulkan", "filter_only")
                 ovg, ofo = get("optix", "value_group"), get("optix", "filter_only")
