@@ -91,7 +91,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     BoundQuery q = bind_select(cat, parsed);
     // The geometry from the input's length, so both are planned.
     RtPlan p =
-        plan_rt(q, cat, cache, size % 2 ? StarGeometry::value_group : StarGeometry::filter_only);
+        plan_rt(q, cat, cache,
+                size % 2 ? raydb::StarGeometry::value_group : raydb::StarGeometry::filter_only);
     // Invariants the executor relies on.
     if (q.fact < 0 || static_cast<size_t>(q.fact) >= cat.tables.size()) std::abort();
     if (p.rows != cat.tables[static_cast<size_t>(q.fact)].rows) std::abort();
