@@ -102,7 +102,7 @@ TEST_CASE("pipelined lookups: RX points and ranges at chunk boundaries equal the
   for (TraversalMode m : {TraversalMode::pipeline, TraversalMode::ray_query}) {
     if ((m == TraversalMode::pipeline && !d.ray_tracing_pipeline) ||
         (m == TraversalMode::ray_query && !d.ray_query)) {
-      MESSAGE("skipped: device has no " << to_string(m));
+      MESSAGE("skipped: device has no " << std::string(to_string(m)));
       continue;
     }
     for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {

@@ -73,7 +73,8 @@ NonEmpty check_all_queries(const SsbTables& tables, const SsbEngineOptions& o) {
   for (const auto& q : query_names()) {
     ResultTable want = ref.run(q).value();
     ResultTable got = engine.run(q).value();
-    CHECK_MESSAGE(got == want, "Q" << q << " (" << to_string(mode) << ") differs from SQLite\nRT:\n"
+    CHECK_MESSAGE(got == want, "Q" << q << " (" << std::string(to_string(mode))
+                                   << ") differs from SQLite\nRT:\n"
                                    << got.format() << "SQLite:\n"
                                    << want.format());
     // rows_hit (the rows the any-hit work counted) is at least one per result group, and zero
