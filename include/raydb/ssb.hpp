@@ -42,7 +42,6 @@ Result<std::string> canonical_query_name(std::string_view name);
 Result<std::string> query_sql(std::string_view name);
 
 /// How the SSB engine plans its rays.
-
 struct SsbEngineOptions {
   /// Automatic: the context's mode.
   TraversalMode traversal = TraversalMode::automatic;

@@ -10,7 +10,7 @@ enum class StarGeometry {
   /// Every triangle shares one footprint in X and Y and differs only in its Z (filter) code; the
   /// value and group code are read by primitive index from per-row arrays (8 bytes a row, 12
   /// with more than one group), and the triangles are dropped once the BVH is built. The BVH
-  /// then splits only along the rays' axis. On an H100, SSB SF 10 ran 14-100x faster than
+  /// then splits only along the rays' axis. On an H100, SSB SF 10 ran 14-113x faster than
   /// value_group, and value_group's Q3.3 never finished on 150 million rows.
   filter_only,
   /// RTCUDB's: X = the aggregated value, Y = the group code, Z = the filter code; the hit reads
