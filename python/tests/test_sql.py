@@ -1,5 +1,7 @@
 """raydb.SqlEngine against Python's sqlite3 on a generated star schema, EXPLAIN as text."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -39,7 +41,9 @@ def test_column_dtypes_and_tables(star):
 def test_explain_is_text(star):
     engine, _, _ = star
     plan = engine.sql("EXPLAIN " + star_data.QUERIES[1])
-    assert isinstance(plan, str) and plan == engine.explain(star_data.QUERIES[1])
+    # The device memory left moves between calls (pipelines and caches come and go): not compared.
+    left = lambda text: re.sub(r"\d+ left", "N left", text)
+    assert isinstance(plan, str) and left(plan) == left(engine.explain(star_data.QUERIES[1]))
     assert "sales" in plan
 
 
