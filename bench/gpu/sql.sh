@@ -30,9 +30,9 @@
 # its SF 1 date table (`-T d`, the same calendar) replaces it, as ../shared/data/ssb-dbgen has it.
 # SQL_PATH=rt|compute|auto picks SqlEngine's operator (default rt, the RTCUDB plan the dedicated
 # engine also uses). Each scale factor is its own process under its own timeout, so a timeout
-# loses one, not all. SqlEngine's load of the .tbl text: 47 s at SF 10 on the H100's host; its
-# host encoding was 3.5-3.8 s a query there (2026-11-25), so SF 10 and 20 time one repeat after
-# the cold run.
+# loses one, not all. SqlEngine's load of the .tbl text: 47 s at SF 10 on the H100's host. Each
+# engine's query time is the median trace of 5 repeats of one built BVH after a warm-up (SqlEngine:
+# rerun() after a cold and a warm whole query), so the repeats cost little at every scale.
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 
@@ -51,7 +51,7 @@ fi
 SOURCE=$([ -n "$DBGEN" ] && echo dbgen || echo gen)
 # SF: generation timeout, bench timeout (seconds), repeats after the warm-up. Scale factors not
 # listed (a dry run's) get the last entry's defaults.
-declare -A GEN=([1]=60 [10]=150 [20]=270) RUN=([1]=90 [10]=240 [20]=370) REPS=([1]=3 [10]=1 [20]=1)
+declare -A GEN=([1]=60 [10]=150 [20]=270) RUN=([1]=90 [10]=240 [20]=370) REPS=([1]=5 [10]=5 [20]=5)
 gen_timeout() { echo "${GEN[$1]:-60}"; }
 
 # gen SF DIR: the tables into DIR; DIR/done (the seconds it took) is written last, so a folder

@@ -19,10 +19,13 @@ struct SsbSqlRun {
   uint32_t target_rays = 262144;
 };
 
-// Per query: a cold run (fresh SPIR-V cache: glslang's compile time), then `repeats` runs (the
-// shaders cached). query_ms is the median launch time (GPU timestamps), as the dedicated
-// engine's; planning, upload, BVH build and the whole call are reported apart. `expected` gives
-// the reference table of a query (SQLite's, or the dedicated engine's), or nullptr.
+// Per query: a cold run (fresh SPIR-V cache: glslang's compile time), a warm whole run (the
+// shaders cached: planning, upload, BVH build and the call's wall clock, call_ms), then, as the
+// dedicated engine's rows, `warmup` and `repeats` traces of that run's BVH (SqlEngine::rerun):
+// query_ms is their median (GPU timestamps; the clears of the row flags and groups included, as
+// the dedicated engine's). cold_trace_ms and call_trace_ms are the first trace of each whole run,
+// on a BVH just built. `expected` gives the reference table of a query (SQLite's, or the
+// dedicated engine's), or nullptr.
 void bench_ssb_sql(Context& ctx, const SsbSqlRun& r, const BenchRunOptions& run,
                    const std::function<const ssb::ResultTable*(const std::string&)>& expected,
                    std::vector<nlohmann::json>& rows, std::vector<std::string>& table);

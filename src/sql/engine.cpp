@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "backend/vk/context_impl.hpp"
@@ -48,6 +49,11 @@ struct SqlEngine::Impl {
   std::unique_ptr<SqliteMirror> sqlite;
   SqlStats stats;
   bool compute_fits = false;  // the last query's: the compute join can run it
+  // The last query() that ran, for rerun(): its text, and for the ray-tracing operator the bound
+  // query and what finish() reads of its plan (the device state is RtExecutor's).
+  std::string last_sql;
+  std::optional<BoundQuery> last_rt;
+  RtPlan last_shape;
 
   Table& table(std::string_view name) {
     int t = cat.find(name);
@@ -57,8 +63,16 @@ struct SqlEngine::Impl {
 
   void loaded() {
     if (compute) compute->forget();
+    forget_last();
     cache.clear();
     sqlite.reset();
+  }
+
+  void forget_last() {
+    if (exec) exec->forget();
+    last_sql.clear();
+    last_rt.reset();
+    last_shape = RtPlan{};
   }
 
   std::string memory_line() const {
@@ -262,6 +276,10 @@ struct SqlEngine::Impl {
       return as_table(e);
     }
     GroupResults r = exec->run(q, p, cat.tables[size_t(q.fact)], options.target_rays, stats);
+    last_rt = q;
+    last_shape.empty = p.empty;
+    last_shape.group_tuples = p.group_tuples;
+    last_shape.group_dicts = p.group_dicts;
     auto t2 = std::chrono::steady_clock::now();
     SqlTable t = finish(q, cat, p, r);
     stats.post_ms = ms_since(t2);
@@ -274,6 +292,7 @@ struct SqlEngine::Impl {
 
   // Parses, binds, chooses the operator, plans and (unless explain only) runs.
   SqlTable run(std::string_view sql, bool explain_only, std::string* explain) {
+    if (!explain_only) forget_last();  // explain() leaves the last query for rerun()
     stats = {};
     auto t0 = std::chrono::steady_clock::now();
     Parsed parsed = parse_sql(sql, "<query>");
@@ -282,7 +301,11 @@ struct SqlEngine::Impl {
     if (!exec) exec = std::make_unique<RtExecutor>(ctx, options.traversal);
     if (!cost) cost = std::make_unique<CostModel>(compiler->dir(), ctx->info);
     bool calibrating = options.path == SqlPath::automatic && !cost->calibrated();
-    if (choose_compute(q)) return run_compute(q, explain_only, explain);
+    if (choose_compute(q)) {
+      SqlTable t = run_compute(q, explain_only, explain);
+      if (!explain_only && !q.explain) last_sql = std::string(sql);
+      return t;
+    }
     SqlTable t;
     try {
       t = run_rt(q, explain_only, explain);
@@ -297,8 +320,11 @@ struct SqlEngine::Impl {
       stats.compute_device_bytes = before.compute_device_bytes;
       stats.device_bytes_left = before.device_bytes_left;
       stats.path_reason = "the ray-tracing plan cannot express it: " + why;
-      return run_compute(q, explain_only, explain);
+      t = run_compute(q, explain_only, explain);
+      if (!explain_only && !q.explain) last_sql = std::string(sql);
+      return t;
     }
+    if (!explain_only && !q.explain) last_sql = std::string(sql);
     if (calibrating && compute_fits && !explain_only && !q.explain) {
       // The other operator's measurement, on this query; its answer must be the same.
       SqlStats keep = stats;
@@ -310,6 +336,23 @@ struct SqlEngine::Impl {
             Errc::internal,
             fmt::format("the compute star join and the ray-tracing plan disagree: {}", diff));
     }
+    return t;
+  }
+
+  // The last query again: a ray-traced one over the BVH it built (the trace alone), a compute
+  // one from the start.
+  SqlTable rerun() {
+    if (last_sql.empty())
+      throw Error(Errc::invalid_argument,
+                  "rerun: no query has run since the engine was created or its tables loaded");
+    if (!last_rt || last_shape.empty) {  // nothing on the device to trace again
+      std::string sql = last_sql;
+      return run(sql, false, nullptr);
+    }
+    GroupResults r = exec->retrace(stats);
+    auto t2 = std::chrono::steady_clock::now();
+    SqlTable t = finish(*last_rt, cat, last_shape, r);
+    stats.post_ms = ms_since(t2);
     return t;
   }
 };
@@ -384,6 +427,10 @@ Status SqlEngine::load_data_dir(const std::string& dir) {
 
 Result<SqlTable> SqlEngine::query(std::string_view sql) {
   return raydb::detail::capture([&] { return impl_->run(sql, false, nullptr); });
+}
+
+Result<SqlTable> SqlEngine::rerun() {
+  return raydb::detail::capture([&] { return impl_->rerun(); });
 }
 
 Result<std::string> SqlEngine::explain(std::string_view sql) {

@@ -37,6 +37,25 @@ struct RtExecutor::Impl {
   std::map<uint64_t, std::unique_ptr<ComputePipeline>> rq;
   RtPipeline* cur_rt = nullptr;
   ComputePipeline* cur_rq = nullptr;
+  // What the last run() left on the device, for retrace(): the BVH, the arrays its shaders read,
+  // the per-group outputs, and the pipeline it was traced with.
+  struct Kept {
+    AccelStruct blas, tlas;
+    Buffer vertices, rays, flags, table, readback;
+    std::vector<Buffer> arrays;  // fact columns, side codes and masks, row groups
+    Buffer counts;
+    std::vector<Buffer> aggs;
+    std::vector<bool> agg_is_min;  // MIN starts from all ones, the rest from 0
+    uint64_t ray_count = 0;
+    uint32_t groups = 0;
+    SqlTraceParams pc{};
+    RtPipeline* rt = nullptr;
+    ComputePipeline* rq = nullptr;
+    SqlStats build_stats;  // the run's upload and BVH figures, repeated by retrace()
+  };
+  std::unique_ptr<Kept> last;
+
+  GroupResults trace(Kept& k, SqlStats& stats);
 };
 
 RtExecutor::RtExecutor(std::shared_ptr<VkContext> ctx, TraversalMode mode)
@@ -110,14 +129,17 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
                              uint32_t target_rays, SqlStats& stats) {
   Impl& m = *impl_;
   VkContext& c = *m.ctx;
-  GroupResults res;
+  m.last.reset();  // the previous query's BVH and arrays, before this one allocates its own
   auto groups = static_cast<uint32_t>(p.group_tuples.size());
-  res.counts.assign(groups, 0);
-  res.aggs.assign(q.aggs.size(), std::vector<uint64_t>(groups, 0));
-  for (size_t i = 0; i < q.aggs.size(); ++i)
-    if (q.aggs[i].func == AggFunc::min)
-      std::fill(res.aggs[i].begin(), res.aggs[i].end(), ~uint64_t{0});
-  if (p.empty) return res;
+  if (p.empty) {
+    GroupResults res;
+    res.counts.assign(groups, 0);
+    res.aggs.assign(q.aggs.size(), std::vector<uint64_t>(groups, 0));
+    for (size_t i = 0; i < q.aggs.size(); ++i)
+      if (q.aggs[i].func == AggFunc::min)
+        std::fill(res.aggs[i].begin(), res.aggs[i].end(), ~uint64_t{0});
+    return res;
+  }
   if (p.rows > c.info.max_primitive_count)
     throw Error(Errc::limit_exceeded,
                 fmt::format("{} fact rows exceed the device's {} primitives per BLAS", p.rows,
@@ -128,12 +150,16 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
   stats.groups = groups;
   stats.rows = p.rows;
 
+  auto kept = std::make_unique<Impl::Kept>();
+  Impl::Kept& k = *kept;
+  k.ray_count = rays.size();
+  k.groups = groups;
+  for (const Aggregate& a : q.aggs) k.agg_is_min.push_back(a.func == AggFunc::min);
   const VkBufferUsageFlags kBuildInput =
       VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR;
-  std::vector<Buffer> staging, keep;
+  std::vector<Buffer> staging;
   TableLayout tl = table_layout(q, p);
   std::vector<uint64_t> table(tl.size, 0);
-  Buffer vertices, ray_buf, flags, table_buf, readback;
   {
     auto host0 = std::chrono::steady_clock::now();
     CommandBatch batch(c);
@@ -142,7 +168,7 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
     uint32_t t0 = timer.mark(batch.cmd());
     auto up = [&](const void* data, uint64_t bytes, VkBufferUsageFlags extra, const char* name) {
       Buffer b(c, std::max<uint64_t>(bytes, 16), kStorageUsage | extra, MemoryUse::device, name);
-      if (bytes) {
+      if (bytes && data) {
         staging.emplace_back();
         record_upload(c, batch.cmd(), staging.back(), b, data, bytes);
       }
@@ -173,38 +199,42 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
                     (end - first) * bytes_per_row);
       };
     };
-    vertices = up_rows(36, kBuildInput, "sql triangles", copy_rows(p.vertices.data(), 36));
+    k.vertices = up_rows(36, kBuildInput, "sql triangles", copy_rows(p.vertices.data(), 36));
     std::vector<uint32_t> words;
     for (auto [a, b] : rays) words.insert(words.end(), {a, b});
-    ray_buf = up(words.data(), words.size() * 4, 0, "sql rays");
+    k.rays = up(words.data(), words.size() * 4, 0, "sql rays");
     // The shaders index fact columns by primitive (Z order, RtPlan::order).
     for (size_t i = 0; i < p.fact_columns.size(); ++i) {
       const int64_t* src = fact.columns[size_t(p.fact_columns[i])].ints.data();
-      keep.push_back(up_rows(8, 0, "sql fact column", [&](char* dst, uint64_t first, uint64_t end) {
-        auto* col = reinterpret_cast<int64_t*>(dst);
-        for (uint64_t k = first; k < end; ++k) col[k] = src[p.order[k]];
-      }));
-      table[tl.columns + i] = keep.back().address();
+      k.arrays.push_back(
+          up_rows(8, 0, "sql fact column", [&](char* dst, uint64_t first, uint64_t end) {
+            auto* col = reinterpret_cast<int64_t*>(dst);
+            for (uint64_t r = first; r < end; ++r) col[r] = src[p.order[r]];
+          }));
+      table[tl.columns + i] = k.arrays.back().address();
     }
     for (size_t i = 0; i < p.side.size(); ++i) {
-      keep.push_back(up_rows(4, 0, "sql side codes", copy_rows(p.side[i].codes.data(), 4)));
-      table[tl.side + 2 * i] = keep.back().address();
-      keep.push_back(up(p.side[i].mask.data(), p.side[i].mask.size() * 4, 0, "sql side mask"));
-      table[tl.side + 2 * i + 1] = keep.back().address();
+      k.arrays.push_back(up_rows(4, 0, "sql side codes", copy_rows(p.side[i].codes.data(), 4)));
+      table[tl.side + 2 * i] = k.arrays.back().address();
+      k.arrays.push_back(up(p.side[i].mask.data(), p.side[i].mask.size() * 4, 0, "sql side mask"));
+      table[tl.side + 2 * i + 1] = k.arrays.back().address();
     }
     if (!p.row_groups.empty()) {
-      keep.push_back(up_rows(4, 0, "sql row groups", copy_rows(p.row_groups.data(), 4)));
-      table[tl.groups] = keep.back().address();
+      k.arrays.push_back(up_rows(4, 0, "sql row groups", copy_rows(p.row_groups.data(), 4)));
+      table[tl.groups] = k.arrays.back().address();
     }
-    keep.push_back(up(res.counts.data(), uint64_t{groups} * 4, 0, "sql group counts"));
-    table[tl.counts] = keep.back().address();
+    // Outputs and row flags are cleared by every trace (below), not uploaded.
+    k.counts =
+        up(nullptr, uint64_t{groups} * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, "sql group counts");
+    table[tl.counts] = k.counts.address();
     for (size_t i = 0; i < q.aggs.size(); ++i) {
-      keep.push_back(up(res.aggs[i].data(), uint64_t{groups} * 8, 0, "sql aggregates"));
-      table[tl.aggs + i] = keep.back().address();
+      k.aggs.push_back(
+          up(nullptr, uint64_t{groups} * 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, "sql aggregates"));
+      table[tl.aggs + i] = k.aggs.back().address();
     }
-    table_buf = up(table.data(), table.size() * 8, 0, "sql address table");
-    std::vector<uint32_t> zero_flags((p.rows + 31) / 32, 0);
-    flags = up(zero_flags.data(), zero_flags.size() * 4, 0, "sql row flags");
+    k.table = up(table.data(), table.size() * 8, 0, "sql address table");
+    k.flags =
+        up(nullptr, (p.rows + 31) / 32 * 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, "sql row flags");
     uint32_t t1 = timer.mark(batch.cmd());
     memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_ACCELERATION_STRUCTURE_BUILD_BIT_KHR |
@@ -224,75 +254,107 @@ GroupResults RtExecutor::run(const BoundQuery& q, const RtPlan& p, const Table& 
   req.flags = VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR |
               VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_TRACE_BIT_KHR;
   // Not opaque: every triangle crossed must reach the any-hit shader (or the ray query loop).
-  req.geometry =
-      triangle_geometry(vertices.address(), n, VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR);
+  req.geometry = triangle_geometry(k.vertices.address(), n,
+                                   VK_GEOMETRY_NO_DUPLICATE_ANY_HIT_INVOCATION_BIT_KHR);
   BlasTimes times;
-  AccelStruct blas = build_blas(c, BlasBuild{req, "sql BLAS", {}}, times);
+  k.blas = build_blas(c, BlasBuild{req, "sql BLAS", {}}, times);
   double build_ms = times.build_ms + times.compact_ms;
-  if (p.geometry == StarGeometry::filter_only) vertices.reset();  // the shaders never read them
-  VkAccelerationStructureInstanceKHR inst = identity_instance(blas, 0);
+  if (p.geometry == StarGeometry::filter_only) k.vertices.reset();  // the shaders never read them
+  VkAccelerationStructureInstanceKHR inst = identity_instance(k.blas, 0);
   double tlas_ms = 0;
-  AccelStruct tlas = build_tlas(c, {&inst, 1}, "sql TLAS", tlas_ms);
+  k.tlas = build_tlas(c, {&inst, 1}, "sql TLAS", tlas_ms);
   build_ms += tlas_ms;
-  m.binding->bind(tlas.handle());
   stats.bvh_build_ms = build_ms;
-  stats.bvh_bytes = blas.bytes() + tlas.bytes();
+  stats.bvh_bytes = k.blas.bytes() + k.tlas.bytes();
 
-  SqlTraceParams pc{};
-  pc.vertices = vertices.address();
-  pc.rays = ray_buf.address();
-  pc.flags = flags.address();
-  pc.table = table_buf.address();
-  pc.ray_x = p.ray_x;
-  pc.ray_y = p.ray_y;
+  k.pc.vertices = k.vertices.address();
+  k.pc.rays = k.rays.address();
+  k.pc.flags = k.flags.address();
+  k.pc.table = k.table.address();
+  k.pc.ray_x = p.ray_x;
+  k.pc.ray_y = p.ray_y;
+  k.rt = m.cur_rt;
+  k.rq = m.cur_rq;
   uint64_t out_bytes = uint64_t{groups} * 4 + q.aggs.size() * uint64_t{groups} * 8;
-  readback = Buffer(c, std::max<uint64_t>(out_bytes, 16), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
-                    MemoryUse::readback, "sql readback");
+  k.readback = Buffer(c, std::max<uint64_t>(out_bytes, 16), VK_BUFFER_USAGE_TRANSFER_DST_BIT,
+                      MemoryUse::readback, "sql readback");
+  k.build_stats = stats;
+  m.last = std::move(kept);
+  return m.trace(*m.last, stats);
+}
+
+GroupResults RtExecutor::retrace(SqlStats& stats) {
+  Impl& m = *impl_;
+  if (!m.last)
+    throw Error(Errc::invalid_argument,
+                "rerun: no ray-traced query has run on this engine since its tables were loaded");
+  stats = m.last->build_stats;
+  return m.trace(*m.last, stats);
+}
+
+void RtExecutor::forget() {
+  impl_->last.reset();
+}
+
+// Clears the row flags and the groups, traces every ray, and reads the groups back; the timed
+// span (trace_ms) holds the clears, as SsbEngine's does.
+GroupResults RtExecutor::Impl::trace(Kept& k, SqlStats& stats) {
+  VkContext& c = *ctx;
+  binding->bind(k.tlas.handle());
+  GroupResults res;
   {
     CommandBatch batch(c);
     VkCommandBuffer cmd = batch.cmd();
     GpuTimer timer(c, 2);
     timer.reset(cmd);
-    bool pipe = m.mode == TraversalMode::pipeline;
+    bool pipe = mode == TraversalMode::pipeline;
     VkPipelineStageFlags stage =
         pipe ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
     uint32_t t0 = timer.mark(cmd);
-    uint64_t slice = pipe ? m.cur_rt->max_width() : m.cur_rq->max_items();
-    for (uint64_t first = 0; first < rays.size(); first += slice) {
+    c.vk.vkCmdFillBuffer(cmd, k.flags.handle(), 0, VK_WHOLE_SIZE, 0);
+    c.vk.vkCmdFillBuffer(cmd, k.counts.handle(), 0, VK_WHOLE_SIZE, 0);
+    for (size_t i = 0; i < k.aggs.size(); ++i)
+      c.vk.vkCmdFillBuffer(cmd, k.aggs[i].handle(), 0, VK_WHOLE_SIZE,
+                           k.agg_is_min[i] ? 0xFFFFFFFFu : 0u);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
+                   VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+    uint64_t slice = pipe ? k.rt->max_width() : k.rq->max_items();
+    SqlTraceParams pc = k.pc;
+    for (uint64_t first = 0; first < k.ray_count; first += slice) {
       pc.ray_offset = static_cast<uint32_t>(first);
-      pc.num_rays = static_cast<uint32_t>(std::min<uint64_t>(slice, rays.size() - first));
+      pc.num_rays = static_cast<uint32_t>(std::min<uint64_t>(slice, k.ray_count - first));
       if (pipe)
-        m.cur_rt->trace(cmd, &pc, pc.num_rays, m.binding->set());
+        k.rt->trace(cmd, &pc, pc.num_rays, binding->set());
       else
-        m.cur_rq->dispatch(cmd, &pc, pc.num_rays, m.binding->set());
+        k.rq->dispatch(cmd, &pc, pc.num_rays, binding->set());
     }
     uint32_t t1 = timer.mark(cmd);
     memory_barrier(cmd, stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
                    VK_ACCESS_TRANSFER_READ_BIT, c);
-    // keep[] ends with the counts and then the aggregates, in table order.
-    size_t first_out = keep.size() - 1 - q.aggs.size();
-    uint64_t at = 0;
-    for (size_t i = first_out; i < keep.size(); ++i) {
-      uint64_t bytes = i == first_out ? uint64_t{groups} * 4 : uint64_t{groups} * 8;
-      VkBufferCopy cp{0, at, bytes};
-      c.vk.vkCmdCopyBuffer(cmd, keep[i].handle(), readback.handle(), 1, &cp);
-      at += bytes;
+    VkBufferCopy cp{0, 0, uint64_t{k.groups} * 4};
+    c.vk.vkCmdCopyBuffer(cmd, k.counts.handle(), k.readback.handle(), 1, &cp);
+    for (const Buffer& a : k.aggs) {
+      cp.dstOffset += cp.size;
+      cp.size = uint64_t{k.groups} * 8;
+      c.vk.vkCmdCopyBuffer(cmd, a.handle(), k.readback.handle(), 1, &cp);
     }
     memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
     batch.submit_and_wait();
     stats.trace_ms = timer.ms(t0, t1);
   }
-  readback.invalidate();
-  const char* src = readback.as<char>();
-  std::memcpy(res.counts.data(), src, uint64_t{groups} * 4);
-  uint64_t at = uint64_t{groups} * 4;
-  for (auto& a : res.aggs) {
-    std::memcpy(a.data(), src + at, uint64_t{groups} * 8);
-    at += uint64_t{groups} * 8;
+  k.readback.invalidate();
+  const char* src = k.readback.as<char>();
+  res.counts.resize(k.groups);
+  std::memcpy(res.counts.data(), src, uint64_t{k.groups} * 4);
+  uint64_t at = uint64_t{k.groups} * 4;
+  for (size_t i = 0; i < k.aggs.size(); ++i) {
+    res.aggs.emplace_back(k.groups);
+    std::memcpy(res.aggs.back().data(), src + at, uint64_t{k.groups} * 8);
+    at += uint64_t{k.groups} * 8;
   }
   stats.rows_hit = 0;
-  for (uint32_t k : res.counts) stats.rows_hit += k;
+  for (uint32_t n : res.counts) stats.rows_hit += n;
   return res;
 }
 

@@ -36,8 +36,16 @@ class RtExecutor {
   // Device bytes a plan of `rows` triangles needs at its peak (triangles, BVH and build scratch,
   // row flags, `columns` int64 columns), from the driver's build sizes; before any work.
   uint64_t device_bytes(uint64_t rows, size_t columns) const;
+  // Uploads the plan's arrays, builds its BVH and traces it. The BVH, arrays and pipeline stay
+  // on the device until the next run() or forget(), for retrace().
   GroupResults run(const BoundQuery& q, const RtPlan& p, const Table& fact, uint32_t target_rays,
                    SqlStats& stats);
+  // The last run()'s trace again over what it kept (flags and groups cleared first); `stats` gets
+  // that run's upload and BVH figures and this trace's. Errc::invalid_argument when nothing is
+  // kept.
+  GroupResults retrace(SqlStats& stats);
+  // Frees what the last run() kept.
+  void forget();
 
   struct Impl;
 

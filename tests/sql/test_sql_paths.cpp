@@ -21,13 +21,27 @@ void check_13(SqlEngine& e, SqlPath path) {
   e.set_path(path);
   for (const auto& [name, text] : st::ssb_queries()) {
     CAPTURE(name);
-    CAPTURE(to_string(path));
+    std::string path_name = to_string(path);
+    CAPTURE(path_name);
     auto got = e.query(text);
     REQUIRE_MESSAGE(got, std::string(got ? "" : got.error().what()));
     if (path != SqlPath::automatic) CHECK(e.last_stats().path == path);
     SqlTable want = e.sqlite(text).value();
     CHECK_MESSAGE(compare_with_sqlite(got.value(), want) == "",
                   compare_with_sqlite(got.value(), want));
+    // rerun(): the ray-traced query's kept BVH traced again (its flags and groups cleared first,
+    // or the second trace would count nothing or twice); a compute query from the start.
+    SqlStats first = e.last_stats();
+    auto again = e.rerun();
+    REQUIRE_MESSAGE(again, std::string(again ? "" : again.error().what()));
+    CHECK_MESSAGE(compare_with_sqlite(again.value(), want) == "",
+                  compare_with_sqlite(again.value(), want));
+    CHECK(e.last_stats().path == first.path);
+    CHECK(e.last_stats().rows_hit == first.rows_hit);
+    if (first.path == SqlPath::rt && first.rays > 0) {  // a plan that selects nothing runs again
+      CHECK(e.last_stats().bvh_build_ms == first.bvh_build_ms);  // not built again
+      CHECK(e.last_stats().plan_ms == first.plan_ms);
+    }
   }
 }
 
@@ -45,6 +59,10 @@ TEST_CASE(
   REQUIRE(e.load_schema_file(st::source_path("share/ssb/schema.sql")));
   REQUIRE(e.load_data_dir(dir.path.string()));
   std::string q11 = st::ssb_queries()[0].second;
+
+  auto none = e.rerun();
+  REQUIRE_FALSE(none);
+  CHECK(none.error().code() == Errc::invalid_argument);
 
   // Not calibrated yet: the first automatic query runs both and says so.
   std::string plan = e.explain(q11).value();
@@ -65,6 +83,14 @@ TEST_CASE(
   e.set_path(SqlPath::rt);
   plan = e.explain(q11).value();
   CHECK_MESSAGE(plan.find("engine: rt (forced") != std::string::npos, plan);
+  // explain() leaves the last query for rerun(); a load drops it.
+  SqlTable q11_rt = e.query(q11).value();
+  e.explain(st::ssb_queries()[5].second).value();
+  CHECK(compare_with_sqlite(e.rerun().value(), q11_rt) == "");
+  REQUIRE(e.load_table("supplier", (dir.path / "supplier.tbl").string()));
+  auto dropped = e.rerun();
+  REQUIRE_FALSE(dropped);
+  CHECK(dropped.error().code() == Errc::invalid_argument);
 
   // A second engine on the same cache directory finds the calibration and explains its choice.
   SqlEngine e2 = SqlEngine::create(raydb::test::context(), o).value();
