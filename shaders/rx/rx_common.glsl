@@ -42,6 +42,8 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint flags;            // RX_FLAG_*
   uint match_capacity;
   uint num_primitives;   // records in the index
+  // Ranges over more 2^23-key lines than this cast no ray (rx_range_over_bound).
+  uint64_t max_range_lines;
 }
 pc;
 
@@ -79,5 +81,18 @@ uint rx_ray_flags() { return rx_terminate_on_first_hit() ? gl_RayFlagsTerminateO
 
 void rx_store_result(uint query, RxHitState s) {
   ResultArray(pc.results).r[query] = RxResult(s.first_row, s.count, s.sum);
+}
+
+// A range over more lines than pc.max_range_lines: stores the marker {RX_MISS_ROW,
+// RX_RANGE_OVER_BOUND, lines} in place of a result and returns true, so that the caller casts no
+// ray. The host-vector API refuses such ranges before the launch; the device path cannot read the
+// host's ranges, and an unbounded loop of rays could run for hours (2^41 lines in 64-bit keys).
+// lo > hi is unspecified: it wraps here to a huge line count (the marker) or to none (a miss).
+bool rx_range_over_bound(uint query, uint64_t lo, uint64_t hi) {
+  if (!rx_flag(RX_FLAG_RANGES)) return false;
+  uint64_t lines = rx_line(hi) - rx_line(lo) + 1ul;
+  if (lines <= pc.max_range_lines) return false;
+  ResultArray(pc.results).r[query] = RxResult(RX_MISS_ROW, RX_RANGE_OVER_BOUND, lines);
+  return true;
 }
 

@@ -11,6 +11,8 @@
 #include "ops/rx/rx_impl.hpp"
 #include "raydb/device_buffers.hpp"
 
+static_assert(raydb::kRxRangeOverBound == RX_RANGE_OVER_BOUND);
+
 namespace raydb::detail {
 
 struct RxIndexAccess {
@@ -25,20 +27,42 @@ VkPipelineStageFlags trace_stage(const RxIndexImpl& impl) {
                                               : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
 }
 
-// Checks the spans and records the lookups, between the two global barriers the header promises.
+// Checks the spans and records the lookups (points, or (lo, hi) ranges), between the two global
+// barriers the header promises.
 void record_lookups(RxIndexImpl& impl, VkCommandBuffer cmd, const DeviceSpan& queries,
-                    const DeviceSpan& results) {
+                    const DeviceSpan& results, bool ranges) {
   VkContext& c = *impl.ctx;
-  check_lookup_spans(impl.width, queries, results);
+  check_lookup_spans(impl.width, queries, results, ranges);
   impl.probe_stats = {};
-  impl.probe_stats.rays = queries.count;
+  // A range's rays depend on its bounds, which stay on the device: no count for ranges.
+  impl.probe_stats.rays = ranges ? 0 : queries.count;
   impl.ensure_probe_kernels();
   RxProbeParams p{};
   p.queries = address_of(c, queries);
   p.results = address_of(c, results);
-  impl.fill_index_params(p, false, false);
+  impl.fill_index_params(p, ranges, false);
   record_between_barriers(c, cmd, trace_stage(impl),
                           [&] { impl.record_trace(cmd, p, queries.count); });
+}
+
+Status record(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+              const DeviceSpan& results, bool ranges, const char* fn) {
+  RxIndexImpl& impl = RxIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    check_command_buffer(cmd, fn);
+    record_lookups(impl, cmd, queries, results, ranges);
+  });
+}
+
+Status submit(RxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
+              const DeviceSync& sync, bool ranges, const char* fn) {
+  RxIndexImpl& impl = RxIndexAccess::impl(index);
+  return guarded(*impl.ctx, [&] {
+    impl.pending_submission.reset();  // the previous one is done with its command buffer
+    impl.pending_submission = submit_device_work(impl.ctx, sync, fn, [&](VkCommandBuffer cmd) {
+      record_lookups(impl, cmd, queries, results, ranges);
+    });
+  });
 }
 
 }  // namespace
@@ -77,22 +101,22 @@ Result<RxIndex> rx_build(const Context& ctx, KeyWidth width, const DeviceSpan& k
 
 Status rx_record_lookup(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
                         const DeviceSpan& results) {
-  RxIndexImpl& impl = RxIndexAccess::impl(index);
-  return guarded(*impl.ctx, [&] {
-    detail::check_command_buffer(cmd, "rx_record_lookup");
-    detail::record_lookups(impl, cmd, queries, results);
-  });
+  return detail::record(index, cmd, queries, results, false, "rx_record_lookup");
 }
 
 Status rx_submit_lookup(RxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
                         const DeviceSync& sync) {
-  RxIndexImpl& impl = RxIndexAccess::impl(index);
-  return guarded(*impl.ctx, [&] {
-    impl.pending_submission.reset();  // the previous one is done with its command buffer
-    impl.pending_submission = detail::submit_device_work(
-        impl.ctx, sync, "rx_submit_lookup",
-        [&](VkCommandBuffer cmd) { detail::record_lookups(impl, cmd, queries, results); });
-  });
+  return detail::submit(index, queries, results, sync, false, "rx_submit_lookup");
+}
+
+Status rx_record_lookup_ranges(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& ranges,
+                               const DeviceSpan& results) {
+  return detail::record(index, cmd, ranges, results, true, "rx_record_lookup_ranges");
+}
+
+Status rx_submit_lookup_ranges(RxIndex& index, const DeviceSpan& ranges, const DeviceSpan& results,
+                               const DeviceSync& sync) {
+  return detail::submit(index, ranges, results, sync, true, "rx_submit_lookup_ranges");
 }
 
 }  // namespace raydb
