@@ -26,7 +26,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer Re
 layout(push_constant, scalar) uniform RxProbeParams {
   uint64_t records;      // common/records.glsl: key, row id and value of primitive p
   uint64_t queries;      // points, or (lo, hi) pairs, of the key width
-  uint64_t results;      // one RxResult per query
+  uint64_t results;      // one RxResult per query; 0: none stored (collect_rows on device data)
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
   uint64_t match_count;  // counts every match, also those past match_capacity
   uint64_t order;        // sorted probes: the index of the n-th lookup in key order; else 0
@@ -79,8 +79,9 @@ uint rx_num_primitives() { return pc.num_primitives; }
 
 uint rx_ray_flags() { return rx_terminate_on_first_hit() ? gl_RayFlagsTerminateOnFirstHitEXT : 0u; }
 
+// results is 0 for collect_rows on device buffers (raydb/device_buffers.hpp): matches only.
 void rx_store_result(uint query, RxHitState s) {
-  ResultArray(pc.results).r[query] = RxResult(s.first_row, s.count, s.sum);
+  if (pc.results != 0ul) ResultArray(pc.results).r[query] = RxResult(s.first_row, s.count, s.sum);
 }
 
 // A range over more lines than pc.max_range_lines: stores the marker {RX_MISS_ROW,

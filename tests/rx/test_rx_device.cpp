@@ -183,6 +183,92 @@ void check_device_range_configs(TraversalMode mode) {
   }
 }
 
+// The test's own readback of `count` elements of T from the start of a host buffer's span.
+template <class T>
+std::vector<T> read_back(const HostBuffer& h, uint64_t count) {
+  detail::VkContext& c = test::context().vk();
+  const uint64_t bytes = std::max<uint64_t>(count * sizeof(T), 4);
+  Buffer readback(c, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, detail::MemoryUse::readback,
+                  "test readback");
+  CommandBatch batch(c);
+  VkBufferCopy region{kOffset, 0, bytes};
+  c.vk.vkCmdCopyBuffer(batch.cmd(), h.buffer.handle(), readback.handle(), 1, &region);
+  batch.submit_and_wait();
+  readback.invalidate();
+  std::vector<T> out(count);
+  std::memcpy(out.data(), readback.mapped(), count * sizeof(T));
+  return out;
+}
+
+void fill_words(const HostBuffer& h, uint64_t bytes, uint32_t word) {
+  detail::VkContext& c = test::context().vk();
+  CommandBatch batch(c);
+  c.vk.vkCmdFillBuffer(batch.cmd(), h.buffer.handle(), kOffset, bytes, word);
+  batch.submit_and_wait();
+}
+
+// collect_rows of point lookups from and into the host's buffers, recorded or submitted, with a
+// capacity above the matches and one below (overflow: the total still counts every pair, the
+// written ones are distinct true pairs), compared with RxReference and RxIndex::collect_rows.
+template <class Key>
+void check_device_collect(TraversalMode mode, bool submitted) {
+  test::ValidationGuard guard;
+  const uint64_t seed = test::fresh_seed();
+  CAPTURE(submitted);
+  Data<Key> d(seed, 1500);
+  RxReference ref(std::span<const Key>(d.keys), d.values);
+  std::vector<RxRowMatch> want = ref.collect_rows(KeySpan(std::span<const Key>(d.queries)));
+  std::sort(want.begin(), want.end());
+  REQUIRE(want.size() > 3);
+  HostBuffer keys = upload(d.keys), values = upload(d.values), queries = upload(d.queries);
+  RxBuildOptions o;
+  o.traversal = mode;
+  auto index = rx_build(test::context(), width_of<Key>(), keys.span, values.span, o);
+  REQUIRE_MESSAGE(index.ok(), std::string(index.error().what()));
+  detail::VkContext& c = test::context().vk();
+  if (submitted && !c.timeline_semaphore) return;
+  std::optional<detail::Timeline> timeline;
+  if (submitted) timeline.emplace(c, false);
+  uint64_t point = 0;
+  for (uint64_t capacity : {uint64_t{want.size() + 7}, uint64_t{want.size() / 3}}) {
+    CAPTURE(capacity);
+    HostBuffer matches = make_buffer(capacity, sizeof(RxRowMatch)), total = make_buffer(1, 4);
+    fill_words(matches, capacity * sizeof(RxRowMatch), 0x5A5A5A5Au);
+    fill_words(total, 4, 0x5A5A5A5Au);  // raydb must zero it
+    if (submitted) {
+      ++point;
+      Status s = rx_submit_collect_rows(*index, queries.span, matches.span, total.span,
+                                        DeviceSync{{}, {{timeline->handle(), point}}});
+      REQUIRE_MESSAGE(s.ok(), std::string(s.error().what()));
+      timeline->host_wait(point);
+    } else {
+      CommandBatch batch(c);
+      Status s =
+          rx_record_collect_rows(*index, batch.cmd(), queries.span, matches.span, total.span);
+      REQUIRE_MESSAGE(s.ok(), std::string(s.error().what()));
+      batch.submit_and_wait();
+    }
+    const uint32_t count = read_back<uint32_t>(total, 1)[0];
+    CHECK(count == want.size());
+    std::vector<RxRowMatch> got =
+        read_back<RxRowMatch>(matches, std::min<uint64_t>(count, capacity));
+    std::sort(got.begin(), got.end());
+    if (capacity >= want.size()) {
+      CHECK_MESSAGE(got == want, "device collect_rows against the reference");
+    } else {
+      CHECK(got.size() == capacity);
+      CHECK(std::adjacent_find(got.begin(), got.end()) == got.end());  // no pair twice
+      CHECK(std::includes(want.begin(), want.end(), got.begin(), got.end()));
+    }
+  }
+  std::vector<RxRowMatch> host(want.size());
+  auto r = index->collect_rows(KeySpan(std::span<const Key>(d.queries)), host);
+  REQUIRE_MESSAGE(r.ok(), std::string(r.error().what()));
+  CHECK(r->complete());
+  std::sort(host.begin(), host.end());
+  CHECK_MESSAGE(host == want, "RxIndex::collect_rows on the device-built index");
+}
+
 }  // namespace
 
 TEST_CASE("rx device: build from host buffers, lookups recorded into the host's command buffer") {
@@ -327,4 +413,36 @@ TEST_CASE("rx device: range lookups from and into host buffers, ranges past the 
     return rx_submit_lookup_ranges(i, q, r, s);
   };
   test::check_semaphore_ordered(build, submit, /*ranges=*/true);
+}
+
+TEST_CASE("rx device: collect_rows of point lookups into host buffers, overflow counted") {
+  for (TraversalMode mode : {TraversalMode::pipeline, TraversalMode::ray_query}) {
+    if (!test::context().vk().supports(mode)) continue;
+    const std::string mode_name = to_string(mode);
+    CAPTURE(mode_name);
+    check_device_collect<uint32_t>(mode, false);
+    check_device_collect<uint64_t>(mode, mode == TraversalMode::ray_query);
+    check_device_collect<uint64_t>(mode, mode == TraversalMode::pipeline);
+  }
+  // Refusals name the span and write nothing.
+  test::ValidationGuard guard;
+  std::vector<uint32_t> k = {5, 1, 9, 1};
+  HostBuffer keys = upload(k), queries = upload(k), matches = make_buffer(4, sizeof(RxRowMatch));
+  HostBuffer total = make_buffer(1, 4);
+  auto index = rx_build(test::context(), KeyWidth::bits32, keys.span).value();
+  CommandBatch batch(test::context().vk());
+  DeviceSpan no_fill = total.span;
+  no_fill.usage = VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+  expect_error(rx_record_collect_rows(index, batch.cmd(), queries.span, matches.span, no_fill),
+               Errc::invalid_argument, "the total buffer lacks VK_BUFFER_USAGE_TRANSFER_DST_BIT");
+  DeviceSpan misaligned = matches.span;
+  misaligned.offset = kOffset + 4;
+  expect_error(rx_record_collect_rows(index, batch.cmd(), queries.span, misaligned, total.span),
+               Errc::invalid_argument, "not a multiple of 8");
+  index.set_diagnostic(RxDiagnostic::no_trace);
+  expect_error(rx_record_collect_rows(index, batch.cmd(), queries.span, matches.span, total.span),
+               Errc::invalid_argument, "diagnostics");
+  expect_error(rx_record_collect_rows(index, nullptr, queries.span, matches.span, total.span),
+               Errc::invalid_argument, "rx_record_collect_rows needs a VkCommandBuffer");
+  batch.submit_and_wait();
 }
