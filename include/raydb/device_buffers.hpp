@@ -181,12 +181,12 @@ Status rx_submit_lookup_ranges(RxIndex& index, const DeviceSpan& ranges, const D
 /// `total` (one uint32_t) receives how many pairs matched. Nothing is dropped silently: when
 /// total > matches.count, only matches.count pairs (an arbitrary subset) are written and total
 /// still counts every pair, so written = min(total, matches.count), as RxCollectResult says on
-/// the host (the host may record again with a larger span). The count is 32-bit: at most 2^32 - 1
-/// matching pairs per call are counted, as in the host-vector API. raydb records, before its
-/// first barrier, a barrier (all commands, memory reads and writes -> transfer writes) and a fill
-/// of `total` with 0; the barriers, state and lifetime are otherwise rx_record_lookup's. Refused
-/// (Errc::invalid_argument) while RxIndex::set_diagnostic is on. last_stats() reports the rays
-/// only.
+/// the host (the host may record again with a larger span). The count is 32-bit, as in the
+/// host-vector API: keep a call's matching pairs below 2^32 (past that the count wraps). raydb
+/// records, before its first barrier, a barrier (all commands, memory reads and writes -> transfer
+/// writes) and a fill of `total` with 0; the barriers, state and lifetime are otherwise
+/// rx_record_lookup's. Refused (Errc::invalid_argument) while RxIndex::set_diagnostic is on.
+/// last_stats() reports the rays only.
 Status rx_record_collect_rows(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
                               const DeviceSpan& matches, const DeviceSpan& total);
 
