@@ -8,9 +8,11 @@
 // sorted_build, hash_build, ...) in raydb/device_indexes.hpp, with the spans, layout, flags and
 // ordering described here. RtScanTable takes its columns from the host's buffers and writes
 // bitmaps into one (rtscan_build, rtscan_submit_select, rtscan_record_select) in
-// raydb/device_rtscan.hpp. Not yet here: RX range lookups (the host-vector API checks
-// RxBuildOptions::max_rays_per_range against each range on the host, which the device path
-// cannot; cgRX and sorted have device range lookups) and collect_rows.
+// raydb/device_rtscan.hpp. RX, cgRX and sorted also answer inclusive range lookups
+// (rx_record_lookup_ranges, ...); RX marks a range wider than its ray bound instead of refusing
+// it (see rx_record_lookup_ranges). RX also collects every matching (query, row) pair of point
+// lookups into the host's buffer (rx_record_collect_rows, rx_submit_collect_rows); not yet for
+// ranges.
 //
 // Buffers. A DeviceSpan names `count` elements of a host VkBuffer starting `offset` bytes in.
 // Vulkan cannot be asked how a buffer was created, so the span also carries the buffer's size and
@@ -21,8 +23,14 @@
 //
 // Layout (tightly packed, little-endian, as the host-vector API):
 //   keys, queries   uint32_t or uint64_t (the KeyWidth given / the index's), offset a multiple of
-//                   the key size; point lookups only.
+//                   the key size.
+//   ranges          (lo, hi) pairs of the index's key type, raydb::Range32 / Range64 (8 or 16
+//                   bytes each), offset a multiple of the key size; inclusive bounds.
 //   values          uint32_t, one per key (row i's value), offset a multiple of 4.
+//   matches         raydb::RxRowMatch (raydb/lookup.hpp), 8 bytes: {uint32_t query, uint32_t row},
+//                   in no particular order; offset a multiple of 8. collect_rows only.
+//   total           one uint32_t, offset a multiple of 4: how many pairs matched. collect_rows
+//                   only.
 //   results         raydb::RxLookup (raydb/lookup.hpp), 16 bytes: {uint32_t first_row,
 //                   uint32_t count, uint64_t sum}, one per query at the query's position; offset
 //                   a multiple of 16. first_row is kMissRow (0xFFFFFFFF) and count 0 on a miss.
@@ -32,8 +40,9 @@
 //   keys, values (build)       VK_BUFFER_USAGE_TRANSFER_SRC_BIT (raydb copies them once; it
 //                              keeps its own key-ordered records, so the host may reuse or free
 //                              its buffers once the build's work is done, see below)
-//   queries, results (lookup)  VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (read and written by
-//                              device address from raydb's shaders)
+//   queries, ranges, results,  VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT (read and written by
+//   matches, total             device address from raydb's shaders); total also
+//                              VK_BUFFER_USAGE_TRANSFER_DST_BIT (raydb zeroes it with a fill)
 //
 // Thread-safety: as every raydb call, these take the Context's call lock. Vulkan's own rules for
 // the host's objects still hold: a VkCommandBuffer given to rx_record_lookup must not be used by
@@ -137,5 +146,53 @@ Status rx_record_lookup(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& q
 /// the results are there.
 Status rx_submit_lookup(RxIndex& index, const DeviceSpan& queries, const DeviceSpan& results,
                         const DeviceSync& sync);
+
+/// RxLookup::count of a range lookup that spans more 2^23-key lines than the index's
+/// RxBuildOptions::max_rays_per_range (device path only), with first_row kMissRow. No real result
+/// has both: a result with count > 0 names a matching row.
+inline constexpr uint32_t kRxRangeOverBound = 0xFFFFFFFFu;
+
+/// Records inclusive range lookups of `ranges` ((lo, hi) pairs, see Layout) into `cmd`, one
+/// RxLookup per range into `results` (at the range's position), equal to RxIndex::lookup_ranges;
+/// as rx_record_lookup (barriers, state, lifetime).
+///
+/// The ray bound: RX casts one ray per 2^23-key line a range spans, (hi >> 23) - (lo >> 23) + 1
+/// (a 64-bit [0, max] spans 2^41). The host-vector API refuses a batch holding a range over
+/// RxBuildOptions::max_rays_per_range lines (Errc::limit_exceeded) before any work; raydb cannot
+/// read the host's ranges, so here each lookup checks its own range on the device: a range over
+/// the bound casts no ray and its result is {first_row = kMissRow, count = kRxRangeOverBound,
+/// sum = the lines it spans}, the other ranges' results are unaffected. The host tells such a
+/// result from a miss (count 0) and from a hit (first_row != kMissRow) after its fence, and may
+/// split the range or build with a larger bound. lo <= hi is the host's to ensure: for lo > hi
+/// the result is unspecified (the marker or a miss, as written; never a trace past the bound).
+/// last_stats() is reset (its rays are 0: a range's rays depend on its bounds, which stay on the
+/// device).
+Status rx_record_lookup_ranges(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& ranges,
+                               const DeviceSpan& results);
+
+/// The same range lookups, submitted by raydb on the context's queue under `sync` (at least one
+/// signal point); as rx_submit_lookup. Ranges over the bound get the marker result, as in
+/// rx_record_lookup_ranges.
+Status rx_submit_lookup_ranges(RxIndex& index, const DeviceSpan& ranges, const DeviceSpan& results,
+                               const DeviceSync& sync);
+
+/// Records collect_rows of point lookups (as RxIndex::collect_rows) into `cmd`: every matching
+/// (query, row) pair, in no particular order, goes to `matches`, whose count is the capacity;
+/// `total` (one uint32_t) receives how many pairs matched. Nothing is dropped silently: when
+/// total > matches.count, only matches.count pairs (an arbitrary subset) are written and total
+/// still counts every pair, so written = min(total, matches.count), as RxCollectResult says on
+/// the host (the host may record again with a larger span). The count is 32-bit, as in the
+/// host-vector API: keep a call's matching pairs below 2^32 (past that the count wraps). raydb
+/// records, before its first barrier, a barrier (all commands, memory reads and writes -> transfer
+/// writes) and a fill of `total` with 0; the barriers, state and lifetime are otherwise
+/// rx_record_lookup's. Refused (Errc::invalid_argument) while RxIndex::set_diagnostic is on.
+/// last_stats() reports the rays only.
+Status rx_record_collect_rows(RxIndex& index, VkCommandBuffer cmd, const DeviceSpan& queries,
+                              const DeviceSpan& matches, const DeviceSpan& total);
+
+/// The same collection, submitted by raydb on the context's queue under `sync` (at least one
+/// signal point); as rx_submit_lookup: read `matches` and `total` after a signal point.
+Status rx_submit_collect_rows(RxIndex& index, const DeviceSpan& queries, const DeviceSpan& matches,
+                              const DeviceSpan& total, const DeviceSync& sync);
 
 }  // namespace raydb

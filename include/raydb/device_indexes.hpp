@@ -7,14 +7,14 @@
 // All answer point lookups with their host-vector results (CgrxIndex::lookup,
 // SortedIndex::lookup, HashIndex::lookup): one RxLookup per query, row ids being key positions in
 // the key span. cgRX and sorted also answer inclusive range lookups (*_lookup_ranges, as their
-// lookup_ranges): the ranges span holds `count` (lo, hi) pairs of the index's key type
-// (raydb::Range32 / Range64, 8 or 16 bytes each, offset a multiple of the key size). lo <= hi is
-// the host's to ensure: the host-vector API refuses lo > hi, but raydb cannot read the host's
-// buffer, so here such a range's result is unspecified (it writes one RxLookup all the same).
-// Builds copy the keys and values once into raydb's own buffers and return once the index is ready;
-// no key, value, query or result travels through host memory. What a build reads back: scalars
-// after a fence it waits for anyway: the duplicate counter (every index, for its build stats'
-// unique_keys) and, for cgRX, four counts (below).
+// lookup_ranges; RX's are rx_*_lookup_ranges in raydb/device_buffers.hpp): the ranges span holds
+// `count` (lo, hi) pairs of the index's key type (raydb::Range32 / Range64, 8 or 16 bytes each,
+// offset a multiple of the key size). lo <= hi is the host's to ensure: the host-vector API refuses
+// lo > hi, but raydb cannot read the host's buffer, so here such a range's result is unspecified
+// (it writes one RxLookup all the same). Builds copy the keys and values once into raydb's own
+// buffers and return once the index is ready; no key, value, query or result travels through host
+// memory. What a build reads back: scalars after a fence it waits for anyway: the duplicate counter
+// (every index, for its build stats' unique_keys) and, for cgRX, four counts (below).
 //
 // cgRX lays out its scene on the device (the host-vector build reads one representative key per
 // bucket back and lays it out on the host, src/ops/cgrx/cgrx_layout.cpp). In one submission after

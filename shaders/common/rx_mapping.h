@@ -137,5 +137,8 @@ RDB_FN float rx_key_t(RDB_U64 k, RDB_VEC3 origin, RDB_VEC3 dir) {
 #define RX_NO_ENTRY 0xFFFFFFFFu  // hit-and-scan: no matching primitive found yet
 
 #define RX_MISS_ROW 0xFFFFFFFFu  // first_row of a query with no match
+// count of a range over more lines than the probe's bound, with first_row RX_MISS_ROW (no real
+// result has both): the device path's marker (raydb::kRxRangeOverBound, device_buffers.hpp).
+#define RX_RANGE_OVER_BOUND 0xFFFFFFFFu
 
 #endif

@@ -26,7 +26,7 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer Re
 layout(push_constant, scalar) uniform RxProbeParams {
   uint64_t records;      // common/records.glsl: key, row id and value of primitive p
   uint64_t queries;      // points, or (lo, hi) pairs, of the key width
-  uint64_t results;      // one RxResult per query
+  uint64_t results;      // one RxResult per query; 0: none stored (collect_rows on device data)
   uint64_t matches;      // (query, row) pairs, when RX_FLAG_WRITE_MATCHES
   uint64_t match_count;  // counts every match, also those past match_capacity
   uint64_t order;        // sorted probes: the index of the n-th lookup in key order; else 0
@@ -42,6 +42,8 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint flags;            // RX_FLAG_*
   uint match_capacity;
   uint num_primitives;   // records in the index
+  // Ranges over more 2^23-key lines than this cast no ray (rx_range_over_bound).
+  uint64_t max_range_lines;
 }
 pc;
 
@@ -77,7 +79,21 @@ uint rx_num_primitives() { return pc.num_primitives; }
 
 uint rx_ray_flags() { return rx_terminate_on_first_hit() ? gl_RayFlagsTerminateOnFirstHitEXT : 0u; }
 
+// results is 0 for collect_rows on device buffers (raydb/device_buffers.hpp): matches only.
 void rx_store_result(uint query, RxHitState s) {
-  ResultArray(pc.results).r[query] = RxResult(s.first_row, s.count, s.sum);
+  if (pc.results != 0ul) ResultArray(pc.results).r[query] = RxResult(s.first_row, s.count, s.sum);
+}
+
+// A range over more lines than pc.max_range_lines: stores the marker {RX_MISS_ROW,
+// RX_RANGE_OVER_BOUND, lines} in place of a result and returns true, so that the caller casts no
+// ray. The host-vector API refuses such ranges before the launch; the device path cannot read the
+// host's ranges, and an unbounded loop of rays could run for hours (2^41 lines in 64-bit keys).
+// lo > hi is unspecified: it wraps here to a huge line count (the marker) or to none (a miss).
+bool rx_range_over_bound(uint query, uint64_t lo, uint64_t hi) {
+  if (!rx_flag(RX_FLAG_RANGES)) return false;
+  uint64_t lines = rx_line(hi) - rx_line(lo) + 1ul;
+  if (lines <= pc.max_range_lines) return false;
+  ResultArray(pc.results).r[query] = RxResult(RX_MISS_ROW, RX_RANGE_OVER_BOUND, lines);
+  return true;
 }
 

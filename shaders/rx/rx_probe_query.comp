@@ -44,6 +44,7 @@ void main() {
   uint64_t lo, hi;
   q = rx_query_id(q);
   rx_load_query(q, lo, hi);
+  if (rx_range_over_bound(q, lo, hi)) return;
   RxHitState s = rx_begin(lo, hi);
 
   uint flags = rx_ray_flags();

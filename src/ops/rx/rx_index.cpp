@@ -178,6 +178,9 @@ void RxIndexImpl::fill_index_params(RxProbeParams& p, bool ranges, bool collect)
   p.flags = rx_probe_flags(width, ranges, unique, collect, method, opaque_hits()) |
             diagnostic_flags(ranges);
   p.num_primitives = static_cast<uint32_t>(n);
+  // The host-vector API has refused wider ranges already (rx_ray_count); the device path relies
+  // on the shaders' check alone.
+  p.max_range_lines = ranges ? options.max_rays_per_range : 0;
 }
 
 void RxIndexImpl::record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count) {

@@ -17,8 +17,12 @@ struct RxProbeParams {
   // and the record of each primitive (compress_duplicates).
   uint64_t instance_first, primitive_records;
   uint32_t query_offset, num_queries, chunk_size, flags, match_capacity, num_primitives;
+  // Range lookups: a range over more 2^23-key lines than this casts no ray and gets the
+  // RX_RANGE_OVER_BOUND result (the device path cannot refuse it on the host).
+  uint64_t max_range_lines;
 };
-static_assert(sizeof(RxProbeParams) == 88 && offsetof(RxProbeParams, query_offset) == 64);
+static_assert(sizeof(RxProbeParams) == 96 && offsetof(RxProbeParams, query_offset) == 64 &&
+              offsetof(RxProbeParams, max_range_lines) == 88);
 
 // The RX_FLAG_* bits of one probe launch. Unique keys let point lookups stop at their hit;
 // hit_and_scan makes every lookup stop at its first match and walk the sorted records; with
