@@ -186,7 +186,7 @@ class RxIndex {
   /// Refits the BVH in place to new keys (same count; needs allow_update). Lookups stay exact;
   /// the paper found refitted BVHs slow down as keys move far, so rebuild() after large changes.
   Status update(KeySpan keys, std::span<const uint32_t> values = {});
-  /// Rebuilds from scratch with the same options.
+  /// Rebuilds from scratch with the same options (with api = optix, the OptiX twin too).
   Status rebuild(KeySpan keys, std::span<const uint32_t> values = {});
 
   /// Number of keys (rows) indexed.
