@@ -9,6 +9,7 @@
 // Ownership: a CgrxIndex owns its device buffers and acceleration structures and keeps its
 // Context alive; key and value spans are only read during the call. Thread-safety: as RxIndex:
 // any thread, also on one index at once; calls on one Context are serialised (see Context).
+// The tracing API is an option (CgrxBuildOptions::api; docs/optix.md).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,7 @@
 
 namespace raydb {
 
-/// How a CgrxIndex is built (bucket size, primitive, BVH preference); plain values.
+/// How a CgrxIndex is built (bucket size, primitive, BVH preference, tracing API); plain values.
 struct CgrxBuildOptions {
   /// Keys per bucket: a power of two >= 2. The thesis's variants use 2^5 (cgRX5x4) and 2^8
   /// (cgRX8x4). Larger buckets mean fewer triangles and longer in-bucket searches.
@@ -39,6 +40,17 @@ struct CgrxBuildOptions {
   /// line (CgrxBuildStats::ray_window) and the rest of the line only on a miss, instead of one
   /// closest-hit ray to the end of the line (up to 2^23 keys). Results are the same either way.
   bool window_first_ray = true;
+  /// Which API traces the lookups. optix: after the Vulkan build, an OptiX GAS is built over the
+  /// same representatives and markers (the same host layout, src/ops/cgrx/cgrx_layout.cpp) and a
+  /// copy of the key records, and lookup and lookup_ranges trace through it with the same bucket
+  /// check and search, so results equal the Vulkan path's bit for bit; build_stats(),
+  /// last_stats() and last_fallbacks() are then the OptiX path's (CUDA events; upload_ms and
+  /// sort_ms the shared layout's). The Vulkan BVH is still built (the device-resident lookups of
+  /// raydb/device_indexes.hpp trace through it; cgrx_build from device buffers refuses optix), so
+  /// build memory and time include it.
+  /// Errc::unsupported, naming why, where OptiX is unavailable (optix_support() in
+  /// raydb/optix.hpp).
+  RayTracingApi api = RayTracingApi::vulkan;
 };
 
 /// Where a CgrxIndex build spent its time (ms) and memory (bytes).

@@ -40,7 +40,7 @@ const char* to_string(TraversalMode mode);
 Result<TraversalMode> parse_traversal_mode(std::string_view text);
 
 /// Which API traces an operator's rays where it has an OptiX twin (docs/optix.md): Vulkan, or
-/// NVIDIA OptiX on the same device (optional; see optix_support() in raydb/rx_optix.hpp).
+/// NVIDIA OptiX on the same device (optional; see optix_support() in raydb/optix.hpp).
 enum class RayTracingApi { vulkan, optix };
 
 /// Which API runs the plain data-parallel kernels (sort, bitmaps, sieving, refinement). Every CUDA

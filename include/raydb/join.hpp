@@ -8,8 +8,12 @@
 // Units: times in milliseconds of GPU time (timestamps), counts in pairs.
 // Ownership: an RxJoin owns its index (and so its device memory); probe keys are copied per call.
 // Thread-safety: any thread, also on one join at once; calls on one Context are serialised (see
-// Context), the api = optix twins inside the same lock; stats() reports the latest call of any
-// thread.
+// Context), OptiX lookups (the index's api = optix) inside the same lock; last_stats() reports the
+// latest call of any thread.
+//
+// The tracing API is the index's option: RxBuildOptions::api / CgrxBuildOptions::api (in
+// JoinOptions: index.api / cgrx.api). With optix the rays trace through OptiX over the same
+// records (docs/optix.md); times are then CUDA events.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +21,9 @@
 #include <vector>
 
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/error.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 
 namespace raydb {
 
@@ -77,12 +79,11 @@ const char* to_string(JoinIndex kind);
 struct JoinOptions {
   /// Which index the indexed side gets.
   JoinIndex kind = JoinIndex::rx;
-  /// optix: the rays of either kind trace through the index's OptiX twin over the same records
-  /// (RxOptixIndex or CgrxOptixIndex; docs/optix.md); Errc::unsupported, naming why, where OptiX is
-  /// unavailable.
-  RayTracingApi api = RayTracingApi::vulkan;
-  RxBuildOptions index;   ///< kind rx
-  CgrxBuildOptions cgrx;  ///< kind cgrx (cgrx.bucket_size: keys per bucket)
+  /// kind rx. index.api = optix: the rays trace through OptiX over the same records
+  /// (Errc::unsupported, naming why, where OptiX is unavailable).
+  RxBuildOptions index;
+  /// kind cgrx (cgrx.bucket_size: keys per bucket; cgrx.api as index.api).
+  CgrxBuildOptions cgrx;
   /// Which side is indexed; automatic: the smaller.
   JoinSide indexed = JoinSide::automatic;
 };
@@ -92,12 +93,11 @@ struct JoinOptions {
 class RxJoin {
  public:
   /// Indexes the build side (row id = position; `values`, when given, are summed by aggregate()).
-  /// With `api` optix both passes trace through an RxOptixIndex over the index's records
+  /// With options.api = optix both passes trace through OptiX over the index's records
   /// (Errc::unsupported, naming why, where OptiX is unavailable); times are then CUDA events.
   static Result<RxJoin> build(const Context& ctx, KeySpan build_keys,
                               std::span<const uint32_t> build_values = {},
-                              const RxBuildOptions& options = {},
-                              RayTracingApi api = RayTracingApi::vulkan);
+                              const RxBuildOptions& options = {});
 
   /// Every matching pair, in no particular order. Errc::limit_exceeded when more than 2^32 - 1
   /// pairs match (the device's pair counter is 32-bit): use aggregate() or split the probe side.
@@ -118,7 +118,6 @@ class RxJoin {
  private:
   explicit RxJoin(RxIndex index) : index_(std::move(index)) {}
   RxIndex index_;
-  std::unique_ptr<RxOptixIndex> optix_;  ///< api optix; borrows index_'s records
   JoinStats stats_;
 };
 
@@ -128,13 +127,12 @@ class RxJoin {
 /// (no second pass of rays). collect_ms is that scan and copy. Errors as RxJoin.
 class CgrxJoin {
  public:
-  /// With `api` optix the counting pass (and the run lookups of pairs) trace through a
-  /// CgrxOptixIndex over the index; the copy of the runs stays a Vulkan compute pass over the same
-  /// records. Errc::unsupported, naming why, where OptiX is unavailable.
+  /// With options.api = optix the counting pass (and the run lookups of pairs) trace through
+  /// OptiX over the index; the copy of the runs stays a Vulkan compute pass over the same records.
+  /// Errc::unsupported, naming why, where OptiX is unavailable.
   static Result<CgrxJoin> build(const Context& ctx, KeySpan build_keys,
                                 std::span<const uint32_t> build_values = {},
-                                const CgrxBuildOptions& options = {},
-                                RayTracingApi api = RayTracingApi::vulkan);
+                                const CgrxBuildOptions& options = {});
 
   /// Every (build row, probe row) pair whose keys are equal, in no particular order.
   Result<std::vector<JoinPair>> pairs(KeySpan probe_keys);
@@ -155,8 +153,6 @@ class CgrxJoin {
   CgrxJoin(const Context& ctx, CgrxIndex index) : ctx_(ctx), index_(std::move(index)) {}
   Context ctx_;
   CgrxIndex index_;
-  /// api optix: lookups read the twin's own copies; it is never rebuilt, so index_ may move.
-  std::unique_ptr<CgrxOptixIndex> optix_;
   JoinStats stats_;
 };
 

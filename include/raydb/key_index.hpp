@@ -3,8 +3,8 @@
 //
 // - KeyLookup: batched point lookups into the caller's span (one RxLookup per key), the index's
 //   size, build statistics, and the statistics of the most recent lookup call (last_stats(), an
-//   RxProbeStats: times in milliseconds). RxIndex, CgrxIndex, SortedIndex, HashIndex and the OptiX
-//   twins RxOptixIndex and CgrxOptixIndex satisfy it.
+//   RxProbeStats: times in milliseconds). RxIndex, CgrxIndex, SortedIndex and HashIndex satisfy it
+//   (RxIndex and CgrxIndex with either tracing API, an option of their build).
 // - RangeKeyLookup: KeyLookup with inclusive range lookups (every index but HashIndex).
 // - KeyIndex: a KeyLookup built from a key column as Index::build(ctx, keys, values, options)
 //   (row id = position; values optional; options defaulted): RxIndex, CgrxIndex, SortedIndex and

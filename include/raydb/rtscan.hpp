@@ -24,8 +24,8 @@
 // Units: keys and constants are uint32; times are GPU milliseconds from timestamps unless named
 // host_; sizes in bytes. Ownership: the table owns its device buffers and BVHs and keeps the
 // Context alive; results are Bitmaps it hands over. Thread-safety: any thread, also on one
-// table at once; calls on one Context are serialised (see Context); last_query() reports the latest
-// of any thread.
+// table at once; calls on one Context are serialised (see Context); last_stats() reports the latest
+// of any thread. The tracing API of the refine is an option (RtScanOptions::api; docs/optix.md).
 #pragma once
 
 #include <cstdint>
@@ -78,6 +78,30 @@ struct RtScanOptions {
   /// the planning kernel added 0.03 ms to each selection, docs/rtscan.md). Tables built from
   /// device buffers (rtscan_build) always plan on the device.
   bool plan_on_device = false;
+  /// Which API traces the refine rays. optix: after the Vulkan build, per column group one OptiX
+  /// GAS over the very cubes (rtindex: triangles) the Vulkan build makes, and select() runs the
+  /// same rewrite, sieve and merge (Vulkan) with the same lattice of rays and exact re-check
+  /// traced through OptiX, so bitmaps equal the Vulkan path's bit for bit; last_stats().refine_ms
+  /// then covers the OptiX launches (CUDA events) and build_stats().optix the GAS builds. The
+  /// Vulkan BVH is still built (the device-resident selections of raydb/device_rtscan.hpp trace
+  /// through it; rtscan_build from device buffers refuses optix). Errc::unsupported, naming why,
+  /// where OptiX is unavailable (optix_support() in raydb/optix.hpp).
+  RayTracingApi api = RayTracingApi::vulkan;
+};
+
+/// Where the OptiX part of an RtScanTable build (RtScanOptions::api = optix) spent its time (ms)
+/// and memory (bytes).
+struct RtScanOptixBuildStats {
+  double copy_ms = 0;     ///< the table's keys into memory shared with CUDA (Vulkan timestamps)
+  double cubes_ms = 0;    ///< the primitive kernel (the Vulkan build's rtscan_cubes.comp, or
+                          ///< rtscan_triangles.comp for rtindex; timestamps)
+  double build_ms = 0;    ///< optixAccelBuild, every group (CUDA events)
+  double compact_ms = 0;  ///< optixAccelCompact with the compacted-size readback (CUDA events)
+  /// What bench compares with RtScanBuildStats::bvh_ms (cubes, builds, compaction).
+  double bvh_ms() const { return cubes_ms + build_ms + compact_ms; }
+  uint64_t bvh_bytes = 0;              ///< the compacted GASes, all groups
+  uint64_t bvh_uncompacted_bytes = 0;  ///< before compaction
+  uint64_t key_bytes = 0;              ///< the key copies shared with CUDA
 };
 
 /// Where an RtScanTable build spent its time (ms) and memory (bytes).
@@ -98,6 +122,8 @@ struct RtScanBuildStats {
   uint64_t sieve_bytes = 0, bvh_bytes = 0, key_bytes = 0;
   ///@}
   std::vector<uint32_t> bins_used;  ///< per column (fewer than asked when values repeat)
+  /// api = optix: the OptiX GASes' build (all zero with api = vulkan). wall_ms includes it.
+  RtScanOptixBuildStats optix;
 };
 
 /// Where an RTScan query spent its time (ms).
@@ -121,7 +147,7 @@ struct RtScanQueryStats {
 class RtScanTable;
 namespace detail {
 struct RtScanImpl;
-RtScanImpl& rtscan_impl(RtScanTable& table);  ///< for the OptiX twin (rtscan_optix.hpp)
+RtScanImpl& rtscan_impl(RtScanTable& table);  ///< for the OptiX twin (src/ops/rtscan/optix/)
 struct DeviceIndexAccess;                     // the device-resident API (raydb/device_rtscan.hpp)
 }  // namespace detail
 

@@ -6,7 +6,10 @@
 // Ownership: an RxIndex owns its device buffers and acceleration structures and keeps its
 // Context alive. Thread-safety: any thread may call any member, also on one index at once;
 // calls on one Context are serialised (see Context), so results are those of one call after
-// another. build_stats() and last_probe() report the latest call of any thread.
+// another. build_stats() and last_stats() report the latest call of any thread.
+//
+// The tracing API is an option (RxBuildOptions::api): with RayTracingApi::optix the same
+// lookups trace through NVIDIA OptiX over the same records (docs/optix.md).
 #pragma once
 
 #include <cstdint>
@@ -38,8 +41,28 @@ const char* to_string(RxLookupMethod m);
 enum class RxDiagnostic { none, no_trace, trace_only };
 const char* to_string(Primitive p);
 
-/// How an RxIndex is built (primitive, lookup method, BVH preference, partitions); plain
-/// values.
+/// Switches of the OptiX path (RxBuildOptions::optix, used with api = optix) that bench rx
+/// --optix-variant flips one at a time, to measure which difference from the Vulkan path moves
+/// time or memory (docs/optix.md, "Gaps"). The defaults are the configuration that mirrors the
+/// Vulkan index; every variant returns the same results.
+struct RxOptixOptions {
+  /// OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL, the twin of Vulkan's
+  /// NO_DUPLICATE_ANY_HIT_INVOCATION. Off: OPTIX_GEOMETRY_FLAG_NONE, which lets OptiX call any-hit
+  /// more than once per primitive and ray: exact where a match ends the ray (hit-and-scan, unique
+  /// point lookups), possibly double-counting elsewhere; bench rx checks every result whole.
+  bool single_anyhit = true;
+  /// OptixModuleCompileOptions::optLevel: -1 = OPTIX_COMPILE_OPTIMIZATION_DEFAULT, 0..3 the levels.
+  int opt_level = -1;
+  /// Launch as a 2D grid (1024 wide) instead of one row of lookups: the thread-to-lookup order is
+  /// the same, only the launch shape differs.
+  bool launch_2d = false;
+  /// Trace through an instance AS with one identity instance over the GAS, the hierarchy the
+  /// Vulkan path has (a TLAS over one BLAS), instead of the GAS alone (ALLOW_SINGLE_GAS).
+  bool two_level = false;
+};
+
+/// How an RxIndex is built (primitive, lookup method, BVH preference, partitions, tracing API);
+/// plain values.
 struct RxBuildOptions {
   Primitive primitive = Primitive::triangles;  ///< what each key becomes in the BVH
   /// Copy each BLAS into a structure of its compacted size (the paper's choice).
@@ -86,6 +109,20 @@ struct RxBuildOptions {
   /// of distinct keys). Costs a 4-byte index entry per distinct key (resident) and one more load
   /// per hit; with unique keys nothing changes. RxBuildStats::primitives says what was built.
   bool compress_duplicates = false;
+  /// Which API traces the lookups. optix: the index's key records are laid out as for Vulkan, then
+  /// an OptiX GAS is built over the same primitives (common/rx_mapping.h) and lookup,
+  /// lookup_ranges and collect_rows trace through it with the same exact re-check, so results
+  /// equal the Vulkan path's bit for bit; build_stats() and last_stats() are then the OptiX
+  /// path's (CUDA events; upload_ms and sort_ms the shared layout's). The Vulkan BVH is still
+  /// built (the device-resident lookups of raydb/device_buffers.hpp trace through it; rx_build
+  /// from device buffers refuses optix), so build memory and time include it. Errc::unsupported,
+  /// naming why, where OptiX is unavailable (optix_support() in raydb/optix.hpp) and for partitions
+  /// other than 1, compress_duplicates, allow_update and sort_probes (the OptiX path builds one GAS
+  /// and traces unsorted). Diagnostics (set_diagnostic) are the Vulkan path's: OptiX lookups with
+  /// one set are refused.
+  RayTracingApi api = RayTracingApi::vulkan;
+  /// The OptiX path's experiment switches (api = optix only).
+  RxOptixOptions optix;
 };
 
 /// Times in milliseconds (GPU timestamps unless named host_), sizes in bytes.
@@ -149,7 +186,7 @@ class RxIndex {
   /// Refits the BVH in place to new keys (same count; needs allow_update). Lookups stay exact;
   /// the paper found refitted BVHs slow down as keys move far, so rebuild() after large changes.
   Status update(KeySpan keys, std::span<const uint32_t> values = {});
-  /// Rebuilds from scratch with the same options.
+  /// Rebuilds from scratch with the same options (with api = optix, the OptiX twin too).
   Status rebuild(KeySpan keys, std::span<const uint32_t> values = {});
 
   /// Number of keys (rows) indexed.

@@ -234,7 +234,8 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
             if (!(api == RayTracingApi::vulkan ? o.api_choice.vulkan : o.api_choice.optix))
               continue;
             JoinOptions jo;
-            jo.api = api;
+            jo.index.api = api;  // the tracing API is the index's option
+            jo.cgrx.api = api;
             jo.kind = kind == "rx" ? JoinIndex::rx : JoinIndex::cgrx;
             jo.cgrx.bucket_size = bucket;
             jo.indexed = side_name == "build"   ? JoinSide::build
@@ -330,7 +331,7 @@ void register_bench_join(CLI::App& bench) {
          "list")
       ->delimiter(',');
   cmd->add_option("--api", o->apis,
-                  "the rx and cgrx joins' rays: vulkan and/or optix (RxOptixIndex / CgrxOptixIndex "
+                  "the rx and cgrx joins' rays: vulkan and/or optix (the index's api option: OptiX "
                   "over the same records; every result checked against the CPU join)")
       ->delimiter(',');
   add_bench_run_options(*cmd, o->run);

@@ -23,10 +23,10 @@
 
 #include "cli/cli.hpp"
 #include "common/parallel.hpp"
+#include "ops/rtscan/optix/rtscan_optix.hpp"
 #include "raydb/cpu_bindex.hpp"
 #include "raydb/dpbis.hpp"
 #include "raydb/rtscan.hpp"
-#include "raydb/rtscan_optix.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/tpch_scans.hpp"

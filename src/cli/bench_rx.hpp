@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "cli/cli.hpp"
+#include "ops/cgrx/optix/cgrx_optix.hpp"
+#include "ops/rx/optix/rx_optix.hpp"
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/key_index.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
 #include "raydb/workload.hpp"

@@ -10,7 +10,7 @@
 #include <random>
 
 #include "cli/bench_rx.hpp"
-#include "raydb/cgrx_optix.hpp"
+#include "ops/cgrx/optix/cgrx_optix.hpp"
 #include "raydb/hash_index.hpp"
 
 namespace raydb::cli::bench_rx {

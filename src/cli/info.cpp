@@ -2,7 +2,7 @@
 #include <fmt/format.h>
 
 #include "cli/cli.hpp"
-#include "raydb/rx_optix.hpp"
+#include "raydb/optix.hpp"
 
 namespace raydb::cli {
 

@@ -13,7 +13,7 @@
 #include "cli/cli.hpp"
 #include "cli/numbers.hpp"
 #include "common/append_file.hpp"
-#include "raydb/rx_optix.hpp"  // optix_support()
+#include "raydb/optix.hpp"
 #include "raydb/version.hpp"
 
 namespace raydb::cli {

@@ -1,5 +1,6 @@
-// CgrxOptixIndex: its absence is an answer with a reason, and where OptiX runs every lookup equals
-// the Vulkan index's and the CPU reference. bench/gpu/optix.sh runs these on the GPU machine.
+// cgRX with CgrxBuildOptions::api = optix: its absence is an answer with a reason, and where OptiX
+// runs every lookup equals the Vulkan index's and the CPU reference. bench/gpu/optix.sh runs these
+// on the GPU machine.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -8,13 +9,10 @@
 #include "backend/optix/optix.hpp"
 #include "optix_support.hpp"
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/join.hpp"
 #include "raydb/rtscan.hpp"
-#include "raydb/rtscan_optix.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/ssb.hpp"
@@ -32,8 +30,9 @@ TEST_CASE("optix: cgRX builds refuse with the reason where OptiX is unavailable"
   workload::KeyColumn keys;
   keys.width = KeyWidth::bits32;
   for (uint64_t k : {5, 1, 9}) keys.push_back(k);
-  auto index = CgrxIndex::build(test::context(), keys.span()).value();
-  auto twin = CgrxOptixIndex::build(index);
+  CgrxBuildOptions o;
+  o.api = RayTracingApi::optix;
+  auto twin = CgrxIndex::build(test::context(), keys.span(), {}, o);
   REQUIRE(!twin.ok());
   CHECK(twin.error().code() == Errc::unsupported);
   CHECK(std::string(twin.error().what()).find(s.reason) != std::string::npos);
@@ -57,7 +56,9 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
       o.bucket_size = bucket;
       auto vulkan = CgrxIndex::build(test::context(), keys.span(), values, o);
       REQUIRE_MESSAGE(vulkan.ok(), std::string(vulkan.ok() ? "" : vulkan.error().what()));
-      auto optix = CgrxOptixIndex::build(*vulkan);
+      CgrxBuildOptions ox = o;
+      ox.api = RayTracingApi::optix;
+      auto optix = CgrxIndex::build(test::context(), keys.span(), values, ox);
       REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
       const CgrxBuildStats& bs = optix->build_stats();
       const CgrxBuildStats& vs = vulkan->build_stats();
@@ -95,17 +96,11 @@ TEST_CASE("optix: cgRX lookups equal the Vulkan index and the CPU reference") {
       vulkan->set_diagnostic(RxDiagnostic::none);
       optix->set_diagnostic(RxDiagnostic::none);
 
-      // A rebuild from the same index answers the same.
-      REQUIRE(optix->rebuild().ok());
-      std::vector<RxLookup> again(points.size());
-      REQUIRE(optix->lookup(points.span(), again).ok());
-      test::check_lookups(again, want, "OptiX cgRX points after a rebuild");
-
       // An empty index: every lookup misses, none fails.
       workload::KeyColumn none;
       none.width = w;
       auto empty = CgrxIndex::build(test::context(), none.span(), {}, o).value();
-      auto empty_optix = CgrxOptixIndex::build(empty).value();
+      auto empty_optix = CgrxIndex::build(test::context(), none.span(), {}, ox).value();
       std::vector<RxLookup> miss(points.size());
       REQUIRE(empty_optix.lookup(points.span(), miss).ok());
       for (const RxLookup& r : miss) CHECK(r == RxLookup{});

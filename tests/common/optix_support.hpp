@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "raydb/optix.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/workload.hpp"
 #include "support.hpp"
@@ -23,6 +23,13 @@ inline bool optix_or_skip() {
   const OptixSupport& s = optix_support(test::context());
   if (!s.available) MESSAGE("skipped: no OptiX device (" << s.reason << ")");
   return s.available;
+}
+
+// `o` with the tracing API set to OptiX and its experiment switches to `x`.
+inline RxBuildOptions optix_options(RxBuildOptions o, RxOptixOptions x = {}) {
+  o.api = RayTracingApi::optix;
+  o.optix = x;
+  return o;
 }
 
 struct Config {

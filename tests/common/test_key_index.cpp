@@ -3,11 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/key_index.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/sorted_index.hpp"
 
 namespace raydb {
@@ -22,10 +20,6 @@ static_assert(RangeKeyLookup<RxIndex>);
 static_assert(RangeKeyLookup<CgrxIndex>);
 static_assert(RangeKeyLookup<SortedIndex>);
 static_assert(!RangeKeyLookup<HashIndex>);  // a hash table answers point lookups only
-
-// The OptiX twins look up like their indexes but are built over one, not from keys.
-static_assert(RangeKeyLookup<RxOptixIndex> && !KeyIndex<RxOptixIndex>);
-static_assert(RangeKeyLookup<CgrxOptixIndex> && !KeyIndex<CgrxOptixIndex>);
 
 // A type without the shape is refused, so the assertions above can fail.
 struct NotAnIndex {

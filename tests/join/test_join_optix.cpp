@@ -8,13 +8,10 @@
 #include "backend/optix/optix.hpp"
 #include "optix_support.hpp"
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/join.hpp"
 #include "raydb/rtscan.hpp"
-#include "raydb/rtscan_optix.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/ssb.hpp"
@@ -32,7 +29,8 @@ TEST_CASE("optix: collect_rows and the RX and cgRX joins equal Vulkan's and the 
   std::vector<uint32_t> values(build_keys.size());
   for (auto& v : values) v = static_cast<uint32_t>(rng());
   JoinOptions jo;
-  jo.api = RayTracingApi::optix;
+  jo.index.api = RayTracingApi::optix;  // the tracing API is the index's option
+  jo.cgrx.api = RayTracingApi::optix;
   if (!optix_support(test::context()).available) {
     // What bench join --api optix reports too: the cause, named.
     auto r = rx_join(test::context(), build_keys.span(), probe_keys.span(), jo);
@@ -53,7 +51,9 @@ TEST_CASE("optix: collect_rows and the RX and cgRX joins equal Vulkan's and the 
     workload::KeyColumn points = make_points(keys, 4000, max_key, rng);
     workload::RangeColumn ranges = make_ranges(keys, 500, max_key, rng);
     RxIndex vulkan = RxIndex::build(test::context(), keys.span()).value();
-    RxOptixIndex optix = RxOptixIndex::build(vulkan).value();
+    RxBuildOptions through_optix;
+    through_optix.api = RayTracingApi::optix;
+    RxIndex optix = RxIndex::build(test::context(), keys.span(), {}, through_optix).value();
     auto collect = [](auto& index, auto queries, uint64_t capacity) {
       std::vector<RxRowMatch> found(capacity);
       RxCollectResult r = index.collect_rows(queries, found).value();
@@ -102,5 +102,3 @@ TEST_CASE("optix: collect_rows and the RX and cgRX joins equal Vulkan's and the 
       }
     }
 }
-
-// ---- cgRX through OptiX (CgrxOptixIndex). ----

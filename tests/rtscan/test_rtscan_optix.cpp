@@ -8,13 +8,10 @@
 #include "backend/optix/optix.hpp"
 #include "optix_support.hpp"
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/join.hpp"
 #include "raydb/rtscan.hpp"
-#include "raydb/rtscan_optix.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/ssb.hpp"
@@ -86,9 +83,11 @@ TEST_CASE("optix: RTScan bitmaps equal the Vulkan table and the CPU scan") {
       }
       auto table = RtScanTable::build(test::context(), cols, o);
       REQUIRE_MESSAGE(table.ok(), std::string(table.ok() ? "" : table.error().what()));
-      auto optix = RtScanOptix::build(*table);
+      RtScanOptions ox = o;
+      ox.api = RayTracingApi::optix;
+      auto optix = RtScanTable::build(test::context(), cols, ox);
       REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
-      const RtScanOptixBuildStats& bs = optix->build_stats();
+      const RtScanOptixBuildStats& bs = optix->build_stats().optix;
       CHECK(bs.bvh_bytes > 0);
       CHECK(bs.bvh_bytes <= bs.bvh_uncompacted_bytes);
       for (size_t q = 0; q < queries.size(); ++q) {

@@ -9,13 +9,10 @@
 
 #include "backend/optix/optix.hpp"
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 #include "raydb/join.hpp"
 #include "raydb/rtscan.hpp"
-#include "raydb/rtscan_optix.hpp"
 #include "raydb/rtscan_workload.hpp"
 #include "raydb/rx_index.hpp"
-#include "raydb/rx_optix.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/scan.hpp"
 #include "raydb/ssb.hpp"
@@ -49,15 +46,15 @@ TEST_CASE("optix: availability is an answer with a reason and never a crash") {
   workload::KeyColumn keys;
   keys.width = KeyWidth::bits32;
   for (uint64_t k : {5, 1, 9}) keys.push_back(k);
-  auto index = RxIndex::build(test::context(), keys.span()).value();
-  auto twin = RxOptixIndex::build(index);
+  auto twin = RxIndex::build(test::context(), keys.span(), {}, optix_options({}));
   REQUIRE(!twin.ok());
   CHECK(twin.error().code() == Errc::unsupported);
   CHECK(std::string(twin.error().what()).find(s.reason) != std::string::npos);
   std::vector<uint32_t> column = {5, 1, 9};
   std::vector<std::span<const uint32_t>> cols = {column};
-  auto table = RtScanTable::build(test::context(), cols).value();
-  auto rt_twin = RtScanOptix::build(table);
+  RtScanOptions so;
+  so.api = RayTracingApi::optix;
+  auto rt_twin = RtScanTable::build(test::context(), cols, so);
   REQUIRE(!rt_twin.ok());
   CHECK(rt_twin.error().code() == Errc::unsupported);
   CHECK(std::string(rt_twin.error().what()).find(s.reason) != std::string::npos);
@@ -84,7 +81,7 @@ TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
     o.preference = BuildPreference::fast_trace;
     auto vulkan = RxIndex::build(test::context(), keys.span(), values, o);
     REQUIRE_MESSAGE(vulkan.ok(), std::string(vulkan.ok() ? "" : vulkan.error().what()));
-    auto optix = RxOptixIndex::build(*vulkan);
+    auto optix = RxIndex::build(test::context(), keys.span(), values, optix_options(o));
     REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
     const RxBuildStats& bs = optix->build_stats();
     CHECK(bs.primitives == keys.size());
@@ -103,8 +100,8 @@ TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
         CHECK(optix->last_stats().rays == points.size());
     });
 
-    // A rebuild over the same records answers the same.
-    REQUIRE(optix->rebuild().ok());
+    // A rebuild from the same keys answers the same.
+    REQUIRE(optix->rebuild(keys.span(), values).ok());
     std::vector<RxLookup> again(points.size());
     REQUIRE(optix->lookup(points.span(), again).ok());
     test::check_lookups(again, want, "OptiX points after a rebuild");
@@ -126,7 +123,8 @@ TEST_CASE("optix: unique keys all-hit and all-miss and an empty index") {
       RxBuildOptions o;
       o.primitive = p;
       auto vulkan = RxIndex::build(test::context(), wl.keys.span(), wl.values, o).value();
-      auto optix = RxOptixIndex::build(vulkan).value();
+      auto optix =
+          RxIndex::build(test::context(), wl.keys.span(), wl.values, optix_options(o)).value();
       RxReference ref(wl.keys.span(), wl.values);
       for (double h : {1.0, 0.0}) {
         workload::ProbeOptions po;
@@ -147,7 +145,7 @@ TEST_CASE("optix: unique keys all-hit and all-miss and an empty index") {
       workload::KeyColumn none;
       none.width = w;
       auto empty = RxIndex::build(test::context(), none.span(), {}, o).value();
-      auto empty_optix = RxOptixIndex::build(empty).value();
+      auto empty_optix = RxIndex::build(test::context(), none.span(), {}, optix_options(o)).value();
       workload::KeyColumn some;
       some.width = w;
       for (uint64_t k : test::edge_keys(w == KeyWidth::bits64)) some.push_back(k);
@@ -165,14 +163,25 @@ TEST_CASE("optix: refused configurations name their cause") {
   for (uint64_t k : {5, 1, 9, 1}) keys.push_back(k);
   RxBuildOptions o;
   o.partitions = 2;
-  auto parted = RxIndex::build(test::context(), keys.span(), {}, o).value();
-  auto r = RxOptixIndex::build(parted);
+  auto r = RxIndex::build(test::context(), keys.span(), {}, optix_options(o));
   REQUIRE(!r.ok());
   CHECK(r.error().code() == Errc::unsupported);
   CHECK(std::string(r.error().what()).find("partition") != std::string::npos);
   // Bad queries fail as they do in Vulkan.
-  auto index = RxIndex::build(test::context(), keys.span()).value();
-  auto optix = RxOptixIndex::build(index).value();
+  RxBuildOptions sorted;
+  sorted.sort_probes = true;
+  auto unsorted_only = RxIndex::build(test::context(), keys.span(), {}, optix_options(sorted));
+  REQUIRE(!unsorted_only.ok());
+  CHECK(unsorted_only.error().code() == Errc::unsupported);
+  CHECK(std::string(unsorted_only.error().what()).find("sort_probes") != std::string::npos);
+  auto optix = RxIndex::build(test::context(), keys.span(), {}, optix_options({})).value();
+  // sort_probes switched on after the build: refused by the OptiX path, naming it.
+  optix.set_sort_probes(true);
+  std::vector<RxLookup> one(keys.size());
+  auto sorted_lookup = optix.lookup(keys.span(), one);
+  REQUIRE(!sorted_lookup.ok());
+  CHECK(std::string(sorted_lookup.error().what()).find("sort_probes") != std::string::npos);
+  optix.set_sort_probes(false);
   workload::KeyColumn wide;
   wide.width = KeyWidth::bits64;
   wide.push_back(1);
@@ -195,8 +204,7 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
   workload::KeyColumn three;
   three.width = KeyWidth::bits32;
   for (uint64_t k : {5, 1, 9}) three.push_back(k);
-  auto small = RxIndex::build(test::context(), three.span()).value();
-  auto refused = RxOptixIndex::build(small, bad);
+  auto refused = RxIndex::build(test::context(), three.span(), {}, optix_options({}, bad));
   REQUIRE(!refused.ok());
   CHECK(refused.error().code() == Errc::invalid_argument);
   CHECK(std::string(refused.error().what()).find("opt_level") != std::string::npos);
@@ -230,7 +238,7 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
     test::check_lookups(twin_r, ref.lookup_ranges(ranges.span()), "Vulkan ranges");
     for (const auto& [variant, vo] : variants) {
       CAPTURE(variant);
-      auto optix = RxOptixIndex::build(vulkan, vo);
+      auto optix = RxIndex::build(test::context(), keys.span(), values, optix_options(o, vo));
       REQUIRE_MESSAGE(optix.ok(), std::string(optix.ok() ? "" : optix.error().what()));
       std::vector<RxLookup> got(points.size()), got_r(ranges.size());
       REQUIRE(optix->lookup(points.span(), got).ok());
@@ -249,8 +257,9 @@ TEST_CASE("optix: each RxOptixOptions variant equals the Vulkan index and the CP
     auto wl = workload::make_keys(ko).value();
     RxBuildOptions o;
     o.method = RxLookupMethod::hit_and_scan;
-    auto vulkan = RxIndex::build(test::context(), wl.keys.span(), wl.values, o).value();
-    auto optix = RxOptixIndex::build(vulkan, RxOptixOptions{.single_anyhit = false}).value();
+    auto optix = RxIndex::build(test::context(), wl.keys.span(), wl.values,
+                                optix_options(o, RxOptixOptions{.single_anyhit = false}))
+                     .value();
     RxReference ref(wl.keys.span(), wl.values);
     for (double h : {1.0, 0.5}) {
       workload::ProbeOptions po;

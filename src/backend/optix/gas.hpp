@@ -10,6 +10,7 @@
 
 #include "backend/optix/device_memory.hpp"
 #include "backend/optix/optix_internal.hpp"
+#include "raydb/lookup.hpp"  // BuildPreference
 
 namespace raydb::detail::optix {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "backend/vk/context_impl.hpp"
-#include "raydb/rx_optix.hpp"
+#include "raydb/optix.hpp"
 
 namespace raydb::detail::optix {
 

@@ -11,12 +11,14 @@
 #include <chrono>
 #include <cstring>
 
+#include "backend/optix/optix.hpp"
 #include "backend/vk/accel.hpp"
 #include "backend/vk/blas.hpp"
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "backend/vk/radix_sort.hpp"
+#include "ops/cgrx/cgrx_impl.hpp"
 #include "ops/cgrx/cgrx_layout.hpp"
 #include "ops/cgrx/cgrx_params.hpp"
 #include "ops/cgrx/cgrx_runs.hpp"
@@ -30,55 +32,6 @@
 namespace raydb {
 
 namespace detail {
-
-struct CgrxIndexImpl {
-  std::shared_ptr<VkContext> ctx;
-  CgrxBuildOptions options;
-  TraversalMode mode = TraversalMode::pipeline;
-  KeyWidth width = KeyWidth::bits32;
-  uint64_t n = 0;
-  uint64_t num_buckets = 0;
-  uint32_t bucket_shift = 0;
-
-  Buffer records;       // (key, row, value) in key order
-  Buffer prim_buckets;  // per primitive, the bucket its hit names
-  Buffer counters_dev;  // extra rays and fallbacks of the running batch
-  Buffer counters_host;
-  AccelStruct blas, tlas;
-  std::unique_ptr<KeyRecordBuilder> record_builder;
-  std::unique_ptr<LookupBatch> batch;
-  std::unique_ptr<TlasBinding> binding;
-  std::unique_ptr<RtPipeline> rt;
-  std::unique_ptr<ComputePipeline> query_kernel;
-
-  CgrxBuildStats build_stats;
-  RxProbeStats probe_stats;
-  uint64_t fallbacks = 0;
-  RxDiagnostic diagnostic = RxDiagnostic::none;
-  bool run_starts = false;  // cgrx_lookup_runs: first_row is the run's first record
-  // cgrx_submit_lookup's last submission; destroyed first, so it waits before the rest goes.
-  std::shared_ptr<void> pending_submission;
-
-  // With `source` (cgrx_build), the keys come from the host's buffers: k.data and v are unused.
-  void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
-  CgrxRepParams rep_params(const Buffer& reps) const;
-  std::vector<uint64_t> read_representatives();
-  void build_bvh(const CgrxScene& scene);
-  // cgrx_build's layout: representatives, scene and ray window on the device (no read-back).
-  void build_scene_on_device();
-  void build_blas_over(const Buffer& triangles, uint64_t primitives);
-  void build_tlas(uint32_t instances);
-  void ensure_probe_kernels();
-  void probe(const QueryBatch& q, RxLookup* out);
-  // The probe's push constants, without the batch's queries, results and slice.
-  CgrxProbeParams probe_params(bool ranges) const;
-  // Records the rays (or ray queries) of `count` lookups, in slices the device allows.
-  void record_trace(VkCommandBuffer cmd, CgrxProbeParams p, uint64_t count);
-  VkPipelineStageFlags trace_stage() const {
-    return mode == TraversalMode::pipeline ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
-                                           : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
-  }
-};
 
 CgrxRepParams CgrxIndexImpl::rep_params(const Buffer& reps) const {
   CgrxRepParams p{};
@@ -396,6 +349,7 @@ CgrxIndexImpl& cgrx_impl(CgrxIndex& index) {
 }
 
 Status cgrx_lookup_runs(CgrxIndex& index, KeySpan points, std::span<RxLookup> out) {
+  if (CgrxIndexImpl& i = cgrx_impl(index); i.optix) return cgrx_lookup_runs(*i.optix, points, out);
   return lookup_run_starts(cgrx_impl(index), points, out);
 }
 
@@ -420,29 +374,45 @@ Result<CgrxIndex> CgrxIndex::build(const Context& ctx, KeySpan keys,
                                    std::span<const uint32_t> values,
                                    const CgrxBuildOptions& options) {
   return guarded(ctx.vk(), [&]() -> CgrxIndex {
+    // Before the Vulkan build, so that a missing OptiX costs no build.
+    if (options.api == RayTracingApi::optix) detail::optix::require(ctx.vk());
     auto impl = std::make_unique<CgrxIndexImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;
     impl->mode = impl->ctx->resolve(options.traversal);
     impl->build(keys, values);
-    return CgrxIndex(std::move(impl));
+    CgrxIndex index(std::move(impl));
+    if (options.api == RayTracingApi::optix)  // the twin copies what it reads from the index
+      index.impl_->optix = std::make_unique<CgrxOptixIndex>(CgrxOptixIndex::build(index).value());
+    return index;
   });
 }
 
 Status CgrxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  if (impl_->optix) return guarded(*impl_->ctx, [&] { impl_->optix->lookup(points, out).value(); });
   return detail::lookup_into(*impl_, QueryBatch::points(points), out);
 }
 
 Result<std::vector<RxLookup>> CgrxIndex::lookup(KeySpan points) {
-  return detail::lookup_vector(*impl_, QueryBatch::points(points));
+  return guarded(*impl_->ctx, [&] {
+    std::vector<RxLookup> out(points.size);
+    lookup(points, out).value();
+    return out;
+  });
 }
 
 Status CgrxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
+  if (impl_->optix)
+    return guarded(*impl_->ctx, [&] { impl_->optix->lookup_ranges(ranges, out).value(); });
   return detail::lookup_into(*impl_, QueryBatch::of(ranges), out);
 }
 
 Result<std::vector<RxLookup>> CgrxIndex::lookup_ranges(RangeSpan ranges) {
-  return detail::lookup_vector(*impl_, QueryBatch::of(ranges));
+  return guarded(*impl_->ctx, [&] {
+    std::vector<RxLookup> out(ranges.size);
+    lookup_ranges(ranges, out).value();
+    return out;
+  });
 }
 
 uint64_t CgrxIndex::size() const {
@@ -456,6 +426,7 @@ TraversalMode CgrxIndex::traversal() const {
 }
 void CgrxIndex::set_diagnostic(RxDiagnostic diagnostic) {
   impl_->diagnostic = diagnostic;
+  if (impl_->optix) impl_->optix->set_diagnostic(diagnostic);
 }
 uint32_t CgrxIndex::bucket_size() const {
   return impl_->options.bucket_size;
@@ -464,13 +435,13 @@ const CgrxBuildOptions& CgrxIndex::options() const {
   return impl_->options;
 }
 const CgrxBuildStats& CgrxIndex::build_stats() const {
-  return impl_->build_stats;
+  return impl_->optix ? impl_->optix->build_stats() : impl_->build_stats;
 }
 const RxProbeStats& CgrxIndex::last_stats() const {
-  return impl_->probe_stats;
+  return impl_->optix ? impl_->optix->last_stats() : impl_->probe_stats;
 }
 uint64_t CgrxIndex::last_fallbacks() const {
-  return impl_->fallbacks;
+  return impl_->optix ? impl_->optix->last_fallbacks() : impl_->fallbacks;
 }
 
 // Device-resident data (raydb/device_indexes.hpp).
@@ -522,6 +493,10 @@ Result<CgrxIndex> cgrx_build(const Context& ctx, KeyWidth width, const DeviceSpa
                              const DeviceSync& sync) {
   return guarded(ctx.vk(), [&]() -> CgrxIndex {
     detail::DeviceColumnSource source = detail::build_source(ctx.vk(), width, keys, values, sync);
+    if (options.api != RayTracingApi::vulkan)
+      throw Error(Errc::unsupported,
+                  "CgrxBuildOptions::api = optix is not available for a build from device buffers "
+                  "(its lookups are recorded into the host's Vulkan command buffers)");
     auto impl = std::make_unique<CgrxIndexImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;

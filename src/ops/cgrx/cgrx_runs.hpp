@@ -6,9 +6,9 @@
 #include <cstdint>
 #include <span>
 
+#include "ops/cgrx/optix/cgrx_optix.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "raydb/cgrx_index.hpp"
-#include "raydb/cgrx_optix.hpp"
 
 namespace raydb::detail {
 
@@ -18,7 +18,7 @@ namespace raydb::detail {
 // [first_row, first_row + count). Misses stay (kMissRow, 0, 0). Refused while a diagnostic is set.
 Status cgrx_lookup_runs(CgrxIndex& index, KeySpan points, std::span<RxLookup> out);
 // The same through the index's OptiX twin (the same records, so the same run positions);
-// declared in raydb/cgrx_optix.hpp, defined in src/backend/optix/cgrx_optix.cpp.
+// declared in ops/cgrx/optix/cgrx_optix.hpp, defined in src/ops/cgrx/optix/cgrx_optix.cpp.
 
 // Both twins' run lookups: CGRX_FLAG_RUN_START set around one lookup of points. `Impl` has
 // `diagnostic` and `run_starts` and takes lookup_into (ops/common/lookup_batch.hpp).

@@ -25,17 +25,14 @@ void check_width(const CgrxIndex& index, KeySpan probe) {
 
 Result<CgrxJoin> CgrxJoin::build(const Context& ctx, KeySpan build_keys,
                                  std::span<const uint32_t> build_values,
-                                 const CgrxBuildOptions& options, RayTracingApi api) {
+                                 const CgrxBuildOptions& options) {
   return detail::guarded(ctx.vk(), [&]() -> CgrxJoin {
-    CgrxJoin join(ctx, CgrxIndex::build(ctx, build_keys, build_values, options).value());
-    if (api == RayTracingApi::optix)
-      join.optix_ = std::make_unique<CgrxOptixIndex>(CgrxOptixIndex::build(join.index_).value());
-    return join;
+    return CgrxJoin(ctx, CgrxIndex::build(ctx, build_keys, build_values, options).value());
   });
 }
 
 double CgrxJoin::index_ms() const {
-  const CgrxBuildStats& b = optix_ ? optix_->build_stats() : index_.build_stats();
+  const CgrxBuildStats& b = index_.build_stats();  // the OptiX path's with api = optix
   return b.build_ms() + b.sort_ms;
 }
 
@@ -44,8 +41,8 @@ Result<std::vector<RxLookup>> CgrxJoin::lookup(KeySpan probe_keys) {
     check_width(index_, probe_keys);
     stats_ = {};
     std::vector<RxLookup> per_key(probe_keys.size);
-    (optix_ ? optix_->lookup(probe_keys, per_key) : index_.lookup(probe_keys, per_key)).value();
-    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
+    index_.lookup(probe_keys, per_key).value();
+    stats_.count_ms = index_.last_stats().probe_ms;
     return per_key;
   });
 }
@@ -66,11 +63,8 @@ Result<std::vector<JoinPair>> CgrxJoin::pairs(KeySpan probe_keys) {
     stats_ = {};
     const uint64_t n = probe_keys.size;
     std::vector<RxLookup> runs(n);
-    if (optix_)
-      cgrx_lookup_runs(*optix_, probe_keys, runs).value();
-    else
-      cgrx_lookup_runs(index_, probe_keys, runs).value();
-    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
+    cgrx_lookup_runs(index_, probe_keys, runs).value();  // through OptiX with api = optix
+    stats_.count_ms = index_.last_stats().probe_ms;
     uint64_t total = 0;
     std::vector<uint32_t> starts(n), lengths(n);
     for (uint64_t i = 0; i < n; ++i) {

@@ -14,18 +14,15 @@
 namespace raydb {
 
 Result<RxJoin> RxJoin::build(const Context& ctx, KeySpan build_keys,
-                             std::span<const uint32_t> build_values, const RxBuildOptions& options,
-                             RayTracingApi api) {
+                             std::span<const uint32_t> build_values,
+                             const RxBuildOptions& options) {
   return detail::guarded(ctx.vk(), [&]() -> RxJoin {
-    RxJoin join(RxIndex::build(ctx, build_keys, build_values, options).value());
-    if (api == RayTracingApi::optix)
-      join.optix_ = std::make_unique<RxOptixIndex>(RxOptixIndex::build(join.index_).value());
-    return join;
+    return RxJoin(RxIndex::build(ctx, build_keys, build_values, options).value());
   });
 }
 
 double RxJoin::index_ms() const {
-  const RxBuildStats& b = optix_ ? optix_->build_stats() : index_.build_stats();
+  const RxBuildStats& b = index_.build_stats();  // the OptiX path's with api = optix
   return b.build_ms() + b.sort_ms;
 }
 
@@ -33,11 +30,8 @@ Result<std::vector<RxLookup>> RxJoin::lookup(KeySpan probe_keys) {
   return detail::guarded(*detail::rx_view(index_).ctx, [&]() -> std::vector<RxLookup> {
     stats_ = {};
     std::vector<RxLookup> out(probe_keys.size);
-    if (optix_)
-      optix_->lookup(probe_keys, out).value();
-    else
-      index_.lookup(probe_keys, out).value();
-    stats_.count_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
+    index_.lookup(probe_keys, out).value();
+    stats_.count_ms = index_.last_stats().probe_ms;
     return out;
   });
 }
@@ -57,16 +51,14 @@ Result<std::vector<JoinPair>> RxJoin::pairs(KeySpan probe_keys) {
     double count_ms = stats_.count_ms;
     detail::check_pair_count(counted.matches);
     std::vector<RxRowMatch> found(counted.matches);
-    RxCollectResult c =
-        (optix_ ? optix_->collect_rows(probe_keys, found) : index_.collect_rows(probe_keys, found))
-            .value();
+    RxCollectResult c = index_.collect_rows(probe_keys, found).value();
     if (!c.complete() || c.total != counted.matches)
       throw Error(Errc::internal,
                   fmt::format("the collect pass found {} pairs, the counting pass {}", c.total,
                               counted.matches));
     stats_ = {};
     stats_.count_ms = count_ms;
-    stats_.collect_ms = optix_ ? optix_->last_stats().probe_ms : index_.last_stats().probe_ms;
+    stats_.collect_ms = index_.last_stats().probe_ms;
     stats_.matches = counted.matches;
     std::vector<JoinPair> out(found.size());
     for (size_t i = 0; i < found.size(); ++i) out[i] = {found[i].row, found[i].query};
@@ -111,13 +103,13 @@ JoinSide indexed_side(const JoinOptions& o, KeySpan build, KeySpan probe) {
 struct RxKind {
   static RxJoin build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
                       const JoinOptions& o) {
-    return RxJoin::build(ctx, keys, values, o.index, o.api).value();
+    return RxJoin::build(ctx, keys, values, o.index).value();
   }
 };
 struct CgrxKind {
   static CgrxJoin build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
                         const JoinOptions& o) {
-    return CgrxJoin::build(ctx, keys, values, o.cgrx, o.api).value();
+    return CgrxJoin::build(ctx, keys, values, o.cgrx).value();
   }
 };
 

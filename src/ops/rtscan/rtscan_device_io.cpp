@@ -35,6 +35,10 @@ Result<RtScanTable> rtscan_build(const Context& ctx, std::span<const DeviceSpan>
   return guarded(ctx.vk(), [&]() -> RtScanTable {
     if (columns.empty())
       throw Error(Errc::invalid_argument, "rtscan_build needs at least one column span");
+    if (options.api != RayTracingApi::vulkan)
+      throw Error(Errc::unsupported,
+                  "RtScanOptions::api = optix is not available for a build from device buffers "
+                  "(its selections are recorded into the host's Vulkan command buffers)");
     detail::RtScanDeviceColumns device;
     device.rows = columns[0].count;
     for (size_t k = 0; k < columns.size(); ++k) {

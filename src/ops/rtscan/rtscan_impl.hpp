@@ -10,6 +10,7 @@
 #include "backend/vk/accel.hpp"
 #include "backend/vk/pipelines.hpp"
 #include "ops/rtscan/gpu_encoding.hpp"
+#include "ops/rtscan/optix/rtscan_optix.hpp"
 #include "ops/rtscan/refine_plan.hpp"
 #include "ops/rtscan/rtscan_params.hpp"
 #include "ops/scan/scan_impl.hpp"
@@ -94,6 +95,8 @@ struct RtScanImpl {
   std::unique_ptr<ComputePipeline> query_plan_kernel;
   RtScanBuildStats build_stats;
   RtScanQueryStats query_stats;
+  // RtScanOptions::api = optix: the twin select() goes through; it borrows this impl.
+  std::unique_ptr<RtScanOptix> optix;
   // rtscan_submit_select's last copy and the bitmap it copies; the submission goes first (it
   // waits), then the bitmap.
   std::shared_ptr<BitmapImpl> pending_bitmap;

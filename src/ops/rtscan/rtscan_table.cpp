@@ -10,6 +10,7 @@
 #include <cstring>
 #include <limits>
 
+#include "backend/optix/optix.hpp"
 #include "backend/vk/blas.hpp"
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
@@ -353,11 +354,19 @@ Result<RtScanTable> RtScanTable::build(const Context& ctx,
     impl->ctx = ctx.shared();
     impl->options = options;
     impl->mode = impl->ctx->resolve(options.traversal);
+    // Before the Vulkan build, so that a missing OptiX costs no build.
+    if (options.api == RayTracingApi::optix) detail::optix::require(ctx.vk());
     auto t0 = std::chrono::steady_clock::now();
     impl->build(columns);
-    impl->build_stats.wall_ms =
-        std::max(0.0, detail::host_ms_since(t0) - impl->build_stats.counter_keys_ms);
-    return RtScanTable(std::move(impl));
+    RtScanTable table(std::move(impl));
+    detail::RtScanImpl& built = *table.impl_;
+    if (options.api == RayTracingApi::optix) {  // the twin borrows the table's impl
+      built.optix = std::make_unique<RtScanOptix>(RtScanOptix::build(table).value());
+      built.build_stats.optix = built.optix->build_stats();
+    }
+    built.build_stats.wall_ms =
+        std::max(0.0, detail::host_ms_since(t0) - built.build_stats.counter_keys_ms);
+    return table;
   });
 }
 
@@ -366,7 +375,10 @@ RtScanImpl& detail::rtscan_impl(RtScanTable& table) {
 }
 
 Result<Bitmap> RtScanTable::select(std::span<const Predicate> predicates) {
-  return guarded(*impl_->ctx, [&] { return Bitmap(impl_->select(predicates)); });
+  return guarded(*impl_->ctx, [&] {
+    if (impl_->optix) return impl_->optix->select(predicates).value();
+    return Bitmap(impl_->select(predicates));
+  });
 }
 
 uint64_t RtScanTable::rows() const {

@@ -120,6 +120,10 @@ Result<RxIndex> rx_build(const Context& ctx, KeyWidth width, const DeviceSpan& k
       throw Error(Errc::invalid_argument,
                   "RxBuildOptions::allow_update is not available for a build from device "
                   "buffers (update() takes host vectors); build again instead");
+    if (options.api != RayTracingApi::vulkan)
+      throw Error(Errc::unsupported,
+                  "RxBuildOptions::api = optix is not available for a build from device buffers "
+                  "(its lookups are recorded into the host's Vulkan command buffers)");
     auto impl = std::make_unique<RxIndexImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;

@@ -16,6 +16,7 @@
 #include "common/capture.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "ops/rx/optix/rx_optix.hpp"
 #include "ops/rx/rx_params.hpp"
 #include "ops/rx/rx_view.hpp"
 #include "raydb/rx_index.hpp"
@@ -73,6 +74,10 @@ struct RxIndexImpl {
   RxProbeStats probe_stats;
 
   RxDiagnostic diagnostic = RxDiagnostic::none;
+
+  // RxBuildOptions::api = optix: the OptiX twin over `records`, which the public lookups and stats
+  // go through. Declared after the buffers it borrows, so it is destroyed before them.
+  std::unique_ptr<RxOptixIndex> optix;
 
   // rx_submit_lookup's last submission, kept until its GPU work is done (rx_device_io.cpp).
   // Declared last: destroyed (and waited for) before the buffers it reads.
@@ -157,6 +162,11 @@ struct RxIndexImpl {
   void fill_index_params(RxProbeParams& p, bool ranges, bool collect) const;
   // Records the traversal of `count` lookups in slices the launch limits allow.
   void record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count);
+  // With api = optix: builds `optix` over `index` (whose impl this is); otherwise nothing.
+  void attach_optix(const RxIndex& index);
+  // The twin the public lookups go through; throws Errc::unsupported for the Vulkan-only
+  // switches set after the build (sort_probes, a diagnostic).
+  RxOptixIndex& traced_optix();
 };
 
 // The build options' lookup method (automatic resolved) and their consistency checks; throw

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "backend/cuda/cuda.hpp"
+#include "backend/optix/optix.hpp"
 #include "backend/vk/accel.hpp"
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
@@ -284,6 +285,25 @@ void validate_layout_options(const RxBuildOptions& o, RxLookupMethod method) {
                 "compress_duplicates cannot be combined with allow_update (an update could change "
                 "the number of distinct keys); use rebuild()");
 }
+
+void RxIndexImpl::attach_optix(const RxIndex& index) {
+  if (options.api == RayTracingApi::optix)
+    optix = std::make_unique<RxOptixIndex>(RxOptixIndex::build(index, options.optix).value());
+}
+
+RxOptixIndex& RxIndexImpl::traced_optix() {
+  if (!optix)  // never silently Vulkan: only a rebuild() that failed leaves no twin
+    throw Error(Errc::unsupported, "this api = optix index has no OptiX twin: its rebuild failed");
+  if (options.sort_probes)
+    throw Error(Errc::unsupported,
+                "RxBuildOptions::sort_probes is not available with api = optix (the OptiX path "
+                "traces lookups unsorted)");
+  if (diagnostic != RxDiagnostic::none)
+    throw Error(
+        Errc::unsupported,
+        "RX diagnostics (set_diagnostic) run on the Vulkan path only, not with api = optix");
+  return *optix;
+}
 }  // namespace detail
 using detail::resolve_method;
 using detail::RxIndexImpl;
@@ -297,6 +317,8 @@ RxIndex::~RxIndex() = default;
 Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const uint32_t> values,
                                const RxBuildOptions& options) {
   return guarded(ctx.vk(), [&]() -> RxIndex {
+    // Before the Vulkan build, so that a missing OptiX costs no build.
+    if (options.api == RayTracingApi::optix) detail::optix::require(ctx.vk());
     auto impl = std::make_unique<RxIndexImpl>();
     impl->ctx = ctx.shared();
     impl->options = options;
@@ -304,34 +326,56 @@ Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const
     impl->method = resolve_method(options);
     validate_layout_options(options, impl->method);
     impl->build(keys, values);
-    return RxIndex(std::move(impl));
+    RxIndex index(std::move(impl));
+    index.impl_->attach_optix(index);
+    return index;
   });
 }
 
 Status RxIndex::lookup(KeySpan points, std::span<RxLookup> out) {
+  if (impl_->options.api == RayTracingApi::optix)
+    return guarded(*impl_->ctx, [&] { impl_->traced_optix().lookup(points, out).value(); });
   return detail::lookup_into(*impl_, QueryBatch::points(points), out);
 }
 
 Result<std::vector<RxLookup>> RxIndex::lookup(KeySpan points) {
+  if (impl_->options.api == RayTracingApi::optix)
+    return guarded(*impl_->ctx, [&] {
+      std::vector<RxLookup> out(points.size);
+      impl_->traced_optix().lookup(points, out).value();
+      return out;
+    });
   return detail::lookup_vector(*impl_, QueryBatch::points(points));
 }
 
 Status RxIndex::lookup_ranges(RangeSpan ranges, std::span<RxLookup> out) {
+  if (impl_->options.api == RayTracingApi::optix)
+    return guarded(*impl_->ctx, [&] { impl_->traced_optix().lookup_ranges(ranges, out).value(); });
   return detail::lookup_into(*impl_, QueryBatch::of(ranges), out);
 }
 
 Result<std::vector<RxLookup>> RxIndex::lookup_ranges(RangeSpan ranges) {
+  if (impl_->options.api == RayTracingApi::optix)
+    return guarded(*impl_->ctx, [&] {
+      std::vector<RxLookup> out(ranges.size);
+      impl_->traced_optix().lookup_ranges(ranges, out).value();
+      return out;
+    });
   return detail::lookup_vector(*impl_, QueryBatch::of(ranges));
 }
 
 Result<RxCollectResult> RxIndex::collect_rows(KeySpan points, std::span<RxRowMatch> out) {
   return guarded(*impl_->ctx, [&] {
+    if (impl_->options.api == RayTracingApi::optix)
+      return impl_->traced_optix().collect_rows(points, out).value();
     return impl_->probe(QueryBatch::points(points), nullptr, true, out.data(), out.size());
   });
 }
 
 Result<RxCollectResult> RxIndex::collect_rows(RangeSpan ranges, std::span<RxRowMatch> out) {
   return guarded(*impl_->ctx, [&] {
+    if (impl_->options.api == RayTracingApi::optix)
+      return impl_->traced_optix().collect_rows(ranges, out).value();
     return impl_->probe(QueryBatch::of(ranges), nullptr, true, out.data(), out.size());
   });
 }
@@ -341,7 +385,11 @@ Status RxIndex::update(KeySpan keys, std::span<const uint32_t> values) {
 }
 
 Status RxIndex::rebuild(KeySpan keys, std::span<const uint32_t> values) {
-  return guarded(*impl_->ctx, [&] { impl_->build(keys, values); });
+  return guarded(*impl_->ctx, [&] {
+    impl_->optix.reset();  // it borrows the records the build replaces
+    impl_->build(keys, values);
+    impl_->attach_optix(*this);
+  });
 }
 
 uint64_t RxIndex::size() const {
@@ -369,10 +417,10 @@ const RxBuildOptions& RxIndex::options() const {
   return impl_->options;
 }
 const RxBuildStats& RxIndex::build_stats() const {
-  return impl_->build_stats;
+  return impl_->optix ? impl_->optix->build_stats() : impl_->build_stats;
 }
 const RxProbeStats& RxIndex::last_stats() const {
-  return impl_->probe_stats;
+  return impl_->optix ? impl_->optix->last_stats() : impl_->probe_stats;
 }
 
 }  // namespace raydb

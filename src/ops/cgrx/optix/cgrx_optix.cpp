@@ -27,9 +27,9 @@
 #include "ops/cgrx/cgrx_runs.hpp"
 #include "ops/cgrx/cgrx_view.hpp"
 #include "ops/cgrx/optix/cgrx_launch.h"
+#include "ops/cgrx/optix/cgrx_optix.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
-#include "raydb/cgrx_optix.hpp"
 
 extern const unsigned char raydb_optix_cgrx_programs[];
 extern const unsigned long long raydb_optix_cgrx_programs_size;

@@ -3,7 +3,7 @@
 #include "backend/optix/optix.hpp"
 #include "common/capture.hpp"
 #include "ops/cgrx/cgrx_view.hpp"
-#include "raydb/cgrx_optix.hpp"
+#include "ops/cgrx/optix/cgrx_optix.hpp"
 
 namespace raydb {
 

@@ -20,8 +20,8 @@
 #include "backend/vk/commands.hpp"
 #include "common/capture.hpp"
 #include "ops/rtscan/optix/rtscan_launch.h"
+#include "ops/rtscan/optix/rtscan_optix.hpp"
 #include "ops/rtscan/rtscan_impl.hpp"
-#include "raydb/rtscan_optix.hpp"
 
 extern const unsigned char raydb_optix_rtscan_programs[];
 extern const unsigned long long raydb_optix_rtscan_programs_size;

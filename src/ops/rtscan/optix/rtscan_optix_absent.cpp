@@ -2,8 +2,8 @@
 // optix_support()'s reason (backend/optix/absent.cpp).
 #include "backend/optix/optix.hpp"
 #include "common/capture.hpp"
+#include "ops/rtscan/optix/rtscan_optix.hpp"
 #include "ops/rtscan/rtscan_impl.hpp"
-#include "raydb/rtscan_optix.hpp"
 
 namespace raydb {
 

@@ -19,10 +19,10 @@
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "ops/rx/optix/rx_launch.h"
+#include "ops/rx/optix/rx_optix.hpp"
 #include "ops/rx/optix/rx_primitives.hpp"
 #include "ops/rx/rx_params.hpp"
 #include "ops/rx/rx_view.hpp"
-#include "raydb/rx_optix.hpp"
 
 extern const unsigned char raydb_optix_rx_programs[];
 extern const unsigned long long raydb_optix_rx_programs_size;

@@ -2,6 +2,7 @@
 // optix_support()'s reason (backend/optix/absent.cpp).
 #include "backend/optix/optix.hpp"
 #include "common/capture.hpp"
+#include "ops/rx/optix/rx_optix.hpp"
 #include "ops/rx/rx_view.hpp"
 
 namespace raydb {

@@ -1,5 +1,6 @@
-// raydb::CgrxOptixIndex: a cgRX index's lookups run through NVIDIA OptiX instead of Vulkan, for
-// the cross-API comparison (docs/optix.md, "cgRX through OptiX"). It takes the Vulkan index's
+// raydb::CgrxOptixIndex (internal): the OptiX twin behind CgrxIndex with CgrxBuildOptions::api =
+// optix. A cgRX index's lookups run through NVIDIA OptiX instead of Vulkan, for the cross-API
+// comparison (docs/optix.md, "cgRX through OptiX"). It takes the Vulkan index's
 // bucket representatives (laid out into the same triangles and markers by the same host code,
 // src/ops/cgrx/cgrx_layout.cpp) and its key records (copied once into cudaMalloc'd memory, since
 // CUDA's random reads of imported Vulkan memory are slow), builds an OptiX GAS with the same build
@@ -14,14 +15,14 @@
 // and per-primitive buckets); the CgrxIndex must outlive build() and rebuild() and must not be
 // rebuilt meanwhile (lookups read only the twin's copies). Thread-safety: none: one thread at a
 // time, and no other call on its Context meanwhile (the OptiX twins take no Context lock).
-// The cgRX join runs through it with JoinOptions::api = optix (include/raydb/join.hpp).
+// The cgRX join runs through it when its index has api = optix (include/raydb/join.hpp).
 #pragma once
 
 #include <memory>
 #include <span>
 
 #include "raydb/cgrx_index.hpp"
-#include "raydb/rx_optix.hpp"
+#include "raydb/optix.hpp"
 
 namespace raydb {
 

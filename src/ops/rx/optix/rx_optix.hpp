@@ -1,5 +1,6 @@
-// raydb::RxOptixIndex: an RX index's lookups run through NVIDIA OptiX instead of Vulkan, for the
-// cross-API comparison (docs/optix.md). It takes the Vulkan index's key records (the buffer is
+// raydb::RxOptixIndex (internal): the OptiX twin behind RxIndex with RxBuildOptions::api = optix.
+// An RX index's lookups run through NVIDIA OptiX instead of Vulkan, for the cross-API comparison
+// (docs/optix.md). It takes the Vulkan index's key records (the buffer is
 // imported into CUDA and copied once into cudaMalloc'd memory, since CUDA's random reads of
 // imported Vulkan memory are slow), builds an OptiX GAS over the same primitives
 // (common/rx_mapping.h, with the same build flags where both APIs have them) and traces the same
@@ -20,43 +21,14 @@
 #include <span>
 #include <string>
 
+#include "raydb/optix.hpp"
 #include "raydb/rx_index.hpp"
 
 namespace raydb {
 
-/// Whether the OptiX backend can run here, and why not.
-struct OptixSupport {
-  bool available = false;  ///< whether OptiX runs on this context's device
-  std::string reason;      ///< why not, in words; empty when available
-  std::string version;     ///< the OptiX headers raydb was built with, e.g. "9.0.0"; empty without
-};
-
-/// Whether RX lookups can run through OptiX on this context's device. Probed once per context
-/// (loads libnvoptix through optixInit); a missing library or device is an answer, not an error.
-const OptixSupport& optix_support(const Context& ctx);
-
 namespace detail {
 struct RxOptixImpl;
 }
-
-/// Switches of the OptiX path that bench rx --optix-variant flips one at a time, to measure which
-/// difference from the Vulkan path moves time or memory (docs/optix.md, "Gaps"). The defaults are
-/// the configuration that mirrors the Vulkan index; every variant returns the same results.
-struct RxOptixOptions {
-  /// OPTIX_GEOMETRY_FLAG_REQUIRE_SINGLE_ANYHIT_CALL, the twin of Vulkan's
-  /// NO_DUPLICATE_ANY_HIT_INVOCATION. Off: OPTIX_GEOMETRY_FLAG_NONE, which lets OptiX call any-hit
-  /// more than once per primitive and ray: exact where a match ends the ray (hit-and-scan, unique
-  /// point lookups), possibly double-counting elsewhere; bench rx checks every result whole.
-  bool single_anyhit = true;
-  /// OptixModuleCompileOptions::optLevel: -1 = OPTIX_COMPILE_OPTIMIZATION_DEFAULT, 0..3 the levels.
-  int opt_level = -1;
-  /// Launch as a 2D grid (1024 wide) instead of one row of lookups: the thread-to-lookup order is
-  /// the same, only the launch shape differs.
-  bool launch_2d = false;
-  /// Trace through an instance AS with one identity instance over the GAS, the hierarchy the
-  /// Vulkan path has (a TLAS over one BLAS), instead of the GAS alone (ALLOW_SINGLE_GAS).
-  bool two_level = false;
-};
 
 /// RxIndex built and probed through OptiX (needs the OptiX backend; see optix_support()).
 class RxOptixIndex {

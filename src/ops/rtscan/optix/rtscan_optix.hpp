@@ -1,5 +1,6 @@
-// raydb::RtScanOptix: an RTScan table's Matrix RT Refine runs through NVIDIA OptiX instead of
-// Vulkan, for the cross-API comparison (docs/optix.md, "RTScan through OptiX"). Built from an
+// raydb::RtScanOptix (internal): the OptiX twin behind RtScanTable with RtScanOptions::api =
+// optix. An RTScan table's Matrix RT Refine runs through NVIDIA OptiX instead of Vulkan, for the
+// cross-API comparison (docs/optix.md, "RTScan through OptiX"). Built from an
 // RtScanTable: per column group one OptiX GAS over the very cubes or triangles the Vulkan build
 // makes (the same kernel, into memory shared with CUDA), with the same build flags (prefer fast
 // trace, compaction); per query the table's own rewrite, sieve and merge (Vulkan), and in between
@@ -20,24 +21,10 @@
 #include <memory>
 #include <span>
 
+#include "raydb/optix.hpp"
 #include "raydb/rtscan.hpp"
-#include "raydb/rx_optix.hpp"  // optix_support()
 
 namespace raydb {
-
-/// Where an RtScanOptix build spent its time (ms) and memory (bytes).
-struct RtScanOptixBuildStats {
-  double copy_ms = 0;     ///< the table's keys into memory shared with CUDA (Vulkan timestamps)
-  double cubes_ms = 0;    ///< the primitive kernel (the Vulkan build's rtscan_cubes.comp, or
-                          ///< rtscan_triangles.comp for rtindex; timestamps)
-  double build_ms = 0;    ///< optixAccelBuild, every group (CUDA events)
-  double compact_ms = 0;  ///< optixAccelCompact with the compacted-size readback (CUDA events)
-  /// What bench compares with RtScanBuildStats::bvh_ms (cubes, builds, compaction).
-  double bvh_ms() const { return cubes_ms + build_ms + compact_ms; }
-  uint64_t bvh_bytes = 0;              ///< the compacted GASes, all groups
-  uint64_t bvh_uncompacted_bytes = 0;  ///< before compaction
-  uint64_t key_bytes = 0;              ///< the key copies shared with CUDA
-};
 
 namespace detail {
 struct RtScanOptixImpl;

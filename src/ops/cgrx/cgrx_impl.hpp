@@ -1,0 +1,69 @@
+// Inside the cgRX index (cgrx_index.cpp: build, lookups, the public and device-resident API): the
+// implementation object a CgrxIndex owns.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backend/vk/accel.hpp"
+#include "backend/vk/pipelines.hpp"
+#include "ops/cgrx/cgrx_layout.hpp"
+#include "ops/cgrx/cgrx_params.hpp"
+#include "ops/cgrx/optix/cgrx_optix.hpp"
+#include "ops/common/key_records.hpp"
+#include "ops/common/lookup_batch.hpp"
+#include "raydb/cgrx_index.hpp"
+
+namespace raydb::detail {
+
+struct CgrxIndexImpl {
+  std::shared_ptr<VkContext> ctx;
+  CgrxBuildOptions options;
+  TraversalMode mode = TraversalMode::pipeline;
+  KeyWidth width = KeyWidth::bits32;
+  uint64_t n = 0;
+  uint64_t num_buckets = 0;
+  uint32_t bucket_shift = 0;
+
+  Buffer records;       // (key, row, value) in key order
+  Buffer prim_buckets;  // per primitive, the bucket its hit names
+  Buffer counters_dev;  // extra rays and fallbacks of the running batch
+  Buffer counters_host;
+  AccelStruct blas, tlas;
+  std::unique_ptr<KeyRecordBuilder> record_builder;
+  std::unique_ptr<LookupBatch> batch;
+  std::unique_ptr<TlasBinding> binding;
+  std::unique_ptr<RtPipeline> rt;
+  std::unique_ptr<ComputePipeline> query_kernel;
+
+  CgrxBuildStats build_stats;
+  RxProbeStats probe_stats;
+  uint64_t fallbacks = 0;
+  RxDiagnostic diagnostic = RxDiagnostic::none;
+  bool run_starts = false;                // cgrx_lookup_runs: first_row is the run's first record
+  std::unique_ptr<CgrxOptixIndex> optix;  // api = optix: the twin the public lookups go through
+  // cgrx_submit_lookup's last submission; destroyed first, so it waits before the rest goes.
+  std::shared_ptr<void> pending_submission;
+
+  // With `source` (cgrx_build), the keys come from the host's buffers: k.data and v are unused.
+  void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
+  CgrxRepParams rep_params(const Buffer& reps) const;
+  std::vector<uint64_t> read_representatives();
+  void build_bvh(const CgrxScene& scene);
+  // cgrx_build's layout: representatives, scene and ray window on the device (no read-back).
+  void build_scene_on_device();
+  void build_blas_over(const Buffer& triangles, uint64_t primitives);
+  void build_tlas(uint32_t instances);
+  void ensure_probe_kernels();
+  void probe(const QueryBatch& q, RxLookup* out);
+  // The probe's push constants, without the batch's queries, results and slice.
+  CgrxProbeParams probe_params(bool ranges) const;
+  // Records the rays (or ray queries) of `count` lookups, in slices the device allows.
+  void record_trace(VkCommandBuffer cmd, CgrxProbeParams p, uint64_t count);
+  VkPipelineStageFlags trace_stage() const {
+    return mode == TraversalMode::pipeline ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
+                                           : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
+  }
+};
+
+}  // namespace raydb::detail
