@@ -51,6 +51,10 @@ struct CgrxBuildOptions {
   /// Errc::unsupported, naming why, where OptiX is unavailable (optix_support() in
   /// raydb/optix.hpp).
   RayTracingApi api = RayTracingApi::vulkan;
+  /// Which backend runs the build's key sort: automatic follows the context
+  /// (ContextOptions::backend, RAYDB_BACKEND); cuda is Errc::unsupported, naming why, where CUDA
+  /// cannot run; vulkan keeps it in Vulkan compute. Results are the same on either.
+  Backend backend = Backend::automatic;
 };
 
 /// Where a CgrxIndex build spent its time (ms) and memory (bytes).

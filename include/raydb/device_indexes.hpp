@@ -107,7 +107,8 @@ Status sorted_submit_lookup_ranges(SortedIndex& index, const DeviceSpan& ranges,
 /// Builds a HashIndex over `keys` (of `width`) and, when values.count is not 0, one uint32_t value
 /// per key, all in the host's buffers; as rx_build (ordering by `sync`, errors as values).
 Result<HashIndex> hash_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
-                             const DeviceSpan& values = {}, const DeviceSync& sync = {});
+                             const DeviceSpan& values = {}, const HashOptions& options = {},
+                             const DeviceSync& sync = {});
 
 /// Records point lookups of `queries` into the host's command buffer `cmd`, one RxLookup per
 /// query into `results`; as rx_record_lookup (barriers, state, lifetime).

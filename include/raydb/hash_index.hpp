@@ -41,13 +41,22 @@ HashTableView hash_table_view(const HashIndex& index);  ///< for the hash join (
 struct DeviceIndexAccess;  // the device-resident API (raydb/device_indexes.hpp)
 }  // namespace detail
 
+/// How a HashIndex is built; plain values.
+struct HashOptions {
+  /// Which backend runs the build's key sort: automatic follows the context
+  /// (ContextOptions::backend, RAYDB_BACKEND); cuda is Errc::unsupported, naming why, where CUDA
+  /// cannot run; vulkan keeps it in Vulkan compute. Results are the same on either.
+  Backend backend = Backend::automatic;
+};
+
 /// The GPU hash-table baseline for point lookups (see the file comment); owns its device
 /// buffers, thread-safety as RxIndex.
 class HashIndex {
  public:
   /// As RxIndex::build: row id = position, optional values, at most 2^32 - 2 keys.
   static Result<HashIndex> build(const Context& ctx, KeySpan keys,
-                                 std::span<const uint32_t> values = {});
+                                 std::span<const uint32_t> values = {},
+                                 const HashOptions& options = {});
 
   /// Point lookups: one RxLookup per key of `points` into `out` (room for points.size();
   /// Errc::output_too_small otherwise). Keys must have the index's width.

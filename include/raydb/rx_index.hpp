@@ -121,6 +121,11 @@ struct RxBuildOptions {
   /// and traces unsorted). Diagnostics (set_diagnostic) are the Vulkan path's: OptiX lookups with
   /// one set are refused.
   RayTracingApi api = RayTracingApi::vulkan;
+  /// Which backend runs the build's key sort and, with sort_probes, the probe sort: automatic
+  /// follows the context (ContextOptions::backend, RAYDB_BACKEND); cuda is Errc::unsupported,
+  /// naming why, where CUDA cannot run; vulkan keeps it in Vulkan compute. Results are the same on
+  /// either.
+  Backend backend = Backend::automatic;
   /// The OptiX path's experiment switches (api = optix only).
   RxOptixOptions optix;
 };

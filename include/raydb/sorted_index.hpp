@@ -42,6 +42,10 @@ struct SortedOptions {
   /// 34.4 ms with fences (sorted: 2.83 vs 2.85 ms; all misses: 30.2 vs 29.6 ms). fences needs no
   /// subgroup operations.
   SortedLayout layout = SortedLayout::lines;
+  /// Which backend runs the build's key sort: automatic follows the context
+  /// (ContextOptions::backend, RAYDB_BACKEND); cuda is Errc::unsupported, naming why, where CUDA
+  /// cannot run; vulkan keeps it in Vulkan compute. Results are the same on either.
+  Backend backend = Backend::automatic;
 };
 
 const char* to_string(SortedLayout layout);

@@ -11,7 +11,7 @@ using namespace raydb::test;
 namespace {
 
 auto build = [](KeyWidth w, const DeviceSpan& k, const DeviceSpan& v, const DeviceSync& s) {
-  return hash_build(context(), w, k, v, s);
+  return hash_build(context(), w, k, v, {}, s);
 };
 auto record = [](HashIndex& i, VkCommandBuffer cmd, const DeviceSpan& q, const DeviceSpan& r) {
   return hash_record_lookup(i, cmd, q, r);

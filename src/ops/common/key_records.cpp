@@ -24,8 +24,14 @@ void validate_key_column(KeySpan k, std::span<const uint32_t> v) {
     throw Error(Errc::invalid_argument, "key column has a size but no data");
 }
 
-KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx)
-    : ctx_(ctx), sorter_(ctx), layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {}
+KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx, Backend backend)
+    : ctx_(ctx),
+      backend_(backend),
+      sorter_(ctx),
+      layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {
+  // backend = cuda where CUDA cannot run is refused here, also for a build of no keys.
+  if (backend == Backend::cuda) cuda::use_cuda(ctx, backend);
+}
 
 KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool key_order,
                                    const char* name, bool keep_sorted_keys,
@@ -37,7 +43,7 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   KeyRecords out;
   // With CUDA, CUB sorts in memory shared with the Vulkan passes around it: upload (Vulkan),
   // sort (CUDA), record layout (Vulkan), ordered by the shared timeline.
-  const bool cuda = n > 0 && cuda::use_cuda(c, Backend::automatic);
+  const bool cuda = n > 0 && cuda::use_cuda(c, backend_);
   Buffer keys = cuda::kernel_buffer(c, cuda, kb, fmt::format("{} keys (upload)", name));
   const bool has_values = source ? source->values != VK_NULL_HANDLE : !v.empty();
   Buffer values_row = !has_values ? Buffer()

@@ -49,7 +49,9 @@ struct DeviceColumnSource {
 
 class KeyRecordBuilder {
  public:
-  explicit KeyRecordBuilder(VkContext& ctx);
+  // `backend`: who sorts the keys (automatic: the context's choice; cuda: Errc::unsupported where
+  // CUDA cannot run).
+  explicit KeyRecordBuilder(VkContext& ctx, Backend backend = Backend::automatic);
   // `values` may be empty (values are then 0); otherwise one per key. With key_order false the
   // records stay in row order (record p is row p) and only the duplicate check sorts a copy.
   // With `source`, keys.data is unused (keys.size and keys.width count) and so is `values`.
@@ -58,6 +60,7 @@ class KeyRecordBuilder {
 
  private:
   VkContext& ctx_;
+  Backend backend_;
   RadixSort sorter_;
   ComputePipeline layout_;
 };

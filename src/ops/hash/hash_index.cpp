@@ -36,6 +36,7 @@ static_assert(sizeof(HashLookupParams) == 48);
 constexpr uint64_t kSlotBytes = 16;
 
 struct HashIndexImpl {
+  HashOptions options;
   std::shared_ptr<VkContext> ctx;
   KeyWidth width = KeyWidth::bits32;
   uint64_t n = 0, capacity = 0;
@@ -57,7 +58,7 @@ struct HashIndexImpl {
     width = k.width;
     n = k.size;
     const bool key64 = width == KeyWidth::bits64;
-    KeyRecordBuilder builder(c);
+    KeyRecordBuilder builder(c, options.backend);
     // The sort groups equal keys into runs, so each distinct key is inserted (and its run summed)
     // by one invocation; the dense sorted keys tell the run boundaries.
     KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true, source);
@@ -148,10 +149,11 @@ HashIndex& HashIndex::operator=(HashIndex&&) noexcept = default;
 HashIndex::~HashIndex() = default;
 
 Result<HashIndex> HashIndex::build(const Context& ctx, KeySpan keys,
-                                   std::span<const uint32_t> values) {
+                                   std::span<const uint32_t> values, const HashOptions& options) {
   return guarded(ctx.vk(), [&]() -> HashIndex {
     auto impl = std::make_unique<HashIndexImpl>();
     impl->ctx = ctx.shared();
+    impl->options = options;
     impl->build(keys, values);
     return HashIndex(std::move(impl));
   });
@@ -196,11 +198,13 @@ void record_hash_lookups(HashIndexImpl& impl, VkCommandBuffer cmd, const DeviceS
 }  // namespace
 
 Result<HashIndex> hash_build(const Context& ctx, KeyWidth width, const DeviceSpan& keys,
-                             const DeviceSpan& values, const DeviceSync& sync) {
+                             const DeviceSpan& values, const HashOptions& options,
+                             const DeviceSync& sync) {
   return guarded(ctx.vk(), [&]() -> HashIndex {
     detail::DeviceColumnSource source = detail::build_source(ctx.vk(), width, keys, values, sync);
     auto impl = std::make_unique<HashIndexImpl>();
     impl->ctx = ctx.shared();
+    impl->options = options;
     KeySpan sizes;  // no host data: the size and width only
     sizes.size = keys.count;
     sizes.width = width;

@@ -97,7 +97,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   uint64_t key_bytes = width == KeyWidth::bits64 ? 8 : 4;
   // With CUDA, CUB sorts the probe keys in memory shared with the Vulkan passes around it, as for
   // the index builds (KeyRecordBuilder); the Vulkan radix sort otherwise.
-  const bool cuda_sort = sorting && cuda::use_cuda(c, Backend::automatic);
+  const bool cuda_sort = sorting && cuda::use_cuda(c, options.backend);
   if (sorting) {
     if (!cuda_sort && !probe_sort) probe_sort = std::make_unique<RadixSort>(c);
     if (!order_dev || order_dev.size() < q.count * 4 || order_dev.is_exportable() != cuda_sort)

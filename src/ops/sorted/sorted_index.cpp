@@ -84,7 +84,7 @@ struct SortedIndexImpl {
     if (layout == SortedLayout::lines) check_subgroup_support();
     width = k.width;
     n = k.size;
-    KeyRecordBuilder builder(*ctx);
+    KeyRecordBuilder builder(*ctx, options.backend);
     KeyRecords r = builder.build(k, v, true, "sorted", /*keep_sorted_keys=*/true, source);
     keys = std::move(r.sorted_keys);
     records = std::move(r.records);
