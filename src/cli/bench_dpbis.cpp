@@ -1,7 +1,8 @@
 // raydb bench dpbis: the DP-BIS experiments. Uniform uint32 columns, `lt` predicates whose
 // constants give the asked selectivity, one or several columns combined with AND or OR; DP-BIS
 // against the full scan on the same data, both checked against the CPU reference, with the full
-// scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run.
+// scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run,
+// and the wall clock of each query call with its bitmap read back (docs/baselines.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 

@@ -1,7 +1,8 @@
 // raydb bench join: the ray-traced index nested-loop join (RxJoin, CgrxJoin) over two generated key
 // columns:
 // build-side keys with a chosen multiplicity, probe keys of which a chosen fraction have a
-// partner; pairs and the aggregate, each checked whole against the CPU hash join.
+// partner; pairs and the aggregate, each checked whole against the CPU hash join. GPU times and
+// the wall clock of the same calls, from host memory to host memory (docs/join.md).
 #include <fmt/format.h>
 
 #include <algorithm>

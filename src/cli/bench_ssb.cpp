@@ -3,7 +3,8 @@
 // through SqlEngine) at given scale factors, or on a folder of reference dbgen tables (--data). RT
 // engine, per query: the BVH build (time and bytes, reported apart), then the query alone (rays
 // over the built BVH) as the median of repeats after warm-up, GPU timestamps; optionally checked
-// against SQLite.
+// against SQLite. Every engine's rows also carry the wall clock of the same calls and of what is
+// built from the host tables (host to host: docs/ssb.md).
 #include <fmt/format.h>
 
 #include <chrono>
