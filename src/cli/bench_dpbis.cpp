@@ -1,7 +1,8 @@
 // raydb bench dpbis: the DP-BIS experiments. Uniform uint32 columns, `lt` predicates whose
 // constants give the asked selectivity, one or several columns combined with AND or OR; DP-BIS
 // against the full scan on the same data, both checked against the CPU reference, with the full
-// scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run.
+// scan's achieved bandwidth as a fraction of the device's copy bandwidth measured in the same run,
+// and the wall clock of each query call with its bitmap read back (docs/baselines.md).
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
@@ -55,11 +56,24 @@ void progress(const std::string& s) {
   bench_progress("dpbis", s);
 }
 
+// Wall-clock milliseconds of one public API call, its result in host memory: what a user with
+// columns in host memory waits for (host to host). Outside every GPU timestamp span.
+template <class F>
+double wall_ms(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// `host_ms` < 0: no host-to-host time (the stream diagnostics call no public API).
 std::string row_line(const std::string& index, uint64_t n, uint32_t cols, double s,
                      const std::string& comb, double ms, double gbps, const std::string& fraction,
-                     uint64_t candidates, uint64_t result, const std::string& checked) {
-  return fmt::format("{:<13} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11}  {}",
-                     index, n, cols, s, comb, ms, gbps, fraction, candidates, result, checked);
+                     uint64_t candidates, uint64_t result, double host_ms,
+                     const std::string& checked) {
+  return fmt::format(
+      "{:<13} {:>11} {:>4} {:>6} {:<4} {:>10.3f} {:>9.1f} {:>6} {:>11} {:>11} {:>9}  {}", index, n,
+      cols, s, comb, ms, gbps, fraction, candidates, result,
+      host_ms < 0 ? std::string("-") : fmt::format("{:.3f}", host_ms), checked);
 }
 
 // One read-only pass, one write-only pass and one copy (compute shaders, 16 bytes per invocation)
@@ -105,12 +119,15 @@ void bench_stream(const BenchDpBisOptions& o, const Context& ctx, uint64_t n, do
            {"build_time_ms", 0.0},
            {"index_bytes", 0},
            {"bins", 0},
+           // A pass over device buffers alone: no host data, no call a user makes.
+           {"host_time_ms", nullptr},
+           {"host_time_ms_all", nullptr},
            {"seed", seed},
            {"checked_result", "diagnostic"}});
       rows.push_back(j);
       table_lines.push_back(
           row_line(fmt::format("{} {:.1f}M", p.index, b / 1e6), n, 0, 0, "-", p.ms, gbps,
-                   ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0, 0,
+                   ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0, 0, -1,
                    "diagnostic"));
     }
   }
@@ -131,16 +148,22 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
   Bitmap b = full_scan(table, pb).value();
   for (const char* op : {"and", "or", "not"}) {
     progress(fmt::format("bitmap {}: {} rows", op, n));
-    std::vector<double> ms;
+    std::vector<double> ms, host;
     std::vector<uint32_t> got;
     for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
       Bitmap a = full_scan(table, pa).value();
-      Status st = std::string_view(op) == "and"  ? a.and_with(b)
-                  : std::string_view(op) == "or" ? a.or_with(b)
-                                                 : a.invert();
-      st.value();
-      if (r >= o.run.warmup) ms.push_back(a.last_gpu_ms());
-      if (r + 1 == o.run.warmup + o.run.repeats) got = a.words().value();
+      // Host to host: the operation and its bitmap read into host memory.
+      double wall = wall_ms([&] {
+        Status st = std::string_view(op) == "and"  ? a.and_with(b)
+                    : std::string_view(op) == "or" ? a.or_with(b)
+                                                   : a.invert();
+        st.value();
+        got = a.words().value();
+      });
+      if (r >= o.run.warmup) {
+        ms.push_back(a.last_gpu_ms());
+        host.push_back(wall);
+      }
     }
     std::vector<uint32_t> want(wa.size());
     for (size_t i = 0; i < want.size(); ++i) {
@@ -176,12 +199,15 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
          {"build_time_ms", 0.0},
          {"index_bytes", 0},
          {"bins", 0},
+         {"host_time_ms", median(host)},
+         {"host_time_ms_all", host},
          {"seed", seed},
          {"checked_result", checked}});
     rows.push_back(j);
-    table_lines.push_back(row_line(
-        fmt::format("bitmap_{}", op), n, std::string_view(op) == "not" ? 1 : 2, 0.5, "-", t, gbps,
-        ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0, 0, checked));
+    table_lines.push_back(
+        row_line(fmt::format("bitmap_{}", op), n, std::string_view(op) == "not" ? 1 : 2, 0.5, "-",
+                 t, gbps, ceiling > 0 ? fmt::format("{:.2f}", gbps / ceiling) : std::string("-"), 0,
+                 0, median(host), checked));
   }
 }
 
@@ -231,7 +257,11 @@ void run(BenchDpBisOptions& o) {
           data[c][i] = rng();
       });
     std::vector<std::span<const uint32_t>> cols(data.begin(), data.end());
-    auto table_dev = ColumnTable::upload(ctx, cols).value();
+    // Host to host: the full scan's device columns from host memory (its build).
+    std::optional<ColumnTable> uploaded;
+    double upload_host_ms =
+        wall_ms([&] { uploaded.emplace(ColumnTable::upload(ctx, cols).value()); });
+    ColumnTable& table_dev = *uploaded;
     auto wants = [&](const char* i) {
       return std::find(o.indexes.begin(), o.indexes.end(), i) != o.indexes.end();
     };
@@ -254,10 +284,13 @@ void run(BenchDpBisOptions& o) {
         throw Error(Errc::invalid_argument,
                     fmt::format("unknown --refine '{}' (scatter, in_select)", r));
     std::optional<CpuBinDex> cpu_bindex;
+    double cpu_bindex_host_ms = 0;
     if (wants("cpu_bindex")) {
       progress(fmt::format("building the CPU BinDex-style index ({} bins, {} threads)",
                            o.sieve_bins, detail::host_threads()));
-      cpu_bindex = CpuBinDex::build(cols, {o.sieve_bins, 0}).value();
+      cpu_bindex_host_ms = wall_ms([&] {
+        cpu_bindex = CpuBinDex::build(cols, {o.sieve_bins, 0}).value();
+      });
     }
     if (wants("bitmap_ops")) bench_bitmap_ops(o, ctx, table_dev, cols, ceiling, seed, rows, table);
     if (wants("stream")) bench_stream(o, ctx, n, ceiling, seed, rows, table);
@@ -270,8 +303,14 @@ void run(BenchDpBisOptions& o) {
       codes_options.backend = sieve_options.backend = backend;
       codes_options.refine = sieve_options.refine =
           refine_name == "in_select" ? Refine::in_select : Refine::scatter;
-      if (wants_any("dpbis")) dpbis = DpBisTable::build(ctx, cols, codes_options).value();
-      if (wants_any("sieve")) sieve = DpBisTable::build(ctx, cols, sieve_options).value();
+      // Host to host: each index built from the host columns.
+      double dpbis_host_ms = 0, sieve_host_ms = 0;
+      if (wants_any("dpbis"))
+        dpbis_host_ms =
+            wall_ms([&] { dpbis = DpBisTable::build(ctx, cols, codes_options).value(); });
+      if (wants_any("sieve"))
+        sieve_host_ms =
+            wall_ms([&] { sieve = DpBisTable::build(ctx, cols, sieve_options).value(); });
       for (uint32_t ncols : o.columns)
         for (double s : o.selectivities)
           for (const auto& comb : o.combines) {
@@ -325,27 +364,36 @@ void run(BenchDpBisOptions& o) {
               progress(fmt::format("{}{}: {} rows, {} column(s), selectivity {}, {}", which,
                                    dp ? " (refine " + refine_name + ")" : std::string(), n, ncols,
                                    s, comb));
-              std::vector<double> ms;
+              // host: the query call and its bitmap read into host memory, wall clock (on the
+              // CPU the query time itself).
+              std::vector<double> ms, host;
               uint64_t candidates = 0;
               std::vector<uint32_t> got;
               for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
                 if (on_cpu) {  // host wall clock, all threads
                   CpuBinDexQueryStats qs;
-                  auto t0 = std::chrono::steady_clock::now();
-                  got = which == "cpu_bindex" ? cpu_bindex->select(preds, combine, &qs).value()
-                                              : full_scan_reference(cols, preds);
-                  std::chrono::duration<double, std::milli> wall =
-                      std::chrono::steady_clock::now() - t0;
-                  if (r >= o.run.warmup) ms.push_back(wall.count());
+                  double wall = wall_ms([&] {
+                    got = which == "cpu_bindex" ? cpu_bindex->select(preds, combine, &qs).value()
+                                                : full_scan_reference(cols, preds);
+                  });
+                  if (r >= o.run.warmup) {
+                    ms.push_back(wall);
+                    host.push_back(wall);
+                  }
                   candidates = qs.candidates;
                   continue;
                 }
-                Bitmap bm = dp ? index->select(preds, combine).value()
-                               : full_scan(table_dev, preds).value();
-                if (r >= o.run.warmup)
-                  ms.push_back(dp ? index->last_stats().gpu_ms : bm.last_gpu_ms());
+                std::optional<Bitmap> bm;
+                double wall = wall_ms([&] {
+                  bm.emplace(dp ? index->select(preds, combine).value()
+                                : full_scan(table_dev, preds).value());
+                  got = bm->words().value();
+                });
+                if (r >= o.run.warmup) {
+                  ms.push_back(dp ? index->last_stats().gpu_ms : bm->last_gpu_ms());
+                  host.push_back(wall);
+                }
                 candidates = dp ? index->last_stats().candidates : 0;
-                if (r + 1 == o.run.warmup + o.run.repeats) got = bm.words().value();
               }
               std::string checked = "skipped";
               uint64_t result_rows = 0;
@@ -405,6 +453,15 @@ void run(BenchDpBisOptions& o) {
                    {"bins", which.starts_with("dpbis")                            ? 256u
                             : which.starts_with("sieve") || which == "cpu_bindex" ? o.sieve_bins
                                                                                   : 0u},
+                   {"host_time_ms", median(host)},
+                   {"host_time_ms_all", host},
+                   // The index (full_scan: its device columns) from the host columns; the CPU
+                   // scan builds nothing.
+                   {"build_host_ms", which.starts_with("dpbis")   ? dpbis_host_ms
+                                     : which.starts_with("sieve") ? sieve_host_ms
+                                     : which == "cpu_bindex"      ? cpu_bindex_host_ms
+                                     : which == "full_scan"       ? upload_host_ms
+                                                                  : 0.0},
                    {"seed", seed},
                    {"checked_result", checked}});
               rows.push_back(j);
@@ -412,7 +469,7 @@ void run(BenchDpBisOptions& o) {
                   dp && refine_name == "in_select" ? which + "+in" : which, n, ncols, s, comb, t,
                   gbps,
                   on_cpu || ceiling <= 0 ? std::string("-") : fmt::format("{:.2f}", gbps / ceiling),
-                  candidates, result_rows, checked));
+                  candidates, result_rows, median(host), checked));
             }
           }
     }
@@ -423,11 +480,13 @@ void run(BenchDpBisOptions& o) {
           "raydb bench dpbis on {} ({} {}), median of {} after {} warm-up; copy {:.1f} GB/s\n"
           "query ms: GPU time of the query's kernels only (Vulkan timestamps; CUDA events around "
           "all of a\nquery's kernels on its stream, launch gaps included); no allocation, CUDA "
-          "import or host wait.\nGB/s: bytes the kernels read + write (as the copy: read + write).",
+          "import or host wait.\nGB/s: bytes the kernels read + write (as the copy: read + "
+          "write).\n"
+          "host ms: the query call and its bitmap read into host memory, wall clock.",
           dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup, ceiling),
-      fmt::format("{:<13} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11}  {}", "index",
-                  "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates",
-                  "result", "check"),
+      fmt::format("{:<13} {:>11} {:>4} {:>6} {:<4} {:>10} {:>9} {:>6} {:>11} {:>11} {:>9}  {}",
+                  "index", "rows", "cols", "sel", "comb", "query ms", "GB/s", "of cp", "candidates",
+                  "result", "host ms", "check"),
       table, rows);
 }
 

@@ -1,10 +1,13 @@
 // raydb bench join: the ray-traced index nested-loop join (RxJoin, CgrxJoin) over two generated key
 // columns:
 // build-side keys with a chosen multiplicity, probe keys of which a chosen fraction have a
-// partner; pairs and the aggregate, each checked whole against the CPU hash join.
+// partner; pairs and the aggregate, each checked whole against the CPU hash join. GPU times and
+// the wall clock of the same calls, from host memory to host memory (docs/join.md).
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -55,26 +58,59 @@ void make_sides(uint64_t n_build, uint64_t n_probe, uint32_t multiplicity, doubl
   for (auto& p : probe) p = value(rng() % distinct, u(rng) < hit_rate);
 }
 
+// Wall-clock milliseconds of one public API call, its result in host memory: what a user with
+// both sides in host memory waits for (host to host). Outside every GPU timestamp span.
+template <class F>
+double wall_ms(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// Host-to-host times of one configuration: each call of the timed repeats, the first call (a
+// warm-up where there is one) and, where the index is built apart from the join, its build.
+struct HostTimes {
+  std::vector<double> all;
+  double first = 0;
+  double build = -1;  // < 0: the join call builds its index itself (in `all`)
+};
+
 // The same aggregate from a baseline index on the build side: one lookup per probe key gives its
-// matches and value sum. Returns (index ms, median lookup ms, aggregate).
+// matches and value sum. Returns (index ms, median lookup ms, aggregate); `host` gets the build
+// and each lookup with its sum over the results, wall clock.
 template <class Index>
 std::tuple<double, double, JoinAggregate> baseline_aggregate(const BenchJoinOptions& o,
                                                              const Context& ctx, KeySpan build,
                                                              std::span<const uint32_t> values,
-                                                             KeySpan probe) {
-  auto index = Index::build(ctx, build, values).value();
+                                                             KeySpan probe, HostTimes& host) {
+  std::optional<Index> index;
+  host.build = wall_ms([&] { index.emplace(Index::build(ctx, build, values).value()); });
   std::vector<double> ms;
   JoinAggregate a;
   for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-    auto per_key = index.lookup(probe).value();
-    if (r >= o.run.warmup) ms.push_back(index.last_stats().probe_ms);
-    a = {};
-    for (const RxLookup& l : per_key) {
-      a.matches += l.count;
-      a.build_value_sum += l.sum;
+    double wall = wall_ms([&] {
+      auto per_key = index->lookup(probe).value();
+      a = {};
+      for (const RxLookup& l : per_key) {
+        a.matches += l.count;
+        a.build_value_sum += l.sum;
+      }
+    });
+    if (r == 0) host.first = wall;
+    if (r >= o.run.warmup) {
+      ms.push_back(index->last_stats().probe_ms);
+      host.all.push_back(wall);
     }
   }
-  return {index.build_stats().sort_ms, median(ms), a};
+  return {index->build_stats().sort_ms, median(ms), a};
+}
+
+// The host-to-host fields of a row.
+void add_host_fields(nlohmann::json& j, const HostTimes& h) {
+  j["host_time_ms"] = median(h.all);
+  j["host_time_ms_all"] = h.all;
+  j["host_first_ms"] = h.first;
+  if (h.build >= 0) j["build_host_ms"] = h.build;
 }
 
 // The data of one configuration: both sides, the build side's values, and how they were made.
@@ -105,9 +141,14 @@ void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>
   std::vector<JoinPair> pairs;
   JoinAggregate agg;
   JoinStats st;
+  // Host to host: the whole join call from the two host-memory sides (its index build included)
+  // to its pairs or aggregate in host memory.
+  HostTimes host;
   for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-    join(output, pairs, agg, st);
+    double wall = wall_ms([&] { join(output, pairs, agg, st); });
+    if (r == 0) host.first = wall;
     if (r >= o.run.warmup) {
+      host.all.push_back(wall);
       index_ms.push_back(st.index_ms);
       probe_sort_ms.push_back(st.probe_sort_ms);
       count_ms.push_back(st.count_ms);
@@ -145,14 +186,18 @@ void time_join(const BenchJoinOptions& o, const Context& ctx, const JoinSides<K>
             {"count_ms_all", count_ms},
             {"seed", s.seed},
             {"checked_result", checked}});
+  add_host_fields(j, host);
   rows.push_back(j);
   table.push_back(fmt::format(
-      "{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f}  {}", output,
+      "{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} {:>10.3f} {:>10.3f} {:>9.3f}  "
+      "{}",
+      output,
       rx ? fmt::format("{}{}/{}", name == "cgrx" ? fmt::format("cgrx{}", bucket_size) : name,
                        optix ? "-optix" : "", to_string(st.indexed))
          : name,
       s.bits, pow2_name(nb), pow2_name(np), s.mult, s.hit, st.matches,
-      median(index_ms) + median(probe_sort_ms), median(count_ms), median(collect_ms), checked));
+      median(index_ms) + median(probe_sort_ms), median(count_ms), median(collect_ms),
+      median(host.all), checked));
 }
 
 template <class K>
@@ -194,7 +239,9 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
                               "sorted_array, hash, sorted)",
                               kind));
     progress(fmt::format("joining: aggregate through the {} index", kind));
-    auto [index_ms, lookup_ms, agg] = baseline_aggregate<SortedIndex>(o, ctx, build, values, probe);
+    HostTimes host;
+    auto [index_ms, lookup_ms, agg] =
+        baseline_aggregate<SortedIndex>(o, ctx, build, values, probe, host);
     std::string checked = o.run.no_check                                          ? "skipped"
                           : agg == join_aggregate_reference(build, values, probe) ? "ok"
                                                                                   : "MISMATCH";
@@ -214,12 +261,13 @@ void run_sides(const BenchJoinOptions& o, const Context& ctx, uint32_t mult, dou
               {"join_time_ms", lookup_ms},
               {"seed", seed},
               {"checked_result", checked}});
+    add_host_fields(j, host);
     rows.push_back(j);
     table.push_back(
         fmt::format("{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10.2f} "
-                    "{:>10.3f} {:>10.3f}  {}",
+                    "{:>10.3f} {:>10.3f} {:>9.3f}  {}",
                     "aggregate", kind, bits, pow2_name(nb), pow2_name(np), mult, hit, agg.matches,
-                    index_ms, lookup_ms, 0.0, checked));
+                    index_ms, lookup_ms, 0.0, median(host.all), checked));
   }
   for (const std::string& kind : o.indexes) {
     if (kind != "rx" && kind != "cgrx") continue;
@@ -294,11 +342,14 @@ void run(BenchJoinOptions& o) {
   finish_bench(
       ctx, "join", o.run,
       fmt::format("raydb bench join on {} ({} {}), RX or cgRX index on one side, median of {} "
-                  "after {} warm-up; GPU timestamps",
+                  "after {} warm-up; GPU timestamps.\nhost ms: the join call from host memory to "
+                  "its pairs or aggregate in host memory, its index build included (sorted: the "
+                  "lookups and their sum), wall clock",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10}  {}",
-                  "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
-                  "count ms", "collect ms", "check"),
+      fmt::format(
+          "{:<9} {:<13} {:>3} {:>6} {:>6} {:>4} {:>5} {:>12} {:>10} {:>10} {:>10} {:>9}  {}",
+          "output", "index", "bit", "build", "probe", "mult", "hit", "matches", "index ms",
+          "count ms", "collect ms", "host ms", "check"),
       table, rows);
 }
 

@@ -3,13 +3,15 @@
 // through SqlEngine) at given scale factors, or on a folder of reference dbgen tables (--data). RT
 // engine, per query: the BVH build (time and bytes, reported apart), then the query alone (rays
 // over the built BVH) as the median of repeats after warm-up, GPU timestamps; optionally checked
-// against SQLite.
+// against SQLite. Every engine's rows also carry the wall clock of the same calls and of what is
+// built from the host tables (host to host: docs/ssb.md).
 #include <fmt/format.h>
 
 #include <chrono>
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "backend/cuda/cuda.hpp"
 #include "cli/cli.hpp"
@@ -57,6 +59,15 @@ uint64_t lineorder_query_bytes(const std::string& q, uint64_t rows) {
 
 double gbps(uint64_t bytes, double ms) {
   return ms > 0 ? double(bytes) / (ms * 1e6) : 0;
+}
+
+// Wall-clock milliseconds of one public API call, its result in host memory: what a user with
+// tables in host memory waits for (host to host). Outside every GPU timestamp span.
+template <class F>
+double wall_ms(F&& f) {
+  auto t0 = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
 void run(BenchSsbOptions& o) {
@@ -132,14 +143,18 @@ void run(BenchSsbOptions& o) {
       return it->second;
     };
     // The two baselines: the same loop, their own kernel times (Vulkan timestamps, CUDA events).
-    auto baseline = [&](const char* engine, auto& join, auto extra) {
+    // `create_ms`: the wall clock of the baseline's create(), its tables from host memory.
+    auto baseline = [&](const char* engine, auto& join, double create_ms, auto extra) {
       for (const auto& q : names) {
-        ssb::ResultTable first = join.run(q).value();
+        ssb::ResultTable first;
+        double first_ms = wall_ms([&] { first = join.run(q).value(); });
         for (int i = 0; i < o.run.warmup; ++i) (void)join.run(q).value();
-        std::vector<double> times;
+        std::vector<double> times, host;
         bool stable = true;
         for (int i = 0; i < o.run.repeats; ++i) {
-          stable = stable && join.run(q).value() == first;
+          ssb::ResultTable again;
+          host.push_back(wall_ms([&] { again = join.run(q).value(); }));
+          stable = stable && again == first;
           times.push_back(join.last_stats().kernel_ms);
         }
         std::string checked = "unchecked";
@@ -157,6 +172,11 @@ void run(BenchSsbOptions& o) {
                   {"query_bytes", lineorder_query_bytes(q, tables.lineorder.size())},
                   {"query_gbps", gbps(lineorder_query_bytes(q, tables.lineorder.size()), ms)},
                   {"result_rows", first.rows.size()},
+                  // Host to host: run() from the call to its result table in host memory.
+                  {"host_time_ms", median(host)},
+                  {"host_time_ms_all", host},
+                  {"host_first_ms", first_ms},
+                  {"build_host_ms", create_ms},
                   {"seed", seed},
                   {"checked_result", checked}});
         if (data) j["data"] = o.data;
@@ -164,22 +184,26 @@ void run(BenchSsbOptions& o) {
         rows.push_back(j);
         table.push_back(
             fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10} {:>9} {:>9} {:>7} "
-                        "{:>6} {:>6}  {}",
+                        "{:>6} {:>6} {:>9.3f}  {}",
                         sf, "Q" + q, engine, tables.lineorder.size(), ms, build, "-", "-", "-", "-",
-                        first.rows.size(), checked));
+                        first.rows.size(), median(host), checked));
         bench_progress("ssb", table.back());
       }
     };
     if (star) {
-      ssb::SsbStarJoin join = ssb::SsbStarJoin::create(ctx, tables).value();
-      baseline("star_join", join,
+      std::optional<ssb::SsbStarJoin> join;
+      double create_ms =
+          wall_ms([&] { join.emplace(ssb::SsbStarJoin::create(ctx, tables).value()); });
+      baseline("star_join", *join, create_ms,
                [](ssb::SsbStarJoin&, nlohmann::json&) { return std::string("-"); });
     }
     if (crystal) {
       // Errc::unsupported, "CUDA not available: ...", where there is no CUDA device or build.
-      ssb::SsbCrystalCuda join = ssb::SsbCrystalCuda::create(ctx, tables).value();
+      std::optional<ssb::SsbCrystalCuda> join;
+      double create_ms =
+          wall_ms([&] { join.emplace(ssb::SsbCrystalCuda::create(ctx, tables).value()); });
       detail::cuda::set_timer_hold(ctx.vk(), o.cuda_hold_us);
-      baseline("crystal_cuda", join, [&o](ssb::SsbCrystalCuda& c, nlohmann::json& j) {
+      baseline("crystal_cuda", *join, create_ms, [&o](ssb::SsbCrystalCuda& c, nlohmann::json& j) {
         // The hash-table build kernels of the last repeat, apart from the fused kernel's time.
         j["build_ms"] = c.last_stats().build_ms;
         j["timer"] = "cuda_events";
@@ -208,15 +232,23 @@ void run(BenchSsbOptions& o) {
                                    ? std::string(api_name)
                                    : fmt::format("{} {}", api_name, geometry);
           if (first_config.empty()) first_config = config;
-          ssb::SsbEngine engine = ssb::SsbEngine::create(ctx, tables, eo).value();
+          std::optional<ssb::SsbEngine> made;
+          double create_ms =
+              wall_ms([&] { made.emplace(ssb::SsbEngine::create(ctx, tables, eo).value()); });
+          ssb::SsbEngine& engine = *made;
           for (const auto& q : names) {
-            ssb::ResultTable first = engine.run(q).value();
+            // Host to host: run() builds the query's BVH from the host tables and traces it once;
+            // each rerun() traces it again; both end with the result table in host memory.
+            ssb::ResultTable first;
+            double build_host_ms = wall_ms([&] { first = engine.run(q).value(); });
             ssb::SsbQueryStats build = engine.last_stats();
             for (int i = 0; i < o.run.warmup; ++i) (void)engine.rerun().value();
-            std::vector<double> trace, clear;
+            std::vector<double> trace, clear, host;
             bool stable = true;
             for (int i = 0; i < o.run.repeats; ++i) {
-              stable = stable && engine.rerun().value() == first;
+              ssb::ResultTable again;
+              host.push_back(wall_ms([&] { again = engine.rerun().value(); }));
+              stable = stable && again == first;
               trace.push_back(engine.last_stats().trace_ms);
               clear.push_back(engine.last_stats().clear_ms);
             }
@@ -266,19 +298,23 @@ void run(BenchSsbOptions& o) {
                       {"groups", build.groups},
                       {"side_values", build.side_values},
                       {"result_rows", first.rows.size()},
+                      {"host_time_ms", median(host)},
+                      {"host_time_ms_all", host},
+                      {"build_host_ms", build_host_ms},
+                      {"create_host_ms", create_ms},
                       {"seed", seed},
                       {"checked_result", checked}});
             if (data) j["data"] = o.data;
             rows.push_back(j);
             table.push_back(
                 fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10.3f} {:>10.2f} {:>9.1f} {:>9} {:>7} "
-                            "{:>6} {:>6}  {}",
+                            "{:>6} {:>6} {:>9.3f}  {}",
                             sf, "Q" + q,
                             std::string(api == RayTracingApi::optix ? "rt (optix)" : "rt") +
                                 (eo.geometry == StarGeometry::filter_only ? " flat" : ""),
                             build.rows, ms, build.bvh_build_ms, build.bvh_bytes / 1048576.0,
                             build.rays, build.lanes, build.groups > 999999 ? 999999 : build.groups,
-                            first.rows.size(), checked));
+                            first.rows.size(), median(host), checked));
             bench_progress("ssb", table.back());
           }
         }
@@ -311,11 +347,13 @@ void run(BenchSsbOptions& o) {
       ctx, "ssb", o.run,
       fmt::format("raydb bench ssb on {} ({} {}), RT engine (query = median trace "
                   "of {} after {} warm-up, BVH build apart) and the star-join baselines (fused "
-                  "kernel; crystal_cuda: CUDA events, hash-table builds apart); GPU timestamps",
+                  "kernel; crystal_cuda: CUDA events, hash-table builds apart); GPU timestamps.\n"
+                  "host ms: the median query call (RT and SQL: rerun()) with its result table "
+                  "read into host memory, wall clock",
                   dev.name, dev.driver_name, dev.driver_info, o.run.repeats, o.run.warmup),
-      fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6}  {}", "SF",
-                  "query", "engine", "rows", "query ms", "build ms", "BVH MiB", "rays", "lanes",
-                  "groups", "result", "check"),
+      fmt::format("{:>6} {:<5} {:<12} {:>11} {:>10} {:>10} {:>9} {:>9} {:>7} {:>6} {:>6} {:>9}  {}",
+                  "SF", "query", "engine", "rows", "query ms", "build ms", "BVH MiB", "rays",
+                  "lanes", "groups", "result", "host ms", "check"),
       table, rows);
 }
 

@@ -24,8 +24,10 @@ struct SsbSqlRun {
 // dedicated engine's rows, `warmup` and `repeats` traces of that run's BVH (SqlEngine::rerun):
 // query_ms is their median (GPU timestamps; the clears of the row flags and groups included, as
 // the dedicated engine's). cold_trace_ms and call_trace_ms are the first trace of each whole run,
-// on a BVH just built. `expected` gives the reference table of a query (SQLite's, or the
-// dedicated engine's), or nullptr.
+// on a BVH just built. host_time_ms times the same reruns by wall clock, to the table in host
+// memory; build_host_ms and build_first_host_ms are the two whole runs' (call_ms, cold_call_ms).
+// `expected` gives the reference table of a query (SQLite's, or the dedicated engine's), or
+// nullptr.
 void bench_ssb_sql(Context& ctx, const SsbSqlRun& r, const BenchRunOptions& run,
                    const std::function<const ssb::ResultTable*(const std::string&)>& expected,
                    std::vector<nlohmann::json>& rows, std::vector<std::string>& table);
