@@ -306,6 +306,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"representatives", bs.representatives},
               {"row_markers", bs.row_markers},
               {"plane_markers", bs.plane_markers}};
+  c.fields.update(t.fields("build_host_layout_ms", bs));
   std::string method_column = fmt::format("bucket {}{}", bucket, rays == "full" ? "/full" : "");
   if (o.diagnostic != "none") method_column += "/" + o.diagnostic;
   c.columns = columns("cgrx", to_string(index->traversal()), "triangles", method_column);
