@@ -5,6 +5,7 @@ all of them are in RESULTS.md. Moving some to another file (RESULTS.md) needs on
 moved and cli.FILES told which file holds which section.
 """
 from .cgrx import cgrx_section
+from .e2e import e2e_section
 from .join import join_section
 from .optix import optix_section
 from .rtscan import rtscan_section
@@ -19,6 +20,7 @@ from .thesis import thesis_section
 # name -> the function making its lines from bench/results (a pathlib.Path); in RESULTS.md order.
 SECTIONS = {
     "rx": rx_section,
+    "e2e": e2e_section,
     "optix": optix_section,
     "cgrx": cgrx_section,
     "join": join_section,
