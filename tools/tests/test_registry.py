@@ -111,6 +111,8 @@ def test_families_tables_and_targets_resolve():
     rx = REG.target("rx")
     assert [l["limit"] for l in rx["limits"]] == [45.0, 30.0, 120.0, 5.7]
     assert {"query_ms", "build_ms", "bvh_bytes"} <= set(REG.target("rtscan"))
+    e2e = REG.target("e2e")
+    assert (e2e["issue"], e2e["lookup_factor"], e2e["build_factor"]) == (21, 1.25, 1.25)
     assert REG.registered("zipf-1.7") and not REG.registered("zipf-") and not REG.registered("paper-point")
 
 
