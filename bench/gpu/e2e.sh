@@ -5,12 +5,13 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] | all      (all: about 5 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] | all   (all: about 6 minutes on the H100)
+#   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
 
-B="$R bench rx --out $OUT/results --label $(label e2e)"
+B="$R bench rx --out $OUT/results --label $(label e2e) --pinned"
 if part rx; then
   echo "== RX, 32-bit keys: 2^26 keys, 2^27 point lookups, unsorted and sorted"
   $B --index rx --method hit_and_scan --order unsorted,sorted --build-repeats 3
@@ -22,4 +23,10 @@ fi
 if part key64; then
   echo "== RX, 64-bit keys"
   $B --index rx --key-bits 64 --method hit_and_scan --order unsorted --build-repeats 2
+fi
+if part chunks; then
+  echo "== RX, 32-bit keys, unsorted: other pipelined chunk sizes"
+  for c in 1048576 2097152 8388608; do
+    $B --index rx --method hit_and_scan --order unsorted --build-repeats 1 --lookup-chunk $c
+  done
 fi

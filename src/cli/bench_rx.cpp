@@ -286,6 +286,9 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--lookup-chunk", o->lookup_chunk,
                   "lookups per chunk of the pipelined calls timed after the whole batches (0: "
                   "the library's default)");
+  cmd->add_flag("--pinned", o->pinned,
+                "also time the pipelined calls with queries and results in pinned HostBuffers "
+                "(raydb/host_buffer.hpp), which skip the host's copies");
   cmd->add_option("--diagnostic", o->diagnostic,
                   "none | no_trace | trace_only: time a part of each point lookup (rx: "
                   "hit_and_scan over opaque triangles, pipeline traversal; cgrx: no_trace finds "

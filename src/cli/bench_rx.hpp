@@ -52,6 +52,7 @@ struct BenchRxOptions {
   bool compress_duplicates = false;
   int build_repeats = 3;
   uint64_t lookup_chunk = 0;  // --lookup-chunk: lookups per pipelined chunk; 0: the library's
+  bool pinned = false;        // --pinned: also time pipelined calls from and into HostBuffers
   BenchRunOptions run = {.repeats = 5, .warmup = 3};
 };
 

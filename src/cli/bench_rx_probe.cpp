@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <random>
@@ -12,6 +13,7 @@
 
 #include "cli/bench_rx.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "raydb/host_buffer.hpp"
 
 namespace raydb::cli::bench_rx {
 
@@ -40,6 +42,10 @@ void set_sort_probes(Candidate& c, bool on) {
   with_index(c, [on]<KeyLookup I>(I& index) {
     if constexpr (requires { index.set_sort_probes(on); }) index.set_sort_probes(on);
   });
+}
+
+uint64_t width_bytes(KeyWidth w) {
+  return w == KeyWidth::bits64 ? 8 : 4;
 }
 
 Status lookup_points(Candidate& c, const workload::KeyColumn& points, std::span<RxLookup> out) {
@@ -124,12 +130,18 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                                pow2_name(w.nlookups), pr.kind, h, order,
                                rw ? fmt::format(", width {}", rw) : ""));
           std::vector<RxLookup> out(w.nlookups), piped;
-          std::vector<double> up, down, sort, host, piped_host, piped_gpu;
+          std::vector<double> up, down, sort, host, piped_host, piped_gpu, piped_up, piped_down;
+          std::vector<double> pin_host, pin_gpu, pin_up, pin_down;
+          double pin_first_host = 0;
+          std::string pin_check = "-";
           double first_host = 0, piped_first_host = 0;
           // GPU times come from whole batches (queries uploaded, kernel, results downloaded, each
           // timed on the GPU, as every earlier result); host times are each call's wall clock.
           // Then the same calls pipelined from host memory, as users get them by default.
-          auto time_it = [&](auto&& call) {
+          // call(out): the lookups into `out`; pinned_call(queries, out): the same queries read
+          // from a copy at `queries` (a HostBuffer's) into `out`.
+          auto time_it = [&](auto&& call, auto&& pinned_call, const void* queries,
+                             uint64_t query_bytes) {
             {
               ChunkScope whole(0);
               for (int i = 0; i < o.run.warmup; ++i) {
@@ -155,7 +167,31 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               if (r < o.run.warmup) continue;
               piped_host.push_back(ms);
               piped_gpu.push_back(last_stats(c).probe_ms);
+              piped_up.push_back(last_stats(c).upload_ms);
+              piped_down.push_back(last_stats(c).download_ms);
             }
+            if (!o.pinned) return;
+            // Queries and results in pinned HostBuffers: the copy engines read and write them
+            // in place, with no host copy.
+            HostBuffer qbuf = HostBuffer::allocate(ctx, query_bytes).value();
+            HostBuffer rbuf = HostBuffer::allocate(ctx, w.nlookups * sizeof(RxLookup)).value();
+            std::memcpy(qbuf.data(), queries, query_bytes);
+            std::span<RxLookup> pinned_out = rbuf.span<RxLookup>().first(w.nlookups);
+            for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
+              double ms = wall_ms([&] { pinned_call(qbuf.data(), pinned_out).value(); });
+              if (r == 0) pin_first_host = ms;
+              if (r < o.run.warmup) continue;
+              pin_host.push_back(ms);
+              pin_gpu.push_back(last_stats(c).probe_ms);
+              pin_up.push_back(last_stats(c).upload_ms);
+              pin_down.push_back(last_stats(c).download_ms);
+            }
+            size_t differ = 0;
+            for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == pinned_out[i]);
+            pin_check = differ ? fmt::format("MISMATCH ({} of {})", differ, out.size()) : "ok";
+            if (differ)
+              progress(
+                  fmt::format("ERROR: {} pinned results differ from the whole batch's", differ));
           };
           if (gpu_sort) set_sort_probes(c, true);
           if (rw == 0) {
@@ -163,13 +199,32 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               points = workload::make_point_probes(w.keys.universe, po).value();
               if (w.ref) want = w.ref->lookup(points->span());
             }
-            time_it([&](std::vector<RxLookup>& dst) { return lookup_points(c, *points, dst); });
+            time_it([&](std::vector<RxLookup>& dst) { return lookup_points(c, *points, dst); },
+                    [&](const void* q, std::span<RxLookup> dst) {
+                      KeySpan k = points->span();
+                      k.data = q;
+                      return with_index(
+                          c, [&]<KeyLookup I>(I& index) { return index.lookup(k, dst); });
+                    },
+                    points->span().data, points->span().size * width_bytes(points->span().width));
           } else {
             if (!ranges) {
               ranges = workload::make_range_probes(w.keys.universe, po).value();
               if (w.ref) want = w.ref->lookup_ranges(ranges->span());
             }
-            time_it([&](std::vector<RxLookup>& dst) { return lookup_ranges(c, *ranges, dst); });
+            time_it([&](std::vector<RxLookup>& dst) { return lookup_ranges(c, *ranges, dst); },
+                    [&](const void* q, std::span<RxLookup> dst) {
+                      RangeSpan k = ranges->span();
+                      k.data = q;
+                      return with_index(c, [&]<KeyLookup I>(I& index) -> Status {
+                        if constexpr (RangeKeyLookup<I>)
+                          return index.lookup_ranges(k, dst);
+                        else
+                          return Error(Errc::internal, "range lookups on an index without them");
+                      });
+                    },
+                    ranges->span().data,
+                    ranges->span().size * 2 * width_bytes(ranges->span().width));
           }
           if (gpu_sort) set_sort_probes(c, false);
           for (auto& r : out) pr.hits += r.count;
@@ -189,6 +244,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               pr.checked = fmt::format("MISMATCH ({} of {} pipelined)", differ, out.size());
             }
           }
+          if (pin_check != "ok" && pin_check != "-") pr.checked = pin_check + " pinned";
           // The cross-API check: every twin's results equal the first's, whole (also with
           // --no-check, where there is no CPU reference).
           std::string api_check = "-";
@@ -246,6 +302,18 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pipelined_host_ms_all", piped_host},
                     {"pipelined_first_ms", piped_first_host},
                     {"pipelined_gpu_ms", piped_gpu.empty() ? 0.0 : median(piped_gpu)},
+                    // The pipelined call's copy-queue transfers, summed over its chunks (0:
+                    // not timed, no hostQueryReset): its PCIe transfer time.
+                    {"pipelined_upload_ms", piped_up.empty() ? 0.0 : median(piped_up)},
+                    {"pipelined_download_ms", piped_down.empty() ? 0.0 : median(piped_down)},
+                    // --pinned: the pipelined calls with queries and results in HostBuffers.
+                    {"pinned_host_ms", pin_host.empty() ? 0.0 : median(pin_host)},
+                    {"pinned_host_ms_all", pin_host},
+                    {"pinned_first_ms", pin_first_host},
+                    {"pinned_gpu_ms", pin_gpu.empty() ? 0.0 : median(pin_gpu)},
+                    {"pinned_upload_ms", pin_up.empty() ? 0.0 : median(pin_up)},
+                    {"pinned_download_ms", pin_down.empty() ? 0.0 : median(pin_down)},
+                    {"pinned_check", pin_check},
                     {"lookup_chunk", piped.empty()    ? 0
                                      : o.lookup_chunk ? o.lookup_chunk
                                                       : detail::kDefaultLookupChunk},

@@ -6,11 +6,13 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <random>
 #include <string>
 
 #include "ops/common/lookup_batch.hpp"
 #include "raydb/hash_index.hpp"
+#include "raydb/host_buffer.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
@@ -75,7 +77,9 @@ workload::RangeColumn ranges_for(const workload::KeyColumn& keys, uint64_t count
 }
 
 // Runs `lookup(queries)` pipelined, into a caller's span and into a returned vector, and
-// unpipelined; each compared whole with the reference.
+// unpipelined; each compared whole with the reference. Pipelined also with the queries, the
+// results or both in HostBuffers (copied there in place, at offsets that are not the buffers'
+// starts).
 template <class Lookup, class Span>
 void check_modes(Lookup&& lookup, Span queries, const std::vector<RxLookup>& want,
                  const std::string& what) {
@@ -84,6 +88,28 @@ void check_modes(Lookup&& lookup, Span queries, const std::vector<RxLookup>& wan
     ChunkScope pipelined(kChunk);
     REQUIRE(lookup(queries, std::span<RxLookup>(out)).ok());
     test::check_lookups(out, want, (what + " pipelined, caller's span").c_str());
+  }
+  {
+    ChunkScope pipelined(kChunk);
+    const uint64_t qbytes = queries.size * (queries.width == KeyWidth::bits64 ? 8 : 4) *
+                            (std::is_same_v<Span, RangeSpan> ? 2 : 1);
+    auto in = HostBuffer::allocate(test::context(), qbytes + 48).value();
+    auto res = HostBuffer::allocate(test::context(), want.size() * sizeof(RxLookup) + 32).value();
+    auto* in_at = static_cast<char*>(in.data()) + 48;
+    if (qbytes) std::memcpy(in_at, queries.data, qbytes);
+    Span pinned = queries;
+    pinned.data = in_at;
+    std::span<RxLookup> pinned_out(reinterpret_cast<RxLookup*>(static_cast<char*>(res.data()) + 32),
+                                   want.size());
+    for (int variant = 0; variant < 3; ++variant) {
+      Span q = variant == 1 ? queries : pinned;
+      std::span<RxLookup> o = variant == 0 ? std::span<RxLookup>(out) : pinned_out;
+      std::fill(o.begin(), o.end(), RxLookup{7, 7, 7});
+      REQUIRE(lookup(q, o).ok());
+      const char* where[] = {"queries", "results", "queries and results"};
+      test::check_lookups(std::vector<RxLookup>(o.begin(), o.end()), want,
+                          (what + " pipelined, " + where[variant] + " in a HostBuffer").c_str());
+    }
   }
   {
     ChunkScope whole(0);
@@ -160,10 +186,11 @@ TEST_CASE("pipelined lookups: the sorted array and the hash table at chunk bound
 
 TEST_CASE("pipelined lookups: chunks large enough for parallel host copies, the last one shorter") {
   // Chunks of 2^18 lookups move 4 MiB of results each, which the host copies on several threads
-  // (smaller copies stay on one). A last chunk a little shorter than the others reuses a slot
-  // whose results are still being copied out when its own results are poisoned: on the 64-core
-  // GPU host, poison overwrote results of 2^25-lookup batches. Several batch sizes and repeats,
-  // since how the threads interleave varies.
+  // (smaller copies stay on one). Every slot of the ring (four) is reused, the last chunk a
+  // little shorter than the others: its copy-out shares a parallel pass with the next chunk's
+  // copy-in, each thread taking a share of both (on the 64-core GPU host an earlier ring
+  // overwrote results of 2^25-lookup batches there). Several batch sizes and repeats, since how
+  // the threads interleave varies.
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
   auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
@@ -173,7 +200,7 @@ TEST_CASE("pipelined lookups: chunks large enough for parallel host copies, the 
   RxReference ref(keys.span(), values);
   constexpr uint64_t kLarge = uint64_t{1} << 18;
   ChunkScope pipelined(kLarge);
-  for (uint64_t count : {4 * kLarge - 1, 4 * kLarge - 656, 3 * kLarge + kLarge / 2}) {
+  for (uint64_t count : {6 * kLarge - 1, 6 * kLarge - 656, 5 * kLarge + kLarge / 2}) {
     auto points = probes_for(keys, count, rng);
     auto want = ref.lookup(points.span());
     for (int repeat = 0; repeat < 3; ++repeat) {

@@ -7,12 +7,18 @@
 namespace raydb::detail {
 
 Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
-               const std::string& name)
+               const std::string& name, bool copy_queues)
     : ctx_(&ctx), size_(size) {
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bi.size = std::max<VkDeviceSize>(size, 256);
   bi.usage = usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
   bi.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  const uint32_t families[2] = {ctx.queue_family, ctx.copy_family};
+  if (copy_queues && ctx.has_copy_queues() && ctx.copy_family != ctx.queue_family) {
+    bi.sharingMode = VK_SHARING_MODE_CONCURRENT;
+    bi.queueFamilyIndexCount = 2;
+    bi.pQueueFamilyIndices = families;
+  }
   VmaAllocationCreateInfo ai{};
   ai.usage = VMA_MEMORY_USAGE_AUTO;
   if (use == MemoryUse::device) ai.usage = VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE;

@@ -23,8 +23,10 @@ class Buffer {
  public:
   Buffer() = default;
   // size 0 is rounded up to a small allocation so every buffer has an address.
+  // copy_queues: also used on the context's copy queues (shared concurrently with their family,
+  // so no ownership transfers are needed).
   Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
-         const std::string& name);
+         const std::string& name, bool copy_queues = false);
   // A device-local buffer in a dedicated VkDeviceMemory that can be exported as an opaque POSIX
   // fd (VK_KHR_external_memory_fd) for CUDA to map (external_memory.cpp). Outside VMA: its pools
   // would all need the export info. Errc::unsupported where the device cannot export it.

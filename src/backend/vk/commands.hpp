@@ -47,11 +47,16 @@ class CommandBatch {
 // all earlier work has finished; ms(a, b) reads the time between two marks once the work is done.
 class GpuTimer {
  public:
-  GpuTimer(VkContext& ctx, uint32_t capacity = 64);
+  // valid_bits: the timestampValidBits of the queue family the marks are written on (0: the
+  // context's queue's).
+  GpuTimer(VkContext& ctx, uint32_t capacity = 64, uint32_t valid_bits = 0);
   GpuTimer(const GpuTimer&) = delete;
   GpuTimer& operator=(const GpuTimer&) = delete;
   ~GpuTimer();
   void reset(VkCommandBuffer cmd);  // must be recorded before the first mark of a round
+  // The same from the host (VkContext::host_query_reset), for marks on a queue that cannot reset
+  // queries itself: a transfer-only queue. The pool must not be in use on the device.
+  void reset_on_host();
   uint32_t mark(VkCommandBuffer cmd);
   double ms(uint32_t from, uint32_t to);  // fetches results on first use after a round
 

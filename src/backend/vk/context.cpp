@@ -109,6 +109,10 @@ void create_command_pool(VkContext& c) {
   ci.queueFamilyIndex = c.queue_family;
   vk_check(c.vk.vkCreateCommandPool(c.device, &ci, nullptr, &c.command_pool),
            "vkCreateCommandPool");
+  if (!c.has_copy_queues()) return;
+  ci.queueFamilyIndex = c.copy_family;
+  vk_check(c.vk.vkCreateCommandPool(c.device, &ci, nullptr, &c.copy_pool),
+           "vkCreateCommandPool (copy queues)");
 }
 
 void fill_probe(VkContext& c) {
@@ -207,6 +211,7 @@ VkContext::~VkContext() {
   cuda.reset();
   kernel_cache.clear();
   if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);
+  if (copy_pool) vk.vkDestroyCommandPool(device, copy_pool, nullptr);
   if (allocator) vmaDestroyAllocator(allocator);
   if (!owns_device) return;
   if (device) vk.vkDestroyDevice(device, nullptr);
@@ -227,6 +232,12 @@ static void create_device(VkContext& c) {
     }
   if (!found)
     throw Error(Errc::unsupported, fmt::format("device '{}' has no compute queue", c.info.name));
+  // A transfer-only family is the copy engines: copies there run beside the kernels.
+  constexpr VkQueueFlags kNotCopyOnly = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+  for (uint32_t k = 0; k < nq && c.copy_family == ~0u; ++k)
+    if ((qf[k].queueFlags & VK_QUEUE_TRANSFER_BIT) && !(qf[k].queueFlags & kNotCopyOnly) &&
+        qf[k].timestampValidBits > 0)
+      c.copy_family = k;
 
   std::vector<const char*> exts = {VK_KHR_ACCELERATION_STRUCTURE_EXTENSION_NAME,
                                    VK_KHR_DEFERRED_HOST_OPERATIONS_EXTENSION_NAME};
@@ -267,20 +278,37 @@ static void create_device(VkContext& c) {
   if (c.external_semaphore_fd) exts.push_back(VK_KHR_EXTERNAL_SEMAPHORE_FD_EXTENSION_NAME);
   f12.timelineSemaphore = c.timeline_semaphore ? VK_TRUE : VK_FALSE;
   f12.shaderBufferInt64Atomics = c.info.buffer_int64_atomics ? VK_TRUE : VK_FALSE;
-  float priority = 1.0f;
-  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
-  qi.queueFamilyIndex = c.queue_family;
-  qi.queueCount = 1;
-  qi.pQueuePriorities = &priority;
+  {
+    VkPhysicalDeviceVulkan12Features have{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    VkPhysicalDeviceFeatures2 all{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    all.pNext = &have;
+    vkGetPhysicalDeviceFeatures2(c.physical_device, &all);
+    c.host_query_reset = have.hostQueryReset == VK_TRUE;
+    f12.hostQueryReset = have.hostQueryReset;
+  }
+  const float priorities[2] = {1.0f, 1.0f};
+  VkDeviceQueueCreateInfo qi[2] = {{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO},
+                                   {VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO}};
+  qi[0].queueFamilyIndex = c.queue_family;
+  qi[0].queueCount = 1;
+  qi[0].pQueuePriorities = priorities;
+  const uint32_t copy_count =
+      c.copy_family == ~0u ? 0 : std::min<uint32_t>(2, qf[c.copy_family].queueCount);
+  qi[1].queueFamilyIndex = c.copy_family;
+  qi[1].queueCount = copy_count;
+  qi[1].pQueuePriorities = priorities;
   VkDeviceCreateInfo ci{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   ci.pNext = &f2;
-  ci.queueCreateInfoCount = 1;
-  ci.pQueueCreateInfos = &qi;
+  ci.queueCreateInfoCount = copy_count > 0 ? 2 : 1;
+  ci.pQueueCreateInfos = qi;
   ci.enabledExtensionCount = static_cast<uint32_t>(exts.size());
   ci.ppEnabledExtensionNames = exts.data();
   vk_check(vkCreateDevice(c.physical_device, &ci, nullptr, &c.device), "vkCreateDevice");
   volkLoadDeviceTable(&c.vk, c.device);
   c.vk.vkGetDeviceQueue(c.device, c.queue_family, 0, &c.queue);
+  for (uint32_t k = 0; k < 2 && copy_count > 0; ++k)
+    c.vk.vkGetDeviceQueue(c.device, c.copy_family, std::min(k, copy_count - 1), &c.copy_queues[k]);
+  if (copy_count > 0) c.copy_timestamp_bits = qf[c.copy_family].timestampValidBits;
   read_queue_family(c);
 }
 

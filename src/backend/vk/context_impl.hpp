@@ -16,6 +16,8 @@
 
 namespace raydb::detail {
 
+class Buffer;
+
 namespace cuda {
 struct Runtime;  // backend/cuda: the CUDA device, stream and shared timeline of one context
 }
@@ -40,6 +42,16 @@ struct VkContext {
   uint32_t timestamp_valid_bits = 0;  // of the queue's family
   VmaAllocator allocator = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
+  // Queues of a transfer-only family (the copy engines), which pipelined lookups copy on so that
+  // PCIe traffic overlaps the kernels: [0] uploads, [1] downloads (the same queue where the family
+  // has one). Null where the device has no such family or the application made the device
+  // (HostVulkan): pipelined copies then go to `queue`. Used under call_mutex, as `queue`.
+  uint32_t copy_family = ~0u;
+  VkQueue copy_queues[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  VkCommandPool copy_pool = VK_NULL_HANDLE;
+  uint32_t copy_timestamp_bits = 0;
+  bool host_query_reset = false;  // enabled (Vulkan 1.2's hostQueryReset): GpuTimer::reset_on_host
+  bool has_copy_queues() const { return copy_queues[0] != VK_NULL_HANDLE; }
 
   DeviceInfo info;
   TraversalMode traversal = TraversalMode::pipeline;
@@ -93,6 +105,12 @@ struct VkContext {
   std::atomic<bool> device_lost{false};
   // detail::inject_device_loss (a test hook): the next submit fails as if the device were lost.
   std::atomic<bool> lose_on_next_submit{false};
+
+  // HostBuffers (raydb/host_buffer.hpp) made on this context, by first byte, which the pipelined
+  // lookups copy from and into directly (backend/vk/host_buffers.hpp). Under host_buffers_mutex,
+  // not the call lock: a HostBuffer may be made or destroyed on any thread.
+  std::mutex host_buffers_mutex;
+  std::map<uintptr_t, const Buffer*> host_buffers;
 
   // VK_EXT_debug_utils object name, when the extension is there.
   void set_name(VkObjectType type, uint64_t handle, const std::string& name) const;

@@ -2,9 +2,10 @@
 // uploaded, one 16-byte result per query (first row, count, sum) poisoned before the kernel runs
 // and read back after. Buffers are kept between batches and grown on demand.
 //
-// Lookups from host memory run pipelined (run_pipelined): chunks of queries go through a ring of
-// slots in pinned host memory that the kernel reads and writes directly, so the PCIe transfers
-// overlap the kernel, and the host's copies of one chunk overlap the GPU's work on the others.
+// Lookups from host memory run pipelined (run_pipelined, lookup_pipeline.cpp): chunks of queries
+// go through a ring of slots. Each chunk is copied into pinned memory by the host, uploaded on a
+// copy queue, probed in device memory, and downloaded on a copy queue, so that the host's copies,
+// both PCIe directions and the kernels of neighbouring chunks overlap.
 #pragma once
 
 #include <array>
@@ -69,6 +70,14 @@ Result<std::vector<RxLookup>> lookup_vector(Impl& impl, const QueryBatch& q) {
   });
 }
 
+// Each lookup's result (RxLookup), and what fills it before the kernel runs.
+inline constexpr uint64_t kResultBytes = 16;
+inline constexpr uint32_t kResultPoison = 0xA5A5A5A5u;
+
+// Makes `b` hold at least `bytes` (kept if it does); copy_queues: as Buffer's.
+void ensure_buffer(VkContext& c, Buffer& b, uint64_t bytes, VkBufferUsageFlags usage, MemoryUse use,
+                   const char* name, bool copy_queues = false);
+
 // The most lookups per chunk of a pipelined batch (process-wide; a tuning and test knob). 0 runs
 // every batch whole and unpipelined: queries uploaded into device memory, the kernel, results
 // downloaded, each timed on the GPU (what the benchmarks report as upload, probe, download).
@@ -108,13 +117,18 @@ class LookupBatch {
   using ChunkLaunch = std::function<void(VkCommandBuffer, VkDeviceAddress queries,
                                          VkDeviceAddress results, uint64_t count)>;
   // The pipelined round (lookup_chunk() > 0): chunks of at most lookup_chunk() queries, each in a
-  // slot of pinned, host-cached memory (kSlots of them, kept between calls with their command
-  // buffers, fences and timers). While the GPU runs a chunk, the host copies the next chunk's
-  // queries in and an earlier chunk's results out, on several threads. `stage` is the kernel's
-  // pipeline stage. probe_ms is the sum of the chunks' kernel times, PCIe transfers included
-  // (upload_ms and download_ms stay 0: the kernel reads and writes host memory itself).
+  // slot (kSlots of them, kept between calls with their buffers, command buffers and
+  // synchronisation). While the GPU uploads, probes and downloads chunks, the host copies the
+  // next chunk's queries in and an earlier chunk's results out, on several threads. `stage` is
+  // the kernel's pipeline stage. The stats sum the chunks' GPU times: probe_ms the kernels
+  // (in device memory), upload_ms and download_ms the copy-queue transfers (0 where the device
+  // cannot time them: no hostQueryReset).
   RxProbeStats run_pipelined(const QueryBatch& q, VkPipelineStageFlags stage,
                              const ChunkLaunch& launch, RxLookup* out);
+  // Makes the slots for chunks of min(lookup_chunk(), `lookups`) queries of `query_bytes` bytes
+  // now: an index build calls it (with its key count and point size), so that a first lookup
+  // call of that shape allocates nothing.
+  void reserve_pipeline(uint64_t lookups, uint64_t query_bytes);
 
   // run() for a kernel of one invocation per lookup whose push constants `p` have the lookup
   // batch's fields (queries, results, query_offset, num_queries); this fills them per slice.
@@ -133,19 +147,30 @@ class LookupBatch {
   }
 
  private:
-  static constexpr unsigned kSlots = 3;
+  // Four stages run at once (the host's copies, upload, kernel, download), one slot each.
+  static constexpr unsigned kSlots = 4;
   struct Slot {
-    Buffer in, out;  // pinned host memory: one chunk's queries and results
-    VkCommandBuffer cmd = VK_NULL_HANDLE;
-    VkFence fence = VK_NULL_HANDLE;
-    std::unique_ptr<GpuTimer> timer;
-    uint64_t first = 0, count = 0;  // the chunk it holds
-    bool busy = false;              // submitted, results not yet copied out
+    Buffer in_host, out_host;  // pinned, host-cached: one chunk's queries and results
+    Buffer in_dev, out_dev;    // the same in device memory, where the kernel reads and writes
+    VkCommandBuffer up = VK_NULL_HANDLE, probe = VK_NULL_HANDLE, down = VK_NULL_HANDLE;
+    VkSemaphore uploaded = VK_NULL_HANDLE, probed = VK_NULL_HANDLE;  // binary, between queues
+    VkFence done = VK_NULL_HANDLE;                                   // the download's
+    std::unique_ptr<GpuTimer> kernel_timer, copy_timer;              // copy_timer: may be null
+    uint64_t first = 0, count = 0, in_bytes = 0;                     // the chunk it holds
+    // Where the upload reads and the download writes: the slot's pinned memory, or the caller's
+    // HostBuffer (raydb/host_buffer.hpp) at an offset, which skips the host's copy.
+    const Buffer* up_src = nullptr;
+    const Buffer* down_dst = nullptr;
+    uint64_t up_src_offset = 0, down_dst_offset = 0;
+    bool busy = false;     // all three submitted, results not yet copied out
+    bool partial = false;  // a submit failed midway: the semaphores are suspect
   };
   void ensure_slots(uint64_t chunk, uint64_t query_bytes);
-  // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its
-  // kernel time to `probe_ms`.
-  void finish(Slot& s, RxLookup* out, double& probe_ms);
+  void destroy_slots();
+  // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its GPU
+  // times to `stats`.
+  void finish(Slot& s, RxLookup* out, RxProbeStats& stats);
+  void submit_chunk(Slot& s, VkPipelineStageFlags stage, const ChunkLaunch& launch);
 
   VkContext& ctx_;
   uint64_t count_ = 0, query_bytes_ = 0;

@@ -96,6 +96,8 @@ struct HashIndexImpl {
     lookup_kernel = std::make_unique<ComputePipeline>(
         c, key64 ? ShaderId::hash_lookup64 : ShaderId::hash_lookup32, sizeof(HashLookupParams));
     batch = std::make_unique<LookupBatch>(c);
+    // The pipelined lookups' slots, made now so that the first lookup call allocates nothing.
+    batch->reserve_pipeline(n, key64 ? 8 : 4);
   }
 
   void probe(const QueryBatch& q, RxLookup* out) {

@@ -79,6 +79,8 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
         },
         out);
     probe_stats.probe_ms = s.probe_ms;
+    probe_stats.upload_ms = s.upload_ms;
+    probe_stats.download_ms = s.download_ms;
     return collected;
   }
   batch->prepare(q);

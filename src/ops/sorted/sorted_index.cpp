@@ -104,6 +104,8 @@ struct SortedIndexImpl {
     build_stats.layout = layout;
     build_stats.sampled_levels = levels;
     batch = std::make_unique<LookupBatch>(*ctx);
+    // The pipelined lookups' slots, made now so that the first lookup call allocates nothing.
+    batch->reserve_pipeline(n, wide ? 8 : 4);
   }
 
   // The node search is a subgroup operation (shuffle, min / max / add) in a compute shader.

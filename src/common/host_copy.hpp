@@ -1,0 +1,25 @@
+// Large host-to-host copies on several threads with streaming stores: the pipelined lookups move
+// gigabytes between the caller's memory and pinned staging per call, and one thread copies only
+// 5-10 GB/s, well below PCIe's 25-55 GB/s.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+
+namespace raydb::detail {
+
+// One copy (src) or fill with `fill_byte` (src == nullptr).
+struct HostCopy {
+  void* dst;
+  const void* src;
+  uint64_t bytes;
+  uint8_t fill_byte = 0;
+};
+
+// Runs the copies in one parallel pass; each thread takes its share of every copy. Below 4 MiB in
+// all, one thread. The destination bytes are written with non-temporal stores (no read for
+// ownership, no cache pollution): neither the caller's output nor the staging memory the GPU
+// reads next is read back by this thread soon. Ranges must not overlap.
+void host_copies(std::initializer_list<HostCopy> copies);
+
+}  // namespace raydb::detail

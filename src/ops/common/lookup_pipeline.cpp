@@ -1,0 +1,234 @@
+// LookupBatch's pipelined round: lookups from host memory in chunks through a ring of slots.
+//
+// Per chunk: the host copies the queries into the slot's pinned memory; a copy queue uploads
+// them into device memory; the kernel probes there (results poisoned first, so that a lookup it
+// failed to write cannot pass as a result); a copy queue downloads the results; later the host
+// copies them out. Binary semaphores order the three submissions across queues, and the
+// download's fence tells the host the slot is free. Kernels then run at device-memory speed
+// while the copy engines move the neighbouring chunks (reading host memory from a kernel made
+// RX probes 1.6x slower on the H100, docs/e2e.md).
+#include <algorithm>
+
+#include "backend/vk/host_buffers.hpp"
+#include "common/host_copy.hpp"
+#include "ops/common/lookup_batch.hpp"
+
+namespace raydb::detail {
+
+namespace {
+VkCommandBuffer new_command_buffer(VkContext& c, VkCommandPool pool) {
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  vk_check(c.vk.vkAllocateCommandBuffers(c.device, &ai, &cmd), "vkAllocateCommandBuffers");
+  return cmd;
+}
+
+VkSemaphore new_semaphore(VkContext& c) {
+  VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
+  VkSemaphore s = VK_NULL_HANDLE;
+  vk_check(c.vk.vkCreateSemaphore(c.device, &si, nullptr, &s), "vkCreateSemaphore");
+  return s;
+}
+
+void begin(VkContext& c, VkCommandBuffer cmd) {
+  vk_check(c.vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vk_check(c.vk.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+}
+
+void submit(VkContext& c, VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait,
+            VkPipelineStageFlags wait_stage, VkSemaphore signal, VkFence fence) {
+  VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  si.waitSemaphoreCount = wait ? 1 : 0;
+  si.pWaitSemaphores = &wait;
+  si.pWaitDstStageMask = &wait_stage;
+  si.commandBufferCount = 1;
+  si.pCommandBuffers = &cmd;
+  si.signalSemaphoreCount = signal ? 1 : 0;
+  si.pSignalSemaphores = &signal;
+  if (c.lose_on_next_submit.exchange(false)) {
+    mark_lost(c);
+    vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
+  }
+  VkResult r = c.vk.vkQueueSubmit(queue, 1, &si, fence);
+  if (r == VK_ERROR_DEVICE_LOST) mark_lost(c);
+  vk_check(r, "vkQueueSubmit");
+}
+}  // namespace
+
+void LookupBatch::destroy_slots() {
+  VkContext& c = ctx_;
+  if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; })) {
+    // A chunk whose download was never submitted has no fence to wait for.
+    c.vk.vkQueueWaitIdle(c.queue);
+    for (VkQueue q : c.copy_queues)
+      if (q) c.vk.vkQueueWaitIdle(q);
+  }
+  const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
+  for (Slot& s : slots_) {
+    if (s.busy) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
+    if (s.done) c.vk.vkDestroyFence(c.device, s.done, nullptr);
+    for (VkSemaphore sem : {s.uploaded, s.probed})
+      if (sem) c.vk.vkDestroySemaphore(c.device, sem, nullptr);
+    if (s.probe) c.vk.vkFreeCommandBuffers(c.device, c.command_pool, 1, &s.probe);
+    for (VkCommandBuffer cmd : {s.up, s.down})
+      if (cmd) c.vk.vkFreeCommandBuffers(c.device, copy_pool, 1, &cmd);
+    s = Slot{};
+  }
+}
+
+void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
+  VkContext& c = ctx_;
+  if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; }))
+    destroy_slots();
+  const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
+  const uint32_t copy_bits = c.has_copy_queues() ? c.copy_timestamp_bits : 0;
+  for (Slot& s : slots_) {
+    // Host-cached memory: the host copies in and out at memory speed (write-combined or BAR
+    // memory would make the copy out crawl).
+    ensure_buffer(c, s.in_host, chunk * query_bytes, kStorageUsage, MemoryUse::readback,
+                  "lookup chunk in (host)", true);
+    ensure_buffer(c, s.out_host, chunk * kResultBytes, kStorageUsage, MemoryUse::readback,
+                  "lookup chunk out (host)", true);
+    ensure_buffer(c, s.in_dev, chunk * query_bytes, kStorageUsage, MemoryUse::device,
+                  "lookup chunk in", true);
+    ensure_buffer(c, s.out_dev, chunk * kResultBytes, kStorageUsage, MemoryUse::device,
+                  "lookup chunk out", true);
+    if (!s.probe) {
+      s.probe = new_command_buffer(c, c.command_pool);
+      s.up = new_command_buffer(c, copy_pool);
+      s.down = new_command_buffer(c, copy_pool);
+      s.uploaded = new_semaphore(c);
+      s.probed = new_semaphore(c);
+      VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+      vk_check(c.vk.vkCreateFence(c.device, &fi, nullptr, &s.done), "vkCreateFence");
+      s.kernel_timer = std::make_unique<GpuTimer>(c, 2);
+      // A transfer-only queue cannot reset queries; the host does, where it may.
+      if (!c.has_copy_queues() || c.host_query_reset)
+        s.copy_timer = std::make_unique<GpuTimer>(c, 4, copy_bits);
+    }
+  }
+}
+
+void LookupBatch::reserve_pipeline(uint64_t lookups, uint64_t query_bytes) {
+  if (lookup_chunk() > 0 && lookups > 0)
+    ensure_slots(std::min(lookup_chunk(), lookups), query_bytes);
+}
+
+void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
+  if (!s.busy) return;
+  s.busy = false;
+  VkResult r = ctx_.vk.vkWaitForFences(ctx_.device, 1, &s.done, VK_TRUE, UINT64_MAX);
+  if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
+  vk_check(r, "vkWaitForFences");
+  stats.probe_ms += s.kernel_timer->ms(0, 1);
+  if (s.copy_timer) {
+    stats.upload_ms += s.copy_timer->ms(0, 1);
+    stats.download_ms += s.copy_timer->ms(2, 3);
+  }
+  if (!out) return;
+  s.down_dst->invalidate();
+  if (s.down_dst == &s.out_host)
+    host_copies({{out + s.first, s.out_host.mapped(), s.count * kResultBytes}});
+}
+
+void LookupBatch::submit_chunk(Slot& s, VkPipelineStageFlags stage, const ChunkLaunch& launch) {
+  VkContext& c = ctx_;
+  const uint64_t in_bytes = s.in_bytes;
+  const uint64_t out_bytes = s.count * kResultBytes;
+  const bool copy_queues = c.has_copy_queues();
+  if (s.copy_timer && copy_queues) s.copy_timer->reset_on_host();
+
+  begin(c, s.up);
+  if (s.copy_timer && !copy_queues) s.copy_timer->reset(s.up);
+  if (s.copy_timer) s.copy_timer->mark(s.up);
+  VkBufferCopy up{s.up_src_offset, 0, in_bytes};
+  c.vk.vkCmdCopyBuffer(s.up, s.up_src->handle(), s.in_dev.handle(), 1, &up);
+  if (s.copy_timer) s.copy_timer->mark(s.up);
+  vk_check(c.vk.vkEndCommandBuffer(s.up), "vkEndCommandBuffer");
+
+  begin(c, s.probe);
+  s.kernel_timer->reset(s.probe);
+  c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
+  memory_barrier(s.probe, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
+                 VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+  s.kernel_timer->mark(s.probe);
+  launch(s.probe, s.in_dev.address(), s.out_dev.address(), s.count);
+  s.kernel_timer->mark(s.probe);
+  vk_check(c.vk.vkEndCommandBuffer(s.probe), "vkEndCommandBuffer");
+
+  begin(c, s.down);
+  if (s.copy_timer) s.copy_timer->mark(s.down);
+  VkBufferCopy down{0, s.down_dst_offset, out_bytes};
+  c.vk.vkCmdCopyBuffer(s.down, s.out_dev.handle(), s.down_dst->handle(), 1, &down);
+  if (s.copy_timer) s.copy_timer->mark(s.down);
+  // The fence alone does not make the copy's writes visible to the host.
+  memory_barrier(s.down, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
+  vk_check(c.vk.vkEndCommandBuffer(s.down), "vkEndCommandBuffer");
+
+  vk_check(c.vk.vkResetFences(c.device, 1, &s.done), "vkResetFences");
+  VkQueue up_queue = copy_queues ? c.copy_queues[0] : c.queue;
+  VkQueue down_queue = copy_queues ? c.copy_queues[1] : c.queue;
+  s.partial = true;
+  submit(c, up_queue, s.up, VK_NULL_HANDLE, 0, s.uploaded, VK_NULL_HANDLE);
+  submit(c, c.queue, s.probe, s.uploaded, VK_PIPELINE_STAGE_TRANSFER_BIT | stage, s.probed,
+         VK_NULL_HANDLE);
+  submit(c, down_queue, s.down, s.probed, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_NULL_HANDLE, s.done);
+  s.partial = false;
+  s.busy = true;
+}
+
+RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlags stage,
+                                        const ChunkLaunch& launch, RxLookup* out) {
+  RxProbeStats stats;
+  // Slots a failed call left in flight: wait for them, their results are stale.
+  for (Slot& s : slots_) finish(s, nullptr, stats);
+  stats = {};
+  if (q.count == 0) return stats;
+  check_not_lost(ctx_);
+  const uint64_t chunk = std::min(std::max<uint64_t>(lookup_chunk(), 1), q.count);
+  const uint64_t qbytes = q.bytes() / q.count;
+  ensure_slots(chunk, qbytes);
+  const auto* src = static_cast<const uint8_t*>(q.data);
+  // Queries or results in a HostBuffer: the copy engines read or write them there.
+  const HostRange pinned_in = find_host_buffer(ctx_, q.data, q.bytes());
+  const HostRange pinned_out = find_host_buffer(ctx_, out, q.count * kResultBytes);
+  if (pinned_in) pinned_in.buffer->flush();
+  unsigned k = 0;
+  for (uint64_t first = 0; first < q.count; first += chunk, ++k) {
+    Slot& s = slots_[k % kSlots];
+    const uint64_t count = std::min(chunk, q.count - first);
+    // The slot's last chunk must be done before its memory is reused; its results go out in the
+    // same parallel pass that brings this chunk's queries in.
+    const bool results_out = s.busy && s.down_dst == &s.out_host;
+    finish(s, nullptr, stats);
+    const HostCopy copy_in{s.in_host.mapped(), src + first * qbytes, count * qbytes};
+    const HostCopy copy_out{out + s.first, s.out_host.mapped(), s.count * kResultBytes};
+    if (results_out) s.out_host.invalidate();
+    if (results_out && !pinned_in)
+      host_copies({copy_out, copy_in});
+    else if (results_out)
+      host_copies({copy_out});
+    else if (!pinned_in)
+      host_copies({copy_in});
+    s.in_host.flush();
+    s.first = first;
+    s.count = count;
+    s.in_bytes = count * qbytes;
+    s.up_src = pinned_in ? pinned_in.buffer : &s.in_host;
+    s.up_src_offset = pinned_in ? pinned_in.offset + first * qbytes : 0;
+    s.down_dst = pinned_out ? pinned_out.buffer : &s.out_host;
+    s.down_dst_offset = pinned_out ? pinned_out.offset + first * kResultBytes : 0;
+    submit_chunk(s, stage, launch);
+  }
+  // The last chunks, oldest first.
+  for (unsigned j = 0; j < kSlots; ++j) finish(slots_[(k + j) % kSlots], out, stats);
+  return stats;
+}
+
+}  // namespace raydb::detail
