@@ -52,6 +52,11 @@ def _piped(r):
     return (r.get("pipelined_upload_ms") or 0) > 0 or (r.get("pipelined_download_ms") or 0) > 0
 
 
+def _pinned(r):
+    """Whether a row carries calls with queries and results in HostBuffers (bench rx --pinned)."""
+    return (r.get("pinned_host_ms") or 0) > 0
+
+
 def _name(r, methods):
     idx = r.get("index", "rx")
     name = NAMES.get(idx, idx)
@@ -71,10 +76,13 @@ def lookup_table(best):
     for r in best:
         methods.setdefault(r.get("index", "rx"), set()).add(method(r))
     piped = any(_piped(r) for r in best)
+    pinned = any(_pinned(r) for r in best)
     out = [f"| workload | probes | GPU probe | PCIe up + down | target {lf:g}x max | whole batch: call | "
            "whole batch: first call | pipelined: call | pipelined: first call | pipelined: kernels | "
-           + ("piped up | piped down | " if piped else "") + "within target: call | within target: first call |",
-           "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if piped else "") + "---|---|"]
+           + ("piped up | piped down | " if piped else "") + "within target: call | within target: first call |"
+           + (" pinned: call | pinned: first call | within target: pinned call, first |" if pinned else ""),
+           "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if piped else "") + "---|---|"
+           + ("---|---|---|" if pinned else "")]
     for r in best:
         t = lookup_target_ms(r)
         cells = [_name(r, methods), order_of(r), fmt_ms(r["probe_time_ms"]),
@@ -85,11 +93,18 @@ def lookup_table(best):
             cells += [_ms(r, "pipelined_upload_ms") if _piped(r) else "-",
                       _ms(r, "pipelined_download_ms") if _piped(r) else "-"]
         cells += [_yes(r.get("pipelined_host_ms"), t), _yes(r.get("pipelined_first_ms"), t)]
+        if pinned:
+            on = _pinned(r)
+            cells += [_ms(r, "pinned_host_ms") if on else "-", _ms(r, "pinned_first_ms") if on else "-",
+                      f"{_yes(r['pinned_host_ms'], t)}, {_yes(r['pinned_first_ms'], t)}" if on else "-"]
         out.append("| " + " | ".join(cells) + " |")
     out += ["", f"Target: {lf:g}x max(PCIe, GPU probe), where PCIe is the whole batch's `upload_ms + "
             "download_ms` and the GPU probe its `probe_time_ms`, all from the same run as the wall clocks (issue "
             f"{REG.target('e2e')['issue']}). Within target: the pipelined call (and its first call) at most the "
             "target."]
+    if pinned:
+        out.append("Pinned: the same pipelined calls with queries and results in `HostBuffer`s, which the copy "
+                   "engines read and write in place (`bench rx --pinned`; `-`: not measured).")
     if piped:
         out.append("Piped up / down: the pipelined call's copy-queue transfers, summed over its chunks (`-`: rows "
                    "measured before they were recorded); they do not enter the target.")

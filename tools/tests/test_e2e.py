@@ -131,3 +131,19 @@ def test_no_e2e_rows(tmp_path):
 @pytest.mark.parametrize("r, target", [(row("t", probe=60.0), 75.0), (row("t", probe=1.0, up=1.0, down=7.0), 10.0)])
 def test_the_lookup_target_is_the_larger_of_pcie_and_gpu(r, target):
     assert e2e.lookup_target_ms(r) == pytest.approx(target)
+
+
+def test_pinned_calls_get_their_own_columns_and_verdicts(tmp_path):
+    # Target 50 ms (see above): the pinned call within it, its first call not; rows without
+    # pinned calls show dashes.
+    rows = [row("2026-02-01", index="hash", pinned_host_ms=46.0, pinned_first_ms=52.0),
+            row("2026-02-01", index="hash", order="sorted")]
+    lines = section(tmp_path, rows)
+    head = next(l for l in lines if l.startswith("| workload |"))
+    assert head.endswith("| pinned: call | pinned: first call | within target: pinned call, first |")
+    assert table(lines, "| workload |") == [
+        "| hash table | unsorted | 40.0 | 2.00 + 38.0 | 50.0 | 300.0 | 900.0 | 100.0 | 200.0 | 60.0 | no | no | "
+        "46.0 | 52.0 | yes, no |",
+        "| hash table | sorted | 40.0 | 2.00 + 38.0 | 50.0 | 300.0 | 900.0 | 100.0 | 200.0 | 60.0 | no | no | "
+        "- | - | - |"]
+    assert any(l.startswith("Pinned: the same pipelined calls") for l in lines)
