@@ -28,9 +28,9 @@ class HostBuffer {
  public:
   /// `bytes` of pinned memory (uninitialised). Errc::out_of_memory where the driver refuses.
   static Result<HostBuffer> allocate(const Context& ctx, uint64_t bytes);
-  HostBuffer(HostBuffer&&) noexcept;
-  HostBuffer& operator=(HostBuffer&&) noexcept;
-  ~HostBuffer();
+  HostBuffer(HostBuffer&&) noexcept;             ///< Takes the memory; the source is left empty.
+  HostBuffer& operator=(HostBuffer&&) noexcept;  ///< Frees own memory, then takes the source's.
+  ~HostBuffer();                                 ///< Frees the memory.
 
   void* data() const;     ///< the first byte (16-byte aligned at least)
   uint64_t size() const;  ///< in bytes

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "cli/bench_rx.hpp"
 #include "ops/cgrx/optix/cgrx_optix.hpp"
 #include "raydb/hash_index.hpp"
+#include "raydb/host_buffer.hpp"
 
 namespace raydb::cli::bench_rx {
 
@@ -96,6 +98,38 @@ Candidate optix_candidate(const BenchRxOptions& o, const Context& ctx, const Can
 
 // The build samples of the RX and cgRX candidates: per repeat, the GPU build and its stages
 // (`stage` is RX's key conversion or cgRX's host layout), and host to host.
+// --pinned: the keys and values copied into HostBuffers, so that a build uploads them in place
+// (no staging, no host copy). Made once per candidate, outside the timed builds.
+struct PinnedColumns {
+  HostBuffer keys, values;
+  KeySpan key_span;
+  std::span<const uint32_t> value_span;
+};
+std::optional<PinnedColumns> pinned_columns(const BenchRxOptions& o, const Context& ctx,
+                                            const workload::KeyWorkload& wl) {
+  if (!o.pinned) return std::nullopt;
+  KeySpan k = wl.keys.span();
+  const uint64_t key_bytes = k.size * (k.width == KeyWidth::bits64 ? 8 : 4);
+  PinnedColumns p{HostBuffer::allocate(ctx, key_bytes).value(),
+                  HostBuffer::allocate(ctx, wl.values.size() * 4).value(),
+                  k,
+                  {}};
+  std::memcpy(p.keys.data(), k.data, key_bytes);
+  std::memcpy(p.values.data(), wl.values.data(), wl.values.size() * 4);
+  p.key_span.data = p.keys.data();
+  p.value_span = p.values.span<const uint32_t>().first(wl.values.size());
+  return p;
+}
+
+// The median wall clock of --build-repeats calls of `build` (0 without --pinned columns).
+template <class F>
+double pinned_build_ms(const BenchRxOptions& o, const std::optional<PinnedColumns>& p, F&& build) {
+  if (!p) return 0;
+  std::vector<double> ms;
+  for (int r = 0; r < std::max(1, o.build_repeats); ++r) ms.push_back(wall_ms(build));
+  return median(ms);
+}
+
 struct BuildSamples {
   std::vector<double> build_ms, stage_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
   double first_host_ms = 0;
@@ -177,6 +211,9 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
     t.host_ms.push_back(wall_ms([&] { index->rebuild(wl.keys.span(), wl.values).value(); }));
     t.add(index->build_stats(), index->build_stats().convert_ms);
   }
+  const auto pinned = pinned_columns(o, ctx, wl);
+  const double pinned_ms = pinned_build_ms(
+      o, pinned, [&] { index->rebuild(pinned->key_span, pinned->value_span).value(); });
   const RxBuildStats& bs = index->build_stats();
   progress(
       fmt::format("built in {:.2f} ms (GPU), {:.2f} ms host to host ({:.2f} ms the first), BVH "
@@ -198,7 +235,8 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"partitions", bs.partitions},
               {"partitions_requested", partitions},
               {"compress_duplicates", bo.compress_duplicates},
-              {"primitives", bs.primitives}};
+              {"primitives", bs.primitives},
+              {"pinned_build_host_ms", pinned_ms}};
   c.fields.update(t.fields("build_convert_ms", bs));
   // "/ah": hit_and_scan over triangles with any-hit calls instead of opaque rays (--opaque off).
   std::string method_column = to_string(index->method());
@@ -352,6 +390,10 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
     sort_ms.push_back(index->build_stats().sort_ms);
     upload_ms.push_back(index->build_stats().upload_ms);
   }
+  const auto pinned = pinned_columns(o, ctx, wl);
+  const double pinned_ms = pinned_build_ms(o, pinned, [&] {
+    SortedIndex::build(ctx, pinned->key_span, pinned->value_span, {layout}).value();
+  });
   const SortedBuildStats& bs = index->build_stats();
   Candidate c;
   c.fields = {{"index", "sorted"},
@@ -367,6 +409,7 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
               {"build_host_ms", median(host_ms)},
               {"build_host_ms_all", host_ms},
               {"build_first_host_ms", first_host_ms},
+              {"pinned_build_host_ms", pinned_ms},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
   c.columns = columns("sorted", "compute", "-",
@@ -396,6 +439,9 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
     build_ms.push_back(index->build_stats().sort_ms + index->build_stats().insert_ms);
     upload_ms.push_back(index->build_stats().upload_ms);
   }
+  const auto pinned = pinned_columns(o, ctx, wl);
+  const double pinned_ms = pinned_build_ms(
+      o, pinned, [&] { HashIndex::build(ctx, pinned->key_span, pinned->value_span).value(); });
   const HashBuildStats& bs = index->build_stats();
   Candidate c;
   c.fields = {{"index", "hash"},
@@ -410,6 +456,7 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
               {"build_host_ms", median(host_ms)},
               {"build_host_ms_all", host_ms},
               {"build_first_host_ms", first_host_ms},
+              {"pinned_build_host_ms", pinned_ms},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
   c.columns = columns("hash", "compute", "-", "linear_probing");

@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "backend/vk/call_lock.hpp"
+#include "backend/vk/host_buffers.hpp"
 #include "common/host_copy.hpp"
 
 namespace raydb::detail {
@@ -142,6 +143,13 @@ void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAcces
 void record_upload(VkContext& ctx, VkCommandBuffer cmd, Buffer& staging, const Buffer& dst,
                    const void* src, size_t bytes, VkDeviceSize dst_offset) {
   if (bytes == 0) return;
+  // Bytes in a HostBuffer are copied from where they are: no staging, no host copy.
+  if (const HostRange pinned = find_host_buffer(ctx, src, bytes)) {
+    pinned.buffer->flush();
+    VkBufferCopy region{pinned.offset, dst_offset, bytes};
+    ctx.vk.vkCmdCopyBuffer(cmd, pinned.buffer->handle(), dst.handle(), 1, &region);
+    return;
+  }
   staging =
       Buffer(ctx, bytes, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::upload, "staging upload");
   // On several threads with streaming stores: staging may be write-combined, and one thread

@@ -74,8 +74,9 @@ class GpuTimer {
 void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,
                     VkPipelineStageFlags dst_stage, VkAccessFlags dst_access, const VkContext& ctx);
 
-// Copies host bytes into a device buffer through a staging buffer. The copy is recorded into
-// `cmd`; `staging` must stay alive until the batch has been waited for.
+// Copies host bytes into a device buffer through a staging buffer, or straight from a HostBuffer
+// that holds them (raydb/host_buffer.hpp; `staging` then stays empty). The copy is recorded into
+// `cmd`; `staging` (and the HostBuffer) must stay alive until the batch has been waited for.
 void record_upload(VkContext& ctx, VkCommandBuffer cmd, Buffer& staging, const Buffer& dst,
                    const void* src, size_t bytes, VkDeviceSize dst_offset = 0);
 
