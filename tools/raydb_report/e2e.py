@@ -113,20 +113,30 @@ def lookup_table(best):
 
 def build_table(builds):
     bf = REG.target("e2e")["build_factor"]
-    out = [f"| index | upload + sort + GPU build | target {bf:g}x | host to host | first build | within target |",
-           "|---|---|---|---|---|---|"]
+    pinned = any((r.get("pinned_build_host_ms") or 0) > 0 for r in builds)
+    out = [f"| index | upload + sort + GPU build | target {bf:g}x | host to host | first build | within target |"
+           + (" pinned: host to host | within target: pinned |" if pinned else ""),
+           "|---|---|---|---|---|---|" + ("---|---|" if pinned else "")]
     for r in builds:
         parts = build_parts(r)
         total = sum(ms for ms, _ in parts)
         t = build_target_ms(r)
         gpu = " + ".join(fmt_ms(ms) + (f" ({what})" if what else "") for ms, what in parts)
-        out.append(f"| {NAMES.get(r.get('index', 'rx'), r.get('index'))}, {r.get('key_bits', 32)}-bit | "
-                   f"{gpu} = {fmt_ms(total)} | {fmt_ms(t)} | {_ms(r, 'build_host_ms')} | "
-                   f"{_ms(r, 'build_first_host_ms')} | {_yes(r.get('build_host_ms'), t)} |")
+        line = (f"| {NAMES.get(r.get('index', 'rx'), r.get('index'))}, {r.get('key_bits', 32)}-bit | "
+                f"{gpu} = {fmt_ms(total)} | {fmt_ms(t)} | {_ms(r, 'build_host_ms')} | "
+                f"{_ms(r, 'build_first_host_ms')} | {_yes(r.get('build_host_ms'), t)} |")
+        if pinned:
+            on = (r.get("pinned_build_host_ms") or 0) > 0
+            line += (f" {_ms(r, 'pinned_build_host_ms')} | {_yes(r['pinned_build_host_ms'], t)} |" if on
+                     else " - | - |")
+        out.append(line)
     out += ["", f"Target: {bf:g}x (upload + sort + GPU build), GPU timestamps of the same run. Within target: "
             "the build from host memory (`build_host_ms`, median) at most the target; the first build also makes "
-            "the probe pipeline and is listed apart.", ""]
-    return out
+            "the probe pipeline and is listed apart."]
+    if pinned:
+        out.append("Pinned: the same builds with keys and values in `HostBuffer`s, which the upload reads in "
+                   "place (`bench rx --pinned`; `-`: not measured).")
+    return out + [""]
 
 
 def _size(r):

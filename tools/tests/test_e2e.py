@@ -147,3 +147,17 @@ def test_pinned_calls_get_their_own_columns_and_verdicts(tmp_path):
         "| hash table | sorted | 40.0 | 2.00 + 38.0 | 50.0 | 300.0 | 900.0 | 100.0 | 200.0 | 60.0 | no | no | "
         "- | - | - |"]
     assert any(l.startswith("Pinned: the same pipelined calls") for l in lines)
+
+
+def test_pinned_builds_get_their_own_column_and_verdict(tmp_path):
+    # Upload 1 + build 20 (the hash table's sort + insert) = 21 ms: target 26.25 ms.
+    rows = [row("2026-02-01", index="hash", build_upload_ms=1.0, build_time_ms=20.0, build_host_ms=140.0,
+                build_first_host_ms=180.0, pinned_build_host_ms=25.0),
+            row("2026-02-01", index="sorted", build_upload_ms=1.0, build_time_ms=20.0, build_host_ms=140.0,
+                build_first_host_ms=180.0)]
+    lines = section(tmp_path, rows)
+    head = next(l for l in lines if l.startswith("| index |"))
+    assert head.endswith("| pinned: host to host | within target: pinned |")
+    body = table(lines, "| index |")
+    assert body[0].endswith("| 140.0 | 180.0 | no | - | - |") and body[0].startswith("| sorted array")
+    assert body[1].endswith("| 140.0 | 180.0 | no | 25.0 | yes |") and body[1].startswith("| hash table")
