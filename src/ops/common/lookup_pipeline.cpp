@@ -85,6 +85,10 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
   VkContext& c = ctx_;
   if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; }))
     destroy_slots();
+  // A call that failed midway may have left chunks in flight (a rebuild reserves the slots
+  // again): their buffers must not be freed under the GPU.
+  RxProbeStats stale;
+  for (Slot& s : slots_) finish(s, nullptr, stale);
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
   const uint32_t copy_bits = c.has_copy_queues() ? c.copy_timestamp_bits : 0;
   for (Slot& s : slots_) {
