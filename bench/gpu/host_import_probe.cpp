@@ -30,6 +30,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,20 @@ void check(VkResult r, const char* what) {
   if (r != VK_SUCCESS) fail("%s failed: VkResult %d", what, static_cast<int>(r));
 }
 
+// A Vulkan structure with its type and chain set, the rest zero.
+template <class T>
+T make(VkStructureType type, void* next = nullptr) {
+  T x{};
+  x.sType = type;
+  x.pNext = next;
+  return x;
+}
+
+// For %llu, whatever uint64_t is.
+unsigned long long ull(uint64_t x) {
+  return x;
+}
+
 double now_ms() {
   using namespace std::chrono;
   return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
@@ -61,6 +76,7 @@ double median(std::vector<double> v) {
 }
 
 constexpr uint64_t kMiB = uint64_t{1} << 20;
+constexpr uint64_t kMaxRegion = uint64_t{1} << 30;
 
 // --inject FAULT, to see the probe's own checks fire: `no-extension` treats the extension as
 // absent, `mismatch` changes one downloaded byte before the comparison.
@@ -106,12 +122,10 @@ std::string memory_flags(VkMemoryPropertyFlags f) {
 
 Vk open_device() {
   Vk vk;
-  VkApplicationInfo app{};
-  app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+  auto app = make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
   app.pApplicationName = "host_import_probe";
   app.apiVersion = VK_API_VERSION_1_2;
-  VkInstanceCreateInfo ici{};
-  ici.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+  auto ici = make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
   ici.pApplicationInfo = &app;
   check(vkCreateInstance(&ici, nullptr, &vk.instance), "vkCreateInstance (no Vulkan driver?)");
   uint32_t n = 0;
@@ -138,20 +152,17 @@ Vk open_device() {
     fail("device %s lacks %s: it cannot import host pointers", name,
          VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME);
 
-  VkPhysicalDeviceExternalMemoryHostPropertiesEXT host{};
-  host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT;
-  VkPhysicalDeviceMaintenance3Properties m3{};
-  m3.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES;
-  m3.pNext = &host;
-  VkPhysicalDeviceProperties2 p2{};
-  p2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
-  p2.pNext = &m3;
+  auto host = make<VkPhysicalDeviceExternalMemoryHostPropertiesEXT>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT);
+  auto m3 = make<VkPhysicalDeviceMaintenance3Properties>(
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &host);
+  auto p2 = make<VkPhysicalDeviceProperties2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3);
   vkGetPhysicalDeviceProperties2(vk.phys, &p2);
   vk.align = host.minImportedHostPointerAlignment;
   vk.max_alloc = m3.maxMemoryAllocationSize;
   if (vk.align == 0 || (vk.align & (vk.align - 1)))
     fail("device %s reports minImportedHostPointerAlignment %llu, not a power of two", name,
-         static_cast<unsigned long long>(vk.align));
+         ull(vk.align));
 
   // A transfer-only family (the copy engines) if there is one, else the first that copies.
   vkGetPhysicalDeviceQueueFamilyProperties(vk.phys, &n, nullptr);
@@ -169,29 +180,25 @@ Vk open_device() {
   const uint32_t bits = fam[vk.family].timestampValidBits;
   vk.timestamp_mask = bits >= 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
 
-  VkPhysicalDeviceVulkan12Features f12{};
-  f12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
-  VkPhysicalDeviceFeatures2 f2{};
-  f2.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
-  f2.pNext = &f12;
+  auto f12 =
+      make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+  auto f2 = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12);
   const bool v12 = vk.props.apiVersion >= VK_API_VERSION_1_2;
   if (v12) vkGetPhysicalDeviceFeatures2(vk.phys, &f2);
   vk.host_reset = v12 && f12.hostQueryReset;
   vk.timestamps = bits > 0 && (vk.host_reset || !vk.transfer_only);
-  VkPhysicalDeviceVulkan12Features want12{};
-  want12.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES;
+  auto want12 =
+      make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
   want12.hostQueryReset = vk.host_reset;
 
   const float priority = 1;
-  VkDeviceQueueCreateInfo qci{};
-  qci.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+  auto qci = make<VkDeviceQueueCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO);
   qci.queueFamilyIndex = vk.family;
   qci.queueCount = 1;
   qci.pQueuePriorities = &priority;
   const char* ext[] = {VK_EXT_EXTERNAL_MEMORY_HOST_EXTENSION_NAME};
-  VkDeviceCreateInfo dci{};
-  dci.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
-  dci.pNext = v12 ? &want12 : nullptr;
+  auto dci =
+      make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, v12 ? &want12 : nullptr);
   dci.queueCreateInfoCount = 1;
   dci.pQueueCreateInfos = &qci;
   dci.enabledExtensionCount = 1;
@@ -202,14 +209,12 @@ Vk open_device() {
       vkGetDeviceProcAddr(vk.device, "vkGetMemoryHostPointerPropertiesEXT"));
   if (!vk.host_pointer_props) fail("device %s: no vkGetMemoryHostPointerPropertiesEXT", name);
 
-  VkCommandPoolCreateInfo pci{};
-  pci.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+  auto pci = make<VkCommandPoolCreateInfo>(VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO);
   pci.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
   pci.queueFamilyIndex = vk.family;
   check(vkCreateCommandPool(vk.device, &pci, nullptr, &vk.pool), "vkCreateCommandPool");
   if (vk.timestamps) {
-    VkQueryPoolCreateInfo qp{};
-    qp.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO;
+    auto qp = make<VkQueryPoolCreateInfo>(VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO);
     qp.queryType = VK_QUERY_TYPE_TIMESTAMP;
     qp.queryCount = 2;
     check(vkCreateQueryPool(vk.device, &qp, nullptr, &vk.queries), "vkCreateQueryPool");
@@ -227,8 +232,7 @@ struct Owned {
 Owned make_owned(Vk& vk, uint64_t bytes, VkMemoryPropertyFlags need, VkMemoryPropertyFlags avoid,
                  const char* what) {
   Owned o;
-  VkBufferCreateInfo bci{};
-  bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+  auto bci = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO);
   bci.size = bytes;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   check(vkCreateBuffer(vk.device, &bci, nullptr, &o.buffer), "vkCreateBuffer");
@@ -242,8 +246,7 @@ Owned make_owned(Vk& vk, uint64_t bytes, VkMemoryPropertyFlags need, VkMemoryPro
         type = int(i);
     }
   if (type < 0) fail("no %s memory type (%s) for a buffer", what, memory_flags(need).c_str());
-  VkMemoryAllocateInfo mai{};
-  mai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+  auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO);
   mai.allocationSize = req.size;
   mai.memoryTypeIndex = uint32_t(type);
   check(vkAllocateMemory(vk.device, &mai, nullptr, &o.memory), what);
@@ -271,8 +274,8 @@ struct Imported {
 // Which memory type an import of the page-aligned `base` may use: a HOST_COHERENT one, so that
 // the vector's own pointer sees the copies' writes without a map and an invalidate.
 uint32_t import_type(Vk& vk, void* base, uint32_t buffer_bits) {
-  VkMemoryHostPointerPropertiesEXT hp{};
-  hp.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT;
+  auto hp =
+      make<VkMemoryHostPointerPropertiesEXT>(VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT);
   check(vk.host_pointer_props(vk.device, VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT,
                               base, &hp),
         "vkGetMemoryHostPointerPropertiesEXT");
@@ -295,31 +298,26 @@ Imported import_range(Vk& vk, const void* p, uint64_t bytes) {
     fail(
         "importing %llu bytes exceeds maxMemoryAllocationSize %llu (use smaller --sizes or "
         "--chunk)",
-        static_cast<unsigned long long>(cover), static_cast<unsigned long long>(vk.max_alloc));
+        ull(cover), ull(vk.max_alloc));
   Imported m;
   m.offset = at - base;
   const double t0 = now_ms();
-  VkExternalMemoryBufferCreateInfo ext{};
-  ext.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO;
+  auto ext =
+      make<VkExternalMemoryBufferCreateInfo>(VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO);
   ext.handleTypes = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
-  VkBufferCreateInfo bci{};
-  bci.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-  bci.pNext = &ext;
+  auto bci = make<VkBufferCreateInfo>(VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, &ext);
   bci.size = cover;
   bci.usage = VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   check(vkCreateBuffer(vk.device, &bci, nullptr, &m.buffer), "vkCreateBuffer (external host)");
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(vk.device, m.buffer, &req);
   if (req.size > cover)
-    fail("an imported buffer of %llu bytes needs %llu bytes of memory",
-         static_cast<unsigned long long>(cover), static_cast<unsigned long long>(req.size));
-  VkImportMemoryHostPointerInfoEXT import{};
-  import.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT;
+    fail("an imported buffer of %llu bytes needs %llu bytes of memory", ull(cover), ull(req.size));
+  auto import =
+      make<VkImportMemoryHostPointerInfoEXT>(VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT);
   import.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT;
   import.pHostPointer = reinterpret_cast<void*>(base);
-  VkMemoryAllocateInfo mai{};
-  mai.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
-  mai.pNext = &import;
+  auto mai = make<VkMemoryAllocateInfo>(VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, &import);
   mai.allocationSize = cover;
   mai.memoryTypeIndex = import_type(vk, import.pHostPointer, req.memoryTypeBits);
   const double t1 = now_ms();
@@ -339,8 +337,7 @@ double release(Vk& vk, Imported& m) {
 }
 
 VkCommandBuffer new_commands(Vk& vk) {
-  VkCommandBufferAllocateInfo ai{};
-  ai.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+  auto ai = make<VkCommandBufferAllocateInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO);
   ai.commandPool = vk.pool;
   ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   ai.commandBufferCount = 1;
@@ -350,8 +347,7 @@ VkCommandBuffer new_commands(Vk& vk) {
 }
 
 VkFence new_fence(Vk& vk) {
-  VkFenceCreateInfo fci{};
-  fci.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+  auto fci = make<VkFenceCreateInfo>(VK_STRUCTURE_TYPE_FENCE_CREATE_INFO);
   VkFence f;
   check(vkCreateFence(vk.device, &fci, nullptr, &f), "vkCreateFence");
   return f;
@@ -361,17 +357,18 @@ VkFence new_fence(Vk& vk) {
 // the host (a fence alone does not).
 void record_copy(Vk& vk, VkCommandBuffer cb, VkBuffer src, uint64_t src_offset, VkBuffer dst,
                  uint64_t dst_offset, uint64_t bytes, bool timed) {
-  VkCommandBufferBeginInfo bi{};
-  bi.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+  auto bi = make<VkCommandBufferBeginInfo>(VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO);
   bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
   check(vkBeginCommandBuffer(cb, &bi), "vkBeginCommandBuffer");
   if (timed && !vk.host_reset) vkCmdResetQueryPool(cb, vk.queries, 0, 2);
   if (timed) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, vk.queries, 0);
-  VkBufferCopy region{src_offset, dst_offset, bytes};
-  vkCmdCopyBuffer(cb, src, dst, 1, &region);
+  // Regions of 1 GiB at most: lavapipe (Mesa 25.0.7) miscopies one region of 2^31 bytes.
+  std::vector<VkBufferCopy> regions;
+  for (uint64_t at = 0; at < bytes; at += kMaxRegion)
+    regions.push_back({src_offset + at, dst_offset + at, std::min(kMaxRegion, bytes - at)});
+  vkCmdCopyBuffer(cb, src, dst, uint32_t(regions.size()), regions.data());
   if (timed) vkCmdWriteTimestamp(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, vk.queries, 1);
-  VkMemoryBarrier mb{};
-  mb.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER;
+  auto mb = make<VkMemoryBarrier>(VK_STRUCTURE_TYPE_MEMORY_BARRIER);
   mb.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT;
   mb.dstAccessMask = VK_ACCESS_HOST_READ_BIT;
   vkCmdPipelineBarrier(cb, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_HOST_BIT, 0, 1, &mb, 0,
@@ -380,8 +377,7 @@ void record_copy(Vk& vk, VkCommandBuffer cb, VkBuffer src, uint64_t src_offset, 
 }
 
 void submit(Vk& vk, VkCommandBuffer cb, VkFence fence) {
-  VkSubmitInfo si{};
-  si.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+  auto si = make<VkSubmitInfo>(VK_STRUCTURE_TYPE_SUBMIT_INFO);
   si.commandBufferCount = 1;
   si.pCommandBuffers = &cb;
   check(vkQueueSubmit(vk.queue, 1, &si, fence), "vkQueueSubmit");
@@ -432,14 +428,14 @@ void expect_equal(const uint8_t* got, const uint8_t* want, uint64_t bytes, const
   if (std::memcmp(got, want, bytes) == 0) return;
   uint64_t i = 0;
   while (got[i] == want[i]) ++i;
-  std::printf("MISMATCH %s %llu MiB: first differing byte %llu (got %u, want %u)\n", what,
-              static_cast<unsigned long long>(mib), static_cast<unsigned long long>(i), got[i],
-              want[i]);
+  std::printf("MISMATCH %s %llu MiB: first differing byte %llu (got %u, want %u)\n", what, ull(mib),
+              ull(i), got[i], want[i]);
   std::exit(1);
 }
 
+// Rows in the order first seen; a deque, so that a row's reference survives new rows.
 struct Samples {
-  std::vector<std::pair<std::string, std::vector<double>>> rows;
+  std::deque<std::pair<std::string, std::vector<double>>> rows;
   std::vector<double>& operator[](const std::string& name) {
     for (auto& r : rows)
       if (r.first == name) return r.second;
@@ -454,8 +450,7 @@ void print(const Samples& s, uint64_t mib, uint64_t chunk_mib) {
     const double ms = median(v);
     const bool per_chunk = name.size() > 6 && name.compare(name.size() - 6, 6, "_chunk") == 0;
     const double bytes = double((per_chunk ? chunk_mib : mib) * kMiB);
-    std::printf("%s %llu %.3f %.2f\n", name.c_str(), static_cast<unsigned long long>(mib), ms,
-                ms > 0 ? bytes / ms / 1e6 : 0.0);
+    std::printf("%s %llu %.3f %.2f\n", name.c_str(), ull(mib), ms, ms > 0 ? bytes / ms / 1e6 : 0.0);
   }
   std::fflush(stdout);
 }
@@ -508,18 +503,15 @@ void probe_size(Vk& vk, uint64_t mib, int runs, uint64_t chunk_mib) {
     std::printf(
         "# %llu MiB: up to %llu bytes of covering pages exceed maxMemoryAllocationSize: "
         "chunked imports only\n",
-        static_cast<unsigned long long>(mib), static_cast<unsigned long long>(worst_cover));
+        ull(mib), ull(worst_cover));
   Samples s;
   for (int r = 0; r < runs; ++r) {
     // Fresh vectors each run: resident pages, none imported before.
     std::vector<uint8_t> src(bytes);
     fill(src, 2 * r + 1);
     if (r == 0)
-      std::printf(
-          "# %llu MiB: the vectors start %llu bytes into a page of %llu\n",
-          static_cast<unsigned long long>(mib),
-          static_cast<unsigned long long>(reinterpret_cast<uintptr_t>(src.data()) % vk.align),
-          static_cast<unsigned long long>(vk.align));
+      std::printf("# %llu MiB: the vectors start %llu bytes into a page of %llu\n", ull(mib),
+                  ull(reinterpret_cast<uintptr_t>(src.data()) % vk.align), ull(vk.align));
     if (whole) {
       std::vector<uint8_t> dst(bytes);
       fill(dst, 2 * r + 2);
@@ -566,10 +558,10 @@ void probe_size(Vk& vk, uint64_t mib, int runs, uint64_t chunk_mib) {
       std::vector<uint8_t> in(bytes), out(bytes);
       fill(in, 2 * r + 101);
       fill(out, 2 * r + 102);
-      s["upload_chunked_overlap_wall"].push_back(
-          chunked(vk, in, dev.buffer, chunk_mib * kMiB, true, s));
-      s["download_chunked_overlap_wall"].push_back(
-          chunked(vk, out, dev.buffer, chunk_mib * kMiB, false, s));
+      const double up = chunked(vk, in, dev.buffer, chunk_mib * kMiB, true, s);
+      const double down = chunked(vk, out, dev.buffer, chunk_mib * kMiB, false, s);
+      s["upload_chunked_overlap_wall"].push_back(up);
+      s["download_chunked_overlap_wall"].push_back(down);
       expect_equal(out.data(), in.data(), bytes, "chunked imported upload and download", mib);
     }
   }
@@ -623,16 +615,14 @@ int main(int argc, char** argv) {
   if (vk.props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU)
     std::printf("# a CPU device: every time below is the host's, no PCIe is involved\n");
   std::printf("# minImportedHostPointerAlignment %llu, maxMemoryAllocationSize %llu\n",
-              static_cast<unsigned long long>(vk.align),
-              static_cast<unsigned long long>(vk.max_alloc));
+              ull(vk.align), ull(vk.max_alloc));
   std::printf("# queue family %u (%s), GPU timestamps %s\n", vk.family,
               vk.transfer_only ? "transfer-only" : "no transfer-only family on this device",
               vk.timestamps ? "yes" : "no (only the _wall lines)");
   for (uint32_t i = 0; i < vk.mem.memoryTypeCount; ++i)
     std::printf("# memory type %u: %s\n", i,
                 memory_flags(vk.mem.memoryTypes[i].propertyFlags).c_str());
-  std::printf("# runs %d, chunk %llu MiB; medians; name size_mib ms gbps\n", runs,
-              static_cast<unsigned long long>(chunk_mib));
+  std::printf("# runs %d, chunk %llu MiB; medians; name size_mib ms gbps\n", runs, ull(chunk_mib));
   for (uint64_t mib : sizes) probe_size(vk, mib, runs, chunk_mib);
   vkDestroyQueryPool(vk.device, vk.queries, nullptr);
   vkDestroyCommandPool(vk.device, vk.pool, nullptr);
