@@ -5,8 +5,10 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] | all   (all: about 6 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] | all   (all: about 7 minutes on the H100)
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
+#   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
+#   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
@@ -29,4 +31,10 @@ if part chunks; then
   for c in 1048576 2097152 8388608; do
     $B --index rx --method hit_and_scan --order unsorted --build-repeats 1 --lookup-chunk $c
   done
+fi
+if part builds; then
+  echo "== builds from host memory and from HostBuffers: where the host time goes"
+  $R bench rx --out $OUT/results --label $(label e2e_builds) --pinned --keys 67108864 \
+    --lookups 1048576 --index rx,sorted,hash --method hit_and_scan --order unsorted \
+    --build-repeats 3
 fi

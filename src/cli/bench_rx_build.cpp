@@ -11,6 +11,7 @@
 #include <random>
 
 #include "cli/bench_rx.hpp"
+#include "cli/host_split.hpp"
 #include "ops/cgrx/optix/cgrx_optix.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/host_buffer.hpp"
@@ -121,18 +122,32 @@ std::optional<PinnedColumns> pinned_columns(const BenchRxOptions& o, const Conte
   return p;
 }
 
+double median_or_zero(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : median(v);
+}
+
 // The median wall clock of --build-repeats calls of `build` (0 without --pinned columns).
-template <class F>
-double pinned_build_ms(const BenchRxOptions& o, const std::optional<PinnedColumns>& p, F&& build) {
+// `split` gets where their host time went. `release` runs before each, untimed: what the
+// previous build made goes there, not inside the next build's time.
+template <class F, class R>
+double pinned_build_ms(const BenchRxOptions& o, const std::optional<PinnedColumns>& p, F&& build,
+                       HostSplits& split, R&& release) {
   if (!p) return 0;
-  std::vector<double> ms;
-  for (int r = 0; r < std::max(1, o.build_repeats); ++r) ms.push_back(wall_ms(build));
-  return median(ms);
+  for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
+    release();
+    split.add(build);
+  }
+  release();
+  return median(split.wall_ms);
 }
 
 struct BuildSamples {
   std::vector<double> build_ms, stage_ms, bvh_ms, compact_ms, sort_ms, upload_ms, host_ms;
   double first_host_ms = 0;
+  HostSplits first_split, split, pinned_split;
+  // Keys and values uploaded from HostBuffers: that copy reads host memory over PCIe, where
+  // build_upload_ms may not (staging is device-local host-visible memory where the device has it).
+  std::vector<double> pinned_upload_ms;
 
   template <class Stats>
   void add(const Stats& s, double stage) {
@@ -156,6 +171,9 @@ struct BuildSamples {
             {"build_host_ms", median(host_ms)},
             {"build_host_ms_all", host_ms},
             {"build_first_host_ms", first_host_ms},
+            {"build_first_host_split", first_split.json()},
+            {"build_host_split", split.json()},
+            {"pinned_build_host_split", pinned_split.json()},
             {"build_bytes", bs.bvh_bytes},
             {"bvh_uncompacted_bytes", bs.bvh_uncompacted_bytes},
             {"build_peak_bytes", bs.build_peak_bytes},
@@ -199,7 +217,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   // build also makes the probe pipeline.
   BuildSamples t;
   t.first_host_ms =
-      wall_ms([&] { maybe.emplace(RxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
+      t.first_split.add([&] { maybe.emplace(RxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
   Result<RxIndex>& built = *maybe;
   if (!built && built.error().code() == Errc::unsupported) {
     progress(fmt::format("skipped: {}", built.error().what()));
@@ -208,12 +226,17 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
   auto index = std::make_shared<RxIndex>(std::move(built).value());
   index->set_diagnostic(diagnostic_of(o));
   for (int r = 0; r < std::max(1, o.build_repeats); ++r) {
-    t.host_ms.push_back(wall_ms([&] { index->rebuild(wl.keys.span(), wl.values).value(); }));
+    t.host_ms.push_back(t.split.add([&] { index->rebuild(wl.keys.span(), wl.values).value(); }));
     t.add(index->build_stats(), index->build_stats().convert_ms);
   }
   const auto pinned = pinned_columns(o, ctx, wl);
   const double pinned_ms = pinned_build_ms(
-      o, pinned, [&] { index->rebuild(pinned->key_span, pinned->value_span).value(); });
+      o, pinned,
+      [&] {
+        index->rebuild(pinned->key_span, pinned->value_span).value();
+        t.pinned_upload_ms.push_back(index->build_stats().upload_ms);
+      },
+      t.pinned_split, [] {});
   const RxBuildStats& bs = index->build_stats();
   progress(
       fmt::format("built in {:.2f} ms (GPU), {:.2f} ms host to host ({:.2f} ms the first), BVH "
@@ -236,7 +259,8 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"partitions_requested", partitions},
               {"compress_duplicates", bo.compress_duplicates},
               {"primitives", bs.primitives},
-              {"pinned_build_host_ms", pinned_ms}};
+              {"pinned_build_host_ms", pinned_ms},
+              {"pinned_build_upload_ms", median_or_zero(t.pinned_upload_ms)}};
   c.fields.update(t.fields("build_convert_ms", bs));
   // "/ah": hit_and_scan over triangles with any-hit calls instead of opaque rays (--opaque off).
   std::string method_column = to_string(index->method());
@@ -312,8 +336,9 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   BuildSamples t;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
     std::optional<Result<CgrxIndex>> maybe;
-    const double ms =
-        wall_ms([&] { maybe.emplace(CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo)); });
+    const double ms = (r == 0 ? t.first_split : t.split).add([&] {
+      maybe.emplace(CgrxIndex::build(ctx, wl.keys.span(), wl.values, bo));
+    });
     (r == 0 ? t.first_host_ms : t.host_ms.emplace_back()) = ms;
     Result<CgrxIndex>& built = *maybe;
     if (!built && built.error().code() == Errc::unsupported) {
@@ -376,9 +401,10 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
   std::shared_ptr<SortedIndex> index;
   std::vector<double> sort_ms, upload_ms, host_ms;
   double first_host_ms = 0;
+  HostSplits first_split, split, pinned_split;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
     std::optional<SortedIndex> built;
-    const double ms = wall_ms([&] {
+    const double ms = (r == 0 ? first_split : split).add([&] {
       built.emplace(SortedIndex::build(ctx, wl.keys.span(), wl.values, {layout}).value());
     });
     index = std::make_shared<SortedIndex>(std::move(*built));
@@ -391,9 +417,16 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
     upload_ms.push_back(index->build_stats().upload_ms);
   }
   const auto pinned = pinned_columns(o, ctx, wl);
-  const double pinned_ms = pinned_build_ms(o, pinned, [&] {
-    SortedIndex::build(ctx, pinned->key_span, pinned->value_span, {layout}).value();
-  });
+  std::optional<SortedIndex> pinned_index;
+  std::vector<double> pinned_upload_ms;
+  const double pinned_ms = pinned_build_ms(
+      o, pinned,
+      [&] {
+        pinned_index.emplace(
+            SortedIndex::build(ctx, pinned->key_span, pinned->value_span, {layout}).value());
+        pinned_upload_ms.push_back(pinned_index->build_stats().upload_ms);
+      },
+      pinned_split, [&] { pinned_index.reset(); });
   const SortedBuildStats& bs = index->build_stats();
   Candidate c;
   c.fields = {{"index", "sorted"},
@@ -409,7 +442,11 @@ Candidate build_sorted(const BenchRxOptions& o, const Context& ctx, const worklo
               {"build_host_ms", median(host_ms)},
               {"build_host_ms_all", host_ms},
               {"build_first_host_ms", first_host_ms},
+              {"build_first_host_split", first_split.json()},
+              {"build_host_split", split.json()},
+              {"pinned_build_host_split", pinned_split.json()},
               {"pinned_build_host_ms", pinned_ms},
+              {"pinned_build_upload_ms", median_or_zero(pinned_upload_ms)},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
   c.columns = columns("sorted", "compute", "-",
@@ -426,10 +463,12 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
   std::shared_ptr<HashIndex> index;
   std::vector<double> build_ms, upload_ms, host_ms;
   double first_host_ms = 0;
+  HostSplits first_split, split, pinned_split;
   for (int r = 0; r < std::max(1, o.build_repeats) + 1; ++r) {  // the first build is the warm-up
     std::optional<HashIndex> built;
-    const double ms =
-        wall_ms([&] { built.emplace(HashIndex::build(ctx, wl.keys.span(), wl.values).value()); });
+    const double ms = (r == 0 ? first_split : split).add([&] {
+      built.emplace(HashIndex::build(ctx, wl.keys.span(), wl.values).value());
+    });
     index = std::make_shared<HashIndex>(std::move(*built));
     if (r == 0) {
       first_host_ms = ms;
@@ -440,8 +479,15 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
     upload_ms.push_back(index->build_stats().upload_ms);
   }
   const auto pinned = pinned_columns(o, ctx, wl);
+  std::optional<HashIndex> pinned_index;
+  std::vector<double> pinned_upload_ms;
   const double pinned_ms = pinned_build_ms(
-      o, pinned, [&] { HashIndex::build(ctx, pinned->key_span, pinned->value_span).value(); });
+      o, pinned,
+      [&] {
+        pinned_index.emplace(HashIndex::build(ctx, pinned->key_span, pinned->value_span).value());
+        pinned_upload_ms.push_back(pinned_index->build_stats().upload_ms);
+      },
+      pinned_split, [&] { pinned_index.reset(); });
   const HashBuildStats& bs = index->build_stats();
   Candidate c;
   c.fields = {{"index", "hash"},
@@ -456,7 +502,11 @@ Candidate build_hash(const BenchRxOptions& o, const Context& ctx, const workload
               {"build_host_ms", median(host_ms)},
               {"build_host_ms_all", host_ms},
               {"build_first_host_ms", first_host_ms},
+              {"build_first_host_split", first_split.json()},
+              {"build_host_split", split.json()},
+              {"pinned_build_host_split", pinned_split.json()},
               {"pinned_build_host_ms", pinned_ms},
+              {"pinned_build_upload_ms", median_or_zero(pinned_upload_ms)},
               {"build_bytes", bs.resident_bytes},
               {"gpu_resident_bytes", bs.resident_bytes}};
   c.columns = columns("hash", "compute", "-", "linear_probing");

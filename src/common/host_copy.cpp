@@ -1,4 +1,5 @@
 #include "common/host_copy.hpp"
+#include "common/host_time.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -41,6 +42,7 @@ void stream_copy(uint8_t* d, const uint8_t* s, uint64_t n) {
 }  // namespace
 
 void host_copies(std::initializer_list<HostCopy> copies) {
+  HostPhaseScope timed(HostPhase::copy);
   uint64_t total = 0;
   for (const HostCopy& c : copies) total += c.bytes;
   unsigned parts = total < (uint64_t{4} << 20) ? 1u : std::min(host_threads(), 16u);

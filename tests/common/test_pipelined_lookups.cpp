@@ -6,13 +6,17 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <random>
 #include <string>
 
 #include "ops/common/lookup_batch.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/host_buffer.hpp"
+#include "raydb/host_time.hpp"
 #include "raydb/rx_index.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
@@ -210,4 +214,41 @@ TEST_CASE("pipelined lookups: chunks large enough for parallel host copies, the 
       test::check_lookups(out, want, what.c_str());
     }
   }
+}
+
+TEST_CASE("pipelined lookups: the indexes of a context share one ring of slots") {
+  // The ring is the context's: a second index allocates no slots at build, and lookups through
+  // one index stay exact after another that reserved the ring is gone.
+  ContextOptions o;
+  o.validation = std::getenv("RAYDB_TEST_NO_VALIDATION") == nullptr;
+  std::atomic<int> messages{0};
+  o.on_validation_message = [&](std::string_view) { messages.fetch_add(1); };
+  auto ctx = Context::create(o).value();
+  ChunkScope pipelined(kChunk);
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
+  std::vector<uint32_t> values(keys.size());
+  for (auto& v : values) v = static_cast<uint32_t>(rng());
+  auto allocations = [](auto&& build) {
+    const HostTimeBreakdown before = host_time_breakdown();
+    build();
+    return (host_time_breakdown() - before).allocations;
+  };
+  std::optional<SortedIndex> first, second;
+  const uint64_t first_allocations =
+      allocations([&] { first.emplace(SortedIndex::build(ctx, keys.span(), values).value()); });
+  const uint64_t second_allocations =
+      allocations([&] { second.emplace(SortedIndex::build(ctx, keys.span(), values).value()); });
+  // Four slots of four buffers each (queries and results, host and device), made once.
+  CHECK(first_allocations == second_allocations + 16);
+  first.reset();
+  RxReference ref(keys.span(), values);
+  auto points = probes_for(keys, 7 * kChunk + 1, rng);
+  std::vector<RxLookup> out(points.size());
+  REQUIRE(second->lookup(points.span(), std::span<RxLookup>(out)).ok());
+  test::check_lookups(out, ref.lookup(points.span()), "second index after the first is gone");
+  auto hash = HashIndex::build(ctx, keys.span(), values).value();
+  REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
+  test::check_lookups(out, ref.lookup(points.span()), "a hash index on the same ring");
+  CHECK(messages.load() == 0);
 }

@@ -2,6 +2,7 @@
 // semaphores into CUDA, and ordering work between the two APIs.
 #include "backend/cuda/runtime.hpp"
 #include "backend/cuda/kernels.hpp"
+#include "common/host_time.hpp"
 
 #include <fmt/format.h>
 #include <unistd.h>
@@ -187,6 +188,7 @@ void vulkan_after(VkContext& ctx, CommandBatch& batch) {
 
 void finish(VkContext& ctx) {
   if (!ctx.cuda) return;
+  HostPhaseScope timed(HostPhase::wait);
   check(cudaStreamSynchronize(ctx.cuda->stream), "cudaStreamSynchronize");
 }
 
@@ -224,6 +226,7 @@ uint32_t Timer::mark() {
 
 double Timer::ms(uint32_t from, uint32_t to) {
   auto& ev = static_cast<Events*>(events_.get())->events;
+  HostPhaseScope timed(HostPhase::wait);
   check(cudaEventSynchronize(ev[to]), "cudaEventSynchronize");
   float ms = 0;
   check(cudaEventElapsedTime(&ms, ev[from], ev[to]), "cudaEventElapsedTime");

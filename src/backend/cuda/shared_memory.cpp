@@ -14,6 +14,7 @@
 #include <mutex>
 
 #include "backend/cuda/runtime.hpp"
+#include "common/host_time.hpp"
 
 namespace raydb::detail::cuda {
 
@@ -87,6 +88,7 @@ struct Allocation : DeviceView {
 
 Buffer shared_buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage,
                      const std::string& name) {
+  HostPhaseScope timed(HostPhase::allocate);
   Runtime& rt = runtime(ctx);
   const VirtualMemory& vm = virtual_memory();
   CUmemAllocationProp prop{};

@@ -1,4 +1,5 @@
 #include "backend/vk/buffer.hpp"
+#include "common/host_time.hpp"
 
 #include <fmt/format.h>
 
@@ -9,6 +10,7 @@ namespace raydb::detail {
 Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, MemoryUse use,
                const std::string& name, bool copy_queues)
     : ctx_(&ctx), size_(size) {
+  HostPhaseScope timed(HostPhase::allocate);
   VkBufferCreateInfo bi{VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO};
   bi.size = std::max<VkDeviceSize>(size, 256);
   bi.usage = usage | VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
@@ -92,6 +94,7 @@ void Buffer::invalidate() const {
 
 void Buffer::reset() {
   if (!buffer_) return;
+  HostPhaseScope timed(HostPhase::release);
   cuda_mapping_.reset();
   if (memory_) {
     ctx_->vk.vkDestroyBuffer(ctx_->device, buffer_, nullptr);

@@ -1,4 +1,5 @@
 #include "backend/vk/commands.hpp"
+#include "common/host_time.hpp"
 
 #include <cstring>
 
@@ -26,6 +27,7 @@ CommandBatch::CommandBatch(VkContext& ctx) : ctx_(ctx) {
 CommandBatch::~CommandBatch() {
   // The command buffer must not be freed while the GPU may still run it; errors cannot leave a
   // destructor, and device loss has been reported by whoever submitted.
+  HostPhaseScope timed(HostPhase::wait);
   if (pending_) ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX);
   if (fence_) ctx_.vk.vkDestroyFence(ctx_.device, fence_, nullptr);
   if (cmd_) ctx_.vk.vkFreeCommandBuffers(ctx_.device, ctx_.command_pool, 1, &cmd_);
@@ -73,6 +75,7 @@ void CommandBatch::submit() {
 void CommandBatch::wait() {
   if (!pending_) return;
   pending_ = false;
+  HostPhaseScope timed(HostPhase::wait);
   VkResult r = ctx_.vk.vkWaitForFences(ctx_.device, 1, &fence_, VK_TRUE, UINT64_MAX);
   if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
   vk_check(r, "vkWaitForFences");
@@ -121,6 +124,7 @@ uint32_t GpuTimer::mark(VkCommandBuffer cmd) {
 
 double GpuTimer::ms(uint32_t from, uint32_t to) {
   if (!fetched_ && used_ > 0) {
+    HostPhaseScope timed(HostPhase::wait);
     vk_check(ctx_.vk.vkGetQueryPoolResults(ctx_.device, pool_, 0, used_, used_ * sizeof(uint64_t),
                                            ticks_.data(), sizeof(uint64_t),
                                            VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),

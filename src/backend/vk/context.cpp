@@ -207,6 +207,7 @@ TraversalMode VkContext::resolve(TraversalMode mode) const {
 
 VkContext::~VkContext() {
   if (device) vk.vkDeviceWaitIdle(device);
+  lookup_slots.reset();
   optix.reset();
   cuda.reset();
   kernel_cache.clear();

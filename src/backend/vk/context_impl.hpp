@@ -78,6 +78,9 @@ struct VkContext {
   bool cuda_allocates_shared = true;
   // backend/optix: OptiX support and device context, probed on first use; released before `cuda`.
   std::shared_ptr<void> optix;
+  // ops/common's ring of pipelined-lookup slots (LookupBatch), shared by every index of this
+  // context and released before the command pools; empty until an index reserves it.
+  std::shared_ptr<void> lookup_slots;
 
   std::atomic<uint64_t> validation_messages{0};
   std::function<void(std::string_view)> on_validation_message;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "backend/vk/buffer.hpp"
+#include "common/host_time.hpp"
 
 namespace raydb::detail {
 
@@ -57,6 +58,7 @@ uint32_t device_local_type(const VkContext& ctx, uint32_t allowed) {
 Buffer Buffer::external(VkContext& ctx, VkDeviceSize size, VkDeviceSize allocation_size,
                         VkBufferUsageFlags usage, const std::string& name, void* chain,
                         VkBaseOutStructure* chain_tail, bool dedicated) {
+  HostPhaseScope timed(HostPhase::allocate);
   Buffer b;
   b.ctx_ = &ctx;
   b.size_ = size;

@@ -1,4 +1,5 @@
 #include "backend/vk/pipelines.hpp"
+#include "common/host_time.hpp"
 
 #include <fmt/format.h>
 
@@ -95,6 +96,7 @@ ComputePipeline::ComputePipeline(VkContext& ctx, ShaderId shader, uint32_t push_
 ComputePipeline::ComputePipeline(VkContext& ctx, std::span<const uint32_t> code,
                                  uint32_t push_bytes, VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {
+  HostPhaseScope timed(HostPhase::pipeline);
   layout_ = make_layout(ctx, VK_SHADER_STAGE_COMPUTE_BIT, push_bytes, set_layout);
   VkShaderModule module = make_module(ctx, code);
   VkComputePipelineCreateInfo ci{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
@@ -148,6 +150,7 @@ ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes) {
 RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
                        VkDescriptorSetLayout set_layout)
     : ctx_(ctx), push_bytes_(push_bytes) {
+  HostPhaseScope timed(HostPhase::pipeline);
   // A diagnostic for the comparison with OptiX (docs/optix.md, Diagnostics::vk_rt_pipeline):
   // generic builds both hit groups and every shader (raydb's pipelines before they were fitted to
   // their primitives), lean fits them but sets no culling flag.

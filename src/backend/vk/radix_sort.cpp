@@ -19,10 +19,10 @@ void compute_barrier(VkContext& ctx, VkCommandBuffer cmd) {
 
 RadixSort::RadixSort(VkContext& ctx)
     : ctx_(ctx),
-      histogram_(ctx, ShaderId::radix_histogram, sizeof(RadixParams)),
-      scatter_(ctx, ShaderId::radix_scatter, sizeof(RadixParams)),
-      scan_blocks_(ctx, ShaderId::scan_blocks, sizeof(ScanParams)),
-      scan_add_(ctx, ShaderId::scan_add, sizeof(ScanParams)) {}
+      histogram_(kernel(ctx, ShaderId::radix_histogram, sizeof(RadixParams))),
+      scatter_(kernel(ctx, ShaderId::radix_scatter, sizeof(RadixParams))),
+      scan_blocks_(kernel(ctx, ShaderId::scan_blocks, sizeof(ScanParams))),
+      scan_add_(kernel(ctx, ShaderId::scan_add, sizeof(ScanParams))) {}
 
 void RadixSort::record_exclusive_scan(VkCommandBuffer cmd, VkDeviceAddress data, uint64_t count,
                                       Temps& temps) {

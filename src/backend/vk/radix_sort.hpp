@@ -43,7 +43,8 @@ class RadixSort {
 
  private:
   VkContext& ctx_;
-  ComputePipeline histogram_, scatter_, scan_blocks_, scan_add_;
+  // The context's shared pipelines (kernel()): a sort made per build or call compiles nothing.
+  ComputePipeline &histogram_, &scatter_, &scan_blocks_, &scan_add_;
 };
 
 // A barrier between one compute kernel's writes and the next one's reads and writes.

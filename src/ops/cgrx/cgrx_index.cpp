@@ -226,7 +226,8 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
 
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
-  if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(c, options.backend);
+  if (!record_builder)
+    record_builder = std::make_unique<KeyRecordBuilder>(c, options.backend, /*optix_twin=*/true);
   KeyRecords r = record_builder->build(k, v, true, "cgrx", false, source);
   records = std::move(r.records);
   build_stats.unique_keys = r.unique;

@@ -24,11 +24,12 @@ void validate_key_column(KeySpan k, std::span<const uint32_t> v) {
     throw Error(Errc::invalid_argument, "key column has a size but no data");
 }
 
-KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx, Backend backend)
+KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx, Backend backend, bool optix_twin)
     : ctx_(ctx),
       backend_(backend),
+      optix_twin_(optix_twin),
       sorter_(ctx),
-      layout_(ctx, ShaderId::key_records, sizeof(KeyRecordParams)) {
+      layout_(kernel(ctx, ShaderId::key_records, sizeof(KeyRecordParams))) {
   // backend = cuda where CUDA cannot run is refused here, also for a build of no keys.
   if (backend == Backend::cuda) cuda::use_cuda(ctx, backend);
 }
@@ -52,8 +53,8 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "duplicate counter");
   Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                       "duplicate readback");
-  // Shared with CUDA where the OptiX backend is built: an RxOptixIndex builds over these records.
-  out.records = cuda::kernel_buffer(c, cuda && optix::built(), n * kKeyRecordBytes,
+  // Shared with CUDA for an OptiX twin, which builds over these records.
+  out.records = cuda::kernel_buffer(c, cuda && optix_twin_ && optix::built(), n * kKeyRecordBytes,
                                     fmt::format("{} records", name));
 
   CommandBatch batch(c);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 
@@ -30,11 +31,19 @@ void set_lookup_chunk(uint64_t lookups) {
   g_lookup_chunk = lookups;
 }
 
+LookupBatch::LookupBatch(VkContext& ctx) : ctx_(ctx), slots_(context_slots(ctx)) {}
+
 LookupBatch::~LookupBatch() {
-  // The slots' command buffers come from the context's pools, which other threads' calls use
-  // under the call lock; an index may be destroyed on any thread, outside any call.
+  // A call that failed midway may have left chunks in flight, which read the index's memory that
+  // goes after this batch. The ring is the context's, used under the call lock; an index may be
+  // destroyed on any thread, outside any call.
   std::unique_lock<std::recursive_mutex> lock(ctx_.call_mutex);
-  destroy_slots();
+  if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; })) {
+    destroy_slots(ctx_, slots_);
+    return;
+  }
+  RxProbeStats stale;
+  for (Slot& s : slots_) finish(s, nullptr, stale);
 }
 
 uint64_t QueryBatch::lo(uint64_t i) const {

@@ -87,7 +87,7 @@ inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
 
 class LookupBatch {
  public:
-  explicit LookupBatch(VkContext& ctx) : ctx_(ctx) {}
+  explicit LookupBatch(VkContext& ctx);
   LookupBatch(const LookupBatch&) = delete;
   LookupBatch& operator=(const LookupBatch&) = delete;
   ~LookupBatch();
@@ -118,16 +118,16 @@ class LookupBatch {
                                          VkDeviceAddress results, uint64_t count)>;
   // The pipelined round (lookup_chunk() > 0): chunks of at most lookup_chunk() queries, each in a
   // slot (kSlots of them, kept between calls with their buffers, command buffers and
-  // synchronisation). While the GPU uploads, probes and downloads chunks, the host copies the
-  // next chunk's queries in and an earlier chunk's results out, on several threads. `stage` is
-  // the kernel's pipeline stage. The stats sum the chunks' GPU times: probe_ms the kernels
-  // (in device memory), upload_ms and download_ms the copy-queue transfers (0 where the device
-  // cannot time them: no hostQueryReset).
+  // synchronisation, and shared by every index of the context: context_slots()). While the GPU
+  // uploads, probes and downloads chunks, the host copies the next chunk's queries in and an
+  // earlier chunk's results out, on several threads. `stage` is the kernel's pipeline stage. The
+  // stats sum the chunks' GPU times: probe_ms the kernels (in device memory), upload_ms and
+  // download_ms the copy-queue transfers (0 where the device cannot time them: no hostQueryReset).
   RxProbeStats run_pipelined(const QueryBatch& q, VkPipelineStageFlags stage,
                              const ChunkLaunch& launch, RxLookup* out);
   // Makes the slots for chunks of min(lookup_chunk(), `lookups`) queries of `query_bytes` bytes
-  // now: an index build calls it (with its key count and point size), so that a first lookup
-  // call of that shape allocates nothing.
+  // now, unless the context's are that large already: an index build calls it (with its key count
+  // and point size), so that a first lookup call of that shape allocates nothing.
   void reserve_pipeline(uint64_t lookups, uint64_t query_bytes);
 
   // run() for a kernel of one invocation per lookup whose push constants `p` have the lookup
@@ -165,8 +165,13 @@ class LookupBatch {
     bool busy = false;     // all three submitted, results not yet copied out
     bool partial = false;  // a submit failed midway: the semaphores are suspect
   };
+  using Slots = std::array<Slot, kSlots>;
+  // The context's ring (VkContext::lookup_slots), made empty on first use. One ring serves every
+  // index of a context: calls run one at a time under the call lock and leave no chunk in flight
+  // (one that failed midway excepted), and indexes built after the first then allocate no slots.
+  static Slots& context_slots(VkContext& ctx);
+  static void destroy_slots(VkContext& ctx, Slots& slots);
   void ensure_slots(uint64_t chunk, uint64_t query_bytes);
-  void destroy_slots();
   // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its GPU
   // times to `stats`.
   void finish(Slot& s, RxLookup* out, RxProbeStats& stats);
@@ -177,7 +182,7 @@ class LookupBatch {
   Buffer queries_dev_, results_dev_, results_host_, staging_;
   // What run() hands the kernel: the whole batch's device buffers, or the current chunk's slot.
   VkDeviceAddress cur_queries_ = 0, cur_results_ = 0;
-  std::array<Slot, kSlots> slots_;
+  Slots& slots_;
 };
 
 }  // namespace raydb::detail

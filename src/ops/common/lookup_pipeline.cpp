@@ -11,6 +11,7 @@
 
 #include "backend/vk/host_buffers.hpp"
 #include "common/host_copy.hpp"
+#include "common/host_time.hpp"
 #include "ops/common/lookup_batch.hpp"
 
 namespace raydb::detail {
@@ -60,16 +61,28 @@ void submit(VkContext& c, VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait,
 }
 }  // namespace
 
-void LookupBatch::destroy_slots() {
-  VkContext& c = ctx_;
-  if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; })) {
+LookupBatch::Slots& LookupBatch::context_slots(VkContext& c) {
+  if (!c.lookup_slots) {
+    VkContext* ctx = &c;
+    c.lookup_slots = std::shared_ptr<void>(new Slots{}, [ctx](void* p) {
+      auto* slots = static_cast<Slots*>(p);
+      destroy_slots(*ctx, *slots);
+      delete slots;
+    });
+  }
+  return *static_cast<Slots*>(c.lookup_slots.get());
+}
+
+void LookupBatch::destroy_slots(VkContext& c, Slots& slots) {
+  HostPhaseScope timed(HostPhase::release);
+  if (std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.partial; })) {
     // A chunk whose download was never submitted has no fence to wait for.
     c.vk.vkQueueWaitIdle(c.queue);
     for (VkQueue q : c.copy_queues)
       if (q) c.vk.vkQueueWaitIdle(q);
   }
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
-  for (Slot& s : slots_) {
+  for (Slot& s : slots) {
     if (s.busy) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
     if (s.done) c.vk.vkDestroyFence(c.device, s.done, nullptr);
     for (VkSemaphore sem : {s.uploaded, s.probed})
@@ -84,7 +97,7 @@ void LookupBatch::destroy_slots() {
 void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
   VkContext& c = ctx_;
   if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; }))
-    destroy_slots();
+    destroy_slots(c, slots_);
   // A call that failed midway may have left chunks in flight (a rebuild reserves the slots
   // again): their buffers must not be freed under the GPU.
   RxProbeStats stale;
@@ -126,6 +139,7 @@ void LookupBatch::reserve_pipeline(uint64_t lookups, uint64_t query_bytes) {
 void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
   if (!s.busy) return;
   s.busy = false;
+  HostPhaseScope timed(HostPhase::wait);
   VkResult r = ctx_.vk.vkWaitForFences(ctx_.device, 1, &s.done, VK_TRUE, UINT64_MAX);
   if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
   vk_check(r, "vkWaitForFences");

@@ -44,7 +44,7 @@ struct HashIndexImpl {
   // Unique keys: the slots alone (row and value inline). Duplicates: the slots and the key-sorted
   // records, whose run starts hold each distinct key's precomputed result.
   Buffer payloads, slots;
-  std::unique_ptr<ComputePipeline> lookup_kernel;
+  ComputePipeline* lookup_kernel = nullptr;  // the context's (kernel()): builds compile nothing
   std::unique_ptr<LookupBatch> batch;
   HashBuildStats build_stats;
   RxProbeStats probe_stats;
@@ -67,8 +67,8 @@ struct HashIndexImpl {
     if (capacity > (uint64_t{1} << 32))
       throw Error(Errc::limit_exceeded, fmt::format("{} keys need more than 2^32 hash slots", n));
     slots = Buffer(c, capacity * kSlotBytes, kStorageUsage, MemoryUse::device, "hash slots");
-    ComputePipeline insert(c, key64 ? ShaderId::hash_build64 : ShaderId::hash_build32,
-                           sizeof(HashBuildParams));
+    ComputePipeline& insert =
+        kernel(c, key64 ? ShaderId::hash_build64 : ShaderId::hash_build32, sizeof(HashBuildParams));
     HashBuildParams p{r.sorted_keys.address(),
                       r.records.address(),
                       slots.address(),
@@ -93,8 +93,8 @@ struct HashIndexImpl {
     build_stats = {
         r.upload_ms, r.sort_ms, timer.ms(t0, t1), capacity, slots.size() + payloads.size(),
         r.unique};
-    lookup_kernel = std::make_unique<ComputePipeline>(
-        c, key64 ? ShaderId::hash_lookup64 : ShaderId::hash_lookup32, sizeof(HashLookupParams));
+    lookup_kernel = &kernel(c, key64 ? ShaderId::hash_lookup64 : ShaderId::hash_lookup32,
+                            sizeof(HashLookupParams));
     batch = std::make_unique<LookupBatch>(c);
     // The pipelined lookups' slots, made now so that the first lookup call allocates nothing.
     batch->reserve_pipeline(n, key64 ? 8 : 4);

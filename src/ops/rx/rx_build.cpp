@@ -298,7 +298,8 @@ void RxIndexImpl::ensure_probe_kernels() {
 // Keys and values to key-sorted (or row-order) records on the GPU.
 void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v,
                           const DeviceColumnSource* source) {
-  if (!record_builder) record_builder = std::make_unique<KeyRecordBuilder>(*ctx, options.backend);
+  if (!record_builder)
+    record_builder = std::make_unique<KeyRecordBuilder>(*ctx, options.backend, /*optix_twin=*/true);
   KeyRecords r = record_builder->build(k, v, options.key_order, "rx", false, source);
   records = std::move(r.records);
   unique = r.unique;

@@ -67,7 +67,7 @@ struct SortedIndexImpl {
   uint32_t levels = 0;
   uint32_t level_size[kMaxSampledLevels + 1] = {};
   uint32_t level_first[kMaxSampledLevels + 1] = {};
-  std::unique_ptr<ComputePipeline> kernel;
+  ComputePipeline* lookup_kernel = nullptr;  // the context's (kernel()): builds compile nothing
   std::unique_ptr<LookupBatch> batch;
   SortedBuildStats build_stats;
   RxProbeStats probe_stats;
@@ -91,14 +91,12 @@ struct SortedIndexImpl {
     const bool wide = width == KeyWidth::bits64;
     if (layout == SortedLayout::fences) {
       build_fences();
-      kernel = std::make_unique<ComputePipeline>(
-          *ctx, wide ? ShaderId::sorted_lookup64 : ShaderId::sorted_lookup32,
-          sizeof(SortedLookupParams));
+      lookup_kernel = &kernel(*ctx, wide ? ShaderId::sorted_lookup64 : ShaderId::sorted_lookup32,
+                              sizeof(SortedLookupParams));
     } else {
       build_levels();
-      kernel = std::make_unique<ComputePipeline>(
-          *ctx, wide ? ShaderId::sorted_lines64 : ShaderId::sorted_lines32,
-          sizeof(SortedLinesParams));
+      lookup_kernel = &kernel(*ctx, wide ? ShaderId::sorted_lines64 : ShaderId::sorted_lines32,
+                              sizeof(SortedLinesParams));
     }
     build_stats = {r.upload_ms, r.sort_ms, keys.size() + fences.size() + records.size(), r.unique};
     build_stats.layout = layout;
@@ -123,6 +121,12 @@ struct SortedIndexImpl {
                   "operations in compute shaders; this device lacks them (use fences)");
   }
 
+  ComputePipeline& fence_kernel() const {
+    return kernel(*ctx,
+                  width == KeyWidth::bits64 ? ShaderId::sorted_fences64 : ShaderId::sorted_fences32,
+                  sizeof(SortedFenceParams));
+  }
+
   // Fills `fences` with the sampled levels: level i + 1 holds every kNodeKeys-th key of level i
   // (level 0 = the keys), until a level has at most kTopKeys keys.
   void build_levels() {
@@ -143,9 +147,7 @@ struct SortedIndexImpl {
     m = total;
     if (levels == 0) return;
     fences = Buffer(c, total * key_bytes, kStorageUsage, MemoryUse::device, "sorted levels");
-    ComputePipeline gather(
-        c, width == KeyWidth::bits64 ? ShaderId::sorted_fences64 : ShaderId::sorted_fences32,
-        sizeof(SortedFenceParams));
+    ComputePipeline& gather = fence_kernel();
     CommandBatch cb(c);
     for (uint32_t i = 1; i <= levels; ++i) {
       if (i > 1)  // level i reads level i - 1, written by the previous dispatch
@@ -170,9 +172,7 @@ struct SortedIndexImpl {
     m = (n + block_keys(width) - 1) / block_keys(width);
     if (m == 0) return;
     fences = Buffer(c, m * key_bytes, kStorageUsage, MemoryUse::device, "sorted fences");
-    ComputePipeline gather(
-        c, width == KeyWidth::bits64 ? ShaderId::sorted_fences64 : ShaderId::sorted_fences32,
-        sizeof(SortedFenceParams));
+    ComputePipeline& gather = fence_kernel();
     SortedFenceParams p{keys.address(),
                         fences.address(),
                         static_cast<uint32_t>(n),
@@ -225,8 +225,8 @@ struct SortedIndexImpl {
     auto dispatch_all = [&](auto p) {
       p.queries = queries;
       p.results = results;
-      record_in_slices(p, count, kernel->max_items(),
-                       [&](auto& s) { kernel->dispatch(cmd, &s, s.num_queries); });
+      record_in_slices(p, count, lookup_kernel->max_items(),
+                       [&](auto& s) { lookup_kernel->dispatch(cmd, &s, s.num_queries); });
     };
     if (layout == SortedLayout::lines)
       dispatch_all(lines_params(lookup_flags(ranges)));
@@ -238,11 +238,11 @@ struct SortedIndexImpl {
     validate_queries(q, width);
     const uint32_t flags = lookup_flags(q.ranges);
     if (layout == SortedLayout::lines) {
-      probe_stats = batch->run_kernel(q, *kernel, lines_params(flags), out);
+      probe_stats = batch->run_kernel(q, *lookup_kernel, lines_params(flags), out);
       return;
     }
     SortedLookupParams p = fence_params(flags);
-    probe_stats = batch->run_kernel(q, *kernel, p, out);
+    probe_stats = batch->run_kernel(q, *lookup_kernel, p, out);
   }
 };
 
