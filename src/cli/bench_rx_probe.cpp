@@ -134,6 +134,17 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           std::vector<double> pin_host, pin_gpu, pin_up, pin_down;
           double pin_first_host = 0;
           std::string pin_check = "-";
+          // The last pipelined call's chunks: [up, up end, kernel, kernel end, down, down end]
+          // in ms from its first upload (detail::last_pipelined_timeline).
+          nlohmann::json piped_timeline = nlohmann::json::array(),
+                         pin_timeline = nlohmann::json::array();
+          auto timeline = [] {
+            nlohmann::json t = nlohmann::json::array();
+            for (const detail::ChunkTimes& c : detail::last_pipelined_timeline())
+              t.push_back(
+                  {c.up_begin, c.up_end, c.kernel_begin, c.kernel_end, c.down_begin, c.down_end});
+            return t;
+          };
           double first_host = 0, piped_first_host = 0;
           // GPU times come from whole batches (queries uploaded, kernel, results downloaded, each
           // timed on the GPU, as every earlier result); host times are each call's wall clock.
@@ -170,6 +181,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               piped_up.push_back(last_stats(c).upload_ms);
               piped_down.push_back(last_stats(c).download_ms);
             }
+            piped_timeline = timeline();
             if (!o.pinned) return;
             // Queries and results in pinned HostBuffers: the copy engines read and write them
             // in place, with no host copy.
@@ -186,6 +198,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               pin_up.push_back(last_stats(c).upload_ms);
               pin_down.push_back(last_stats(c).download_ms);
             }
+            pin_timeline = timeline();
             size_t differ = 0;
             for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == pinned_out[i]);
             pin_check = differ ? fmt::format("MISMATCH ({} of {})", differ, out.size()) : "ok";
@@ -314,6 +327,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pinned_upload_ms", pin_up.empty() ? 0.0 : median(pin_up)},
                     {"pinned_download_ms", pin_down.empty() ? 0.0 : median(pin_down)},
                     {"pinned_check", pin_check},
+                    {"pipelined_timeline", piped_timeline},
+                    {"pinned_timeline", pin_timeline},
                     {"lookup_chunk", piped.empty()    ? 0
                                      : o.lookup_chunk ? o.lookup_chunk
                                                       : detail::kDefaultLookupChunk},

@@ -122,7 +122,7 @@ uint32_t GpuTimer::mark(VkCommandBuffer cmd) {
   return used_++;
 }
 
-double GpuTimer::ms(uint32_t from, uint32_t to) {
+void GpuTimer::fetch() {
   if (!fetched_ && used_ > 0) {
     HostPhaseScope timed(HostPhase::wait);
     vk_check(ctx_.vk.vkGetQueryPoolResults(ctx_.device, pool_, 0, used_, used_ * sizeof(uint64_t),
@@ -131,8 +131,17 @@ double GpuTimer::ms(uint32_t from, uint32_t to) {
              "vkGetQueryPoolResults");
     fetched_ = true;
   }
+}
+
+double GpuTimer::ms(uint32_t from, uint32_t to) {
+  fetch();
   uint64_t d = (ticks_[to] - ticks_[from]) & mask_;
   return static_cast<double>(d) * ctx_.properties.limits.timestampPeriod * 1e-6;
+}
+
+double GpuTimer::at_ms(uint32_t i) {
+  fetch();
+  return static_cast<double>(ticks_[i] & mask_) * ctx_.properties.limits.timestampPeriod * 1e-6;
 }
 
 void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,

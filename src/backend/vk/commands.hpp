@@ -59,6 +59,9 @@ class GpuTimer {
   void reset_on_host();
   uint32_t mark(VkCommandBuffer cmd);
   double ms(uint32_t from, uint32_t to);  // fetches results on first use after a round
+  // Mark i on the device's clock, in ms: comparable across timers of one device (queues share
+  // the clock) where the marks' valid bits do not wrap between them.
+  double at_ms(uint32_t i);
 
  private:
   VkContext& ctx_;
@@ -66,6 +69,7 @@ class GpuTimer {
   uint32_t capacity_, used_ = 0;
   bool fetched_ = false;
   std::vector<uint64_t> ticks_;
+  void fetch();
   uint64_t mask_ = ~0ull;
 };
 

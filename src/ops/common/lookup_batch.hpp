@@ -85,6 +85,16 @@ uint64_t lookup_chunk();
 void set_lookup_chunk(uint64_t lookups);
 inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
 
+// One chunk of a pipelined call: when its upload, kernel and download ran on the GPU, in ms from
+// the call's first upload (timestamps of three queues, which share the device's clock).
+struct ChunkTimes {
+  double up_begin, up_end, kernel_begin, kernel_end, down_begin, down_end;
+};
+// The chunks of the process's last pipelined call, in order: a diagnostic of how copies and
+// kernels overlapped (docs/e2e.md). Empty where the copies are not timed. Not thread-safe: read
+// it on the thread that made the call, before another call.
+const std::vector<ChunkTimes>& last_pipelined_timeline();
+
 class LookupBatch {
  public:
   explicit LookupBatch(VkContext& ctx);

@@ -17,6 +17,8 @@
 namespace raydb::detail {
 
 namespace {
+std::vector<ChunkTimes> timeline;  // last_pipelined_timeline()
+
 VkCommandBuffer new_command_buffer(VkContext& c, VkCommandPool pool) {
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
   ai.commandPool = pool;
@@ -60,6 +62,10 @@ void submit(VkContext& c, VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait,
   vk_check(r, "vkQueueSubmit");
 }
 }  // namespace
+
+const std::vector<ChunkTimes>& last_pipelined_timeline() {
+  return timeline;
+}
 
 LookupBatch::Slots& LookupBatch::context_slots(VkContext& c) {
   if (!c.lookup_slots) {
@@ -147,6 +153,8 @@ void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
   if (s.copy_timer) {
     stats.upload_ms += s.copy_timer->ms(0, 1);
     stats.download_ms += s.copy_timer->ms(2, 3);
+    timeline.push_back({s.copy_timer->at_ms(0), s.copy_timer->at_ms(1), s.kernel_timer->at_ms(0),
+                        s.kernel_timer->at_ms(1), s.copy_timer->at_ms(2), s.copy_timer->at_ms(3)});
   }
   if (!out) return;
   s.down_dst->invalidate();
@@ -207,6 +215,7 @@ RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlag
   // Slots a failed call left in flight: wait for them, their results are stale.
   for (Slot& s : slots_) finish(s, nullptr, stats);
   stats = {};
+  timeline.clear();
   if (q.count == 0) return stats;
   check_not_lost(ctx_);
   const uint64_t chunk = std::min(std::max<uint64_t>(lookup_chunk(), 1), q.count);
@@ -246,6 +255,13 @@ RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlag
   }
   // The last chunks, oldest first.
   for (unsigned j = 0; j < kSlots; ++j) finish(slots_[(k + j) % kSlots], out, stats);
+  if (!timeline.empty()) {
+    const double t0 = timeline.front().up_begin;
+    for (ChunkTimes& t : timeline)
+      for (double* v :
+           {&t.up_begin, &t.up_end, &t.kernel_begin, &t.kernel_end, &t.down_begin, &t.down_end})
+        *v -= t0;
+  }
   return stats;
 }
 
