@@ -252,6 +252,9 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   build_stats.bvh_uncompacted_bytes += tlas.bytes();
   build_stats.build_peak_bytes = c.peak_bytes - baseline;
   build_stats.resident_bytes = c.allocated_bytes - baseline;
+  // The pipelined lookups' slots, made now so that the first lookup call allocates nothing.
+  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  batch->reserve_pipeline(n, width == KeyWidth::bits64 ? 8 : 4);
 }
 
 void CgrxIndexImpl::ensure_probe_kernels() {
@@ -285,12 +288,15 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   }
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c);
-  batch->prepare(q);
-
   CgrxProbeParams p = probe_params(q.ranges);
+  if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
+  if (lookup_chunk() > 0) {
+    probe_pipelined(q, p, out);
+    return;
+  }
+  batch->prepare(q);
   p.queries = batch->queries();
   p.results = batch->results();
-  if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
 
   CommandBatch cb(c);
   VkCommandBuffer cmd = cb.cmd();
@@ -311,6 +317,45 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   probe_stats.probe_ms = timer.ms(t2, t3);
   probe_stats.download_ms = timer.ms(t3, t4);
   batch->read_results(out);
+  counters_host.invalidate();
+  uint32_t counts[2];
+  std::memcpy(counts, counters_host.mapped(), sizeof counts);
+  probe_stats.rays = q.count + counts[0];
+  fallbacks = counts[1];
+}
+
+// The counters (extra rays, fallbacks) add up over the chunks: the first chunk zeroes them, the
+// last copies them out. The chunks' kernels run on the one compute queue, where a barrier orders
+// every command submitted before it: the first chunk's orders its fill before all rays, the last
+// chunk's its copy after them. Between chunks the counters take atomic adds only.
+void CgrxIndexImpl::probe_pipelined(const QueryBatch& q, CgrxProbeParams& p, RxLookup* out) {
+  VkContext& c = *ctx;
+  const VkPipelineStageFlags stage = trace_stage();
+  uint64_t launched = 0;
+  RxProbeStats s = batch->run_pipelined(
+      q, stage,
+      [&](VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results, uint64_t count) {
+        if (launched == 0) {
+          c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
+          memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
+                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+        }
+        p.queries = queries;
+        p.results = results;
+        record_trace(cmd, p, count);
+        launched += count;
+        if (launched < q.count) return;
+        memory_barrier(cmd, stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_ACCESS_TRANSFER_READ_BIT, c);
+        VkBufferCopy region{0, 0, 8};
+        c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
+        memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
+      },
+      out);
+  probe_stats.upload_ms = s.upload_ms;
+  probe_stats.probe_ms = s.probe_ms;
+  probe_stats.download_ms = s.download_ms;
   counters_host.invalidate();
   uint32_t counts[2];
   std::memcpy(counts, counters_host.mapped(), sizeof counts);
