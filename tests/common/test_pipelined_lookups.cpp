@@ -11,6 +11,7 @@
 #include <random>
 #include <string>
 
+#include "backend/vk/context_impl.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
@@ -236,6 +237,39 @@ TEST_CASE("pipelined lookups: cgRX at chunk boundaries, its counters summed over
         CHECK_MESSAGE(index.last_stats().rays == rays, what);
         CHECK_MESSAGE(index.last_fallbacks() == fallbacks, what);
         CHECK_MESSAGE(index.last_stats().rays >= count, what);
+      }
+    }
+  }
+}
+
+TEST_CASE("pipelined lookups: RX sorted probes and cgRX allocate nothing from the first call") {
+  // The build makes the slots and the chunk sorts' scratch; every call, the first one included,
+  // reuses them. The device memory's peak during a call shows any buffer made beside the kept
+  // ones (scratch the build did not reserve, or a Temps made per call); a kept buffer freed and
+  // made again at the same size would not show.
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  detail::VkContext& vk = test::context().vk();
+  ChunkScope pipelined(kChunk);
+  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+    auto keys = random_keys(w, 1000, rng, false);
+    RxBuildOptions o;
+    o.sort_probes = true;
+    auto rx = RxIndex::build(test::context(), keys.span(), {}, o).value();
+    auto cgrx = CgrxIndex::build(test::context(), keys.span()).value();
+    RxReference ref(keys.span());
+    auto points = probes_for(keys, 5 * kChunk + 3, rng);
+    std::vector<RxLookup> out(points.size());
+    for (int call = 0; call < 2; ++call) {
+      for (bool sorted : {true, false}) {
+        const std::string what = std::string(sorted ? "rx sorted probes" : "cgrx") + " " +
+                                 to_string(w) + "-bit, call " + std::to_string(call + 1);
+        const uint64_t before = vk.allocated_bytes;
+        vk.reset_peak();
+        REQUIRE((sorted ? rx.lookup(points.span(), out) : cgrx.lookup(points.span(), out)).ok());
+        CHECK_MESSAGE(vk.peak_bytes == before, what);
+        CHECK_MESSAGE(vk.allocated_bytes == before, what);
+        test::check_lookups(out, ref.lookup(points.span()), what.c_str());
       }
     }
   }

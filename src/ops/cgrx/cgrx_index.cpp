@@ -223,6 +223,11 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   if (!binding)
     binding = std::make_unique<TlasBinding>(
         c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+  // As RX's build: the probe pipeline and the pipelined lookups' slots are made now, so that the
+  // first lookup call compiles and allocates nothing; before the baseline, not the build's bytes.
+  ensure_probe_kernels();
+  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  batch->reserve_pipeline(n, width == KeyWidth::bits64 ? 8 : 4);
 
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
@@ -252,9 +257,6 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   build_stats.bvh_uncompacted_bytes += tlas.bytes();
   build_stats.build_peak_bytes = c.peak_bytes - baseline;
   build_stats.resident_bytes = c.allocated_bytes - baseline;
-  // The pipelined lookups' slots, made now so that the first lookup call allocates nothing.
-  if (!batch) batch = std::make_unique<LookupBatch>(c);
-  batch->reserve_pipeline(n, width == KeyWidth::bits64 ? 8 : 4);
 }
 
 void CgrxIndexImpl::ensure_probe_kernels() {
