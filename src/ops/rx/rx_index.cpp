@@ -189,6 +189,7 @@ void RxIndexImpl::reserve_chunk_sorts() {
   const uint64_t chunk = std::min(lookup_chunk(), n);
   VkContext& c = *ctx;
   if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+  kernel(c, ShaderId::rx_sort_keys, sizeof(RxSortKeysParams));  // compiled now, not by a lookup
   const bool key64 = width == KeyWidth::bits64;
   for (ChunkSort& cs : chunk_sorts) {
     ensure_buffer(c, cs.keys, chunk * (key64 ? 8 : 4), kStorageUsage, MemoryUse::device,
