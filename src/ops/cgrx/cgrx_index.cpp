@@ -223,8 +223,7 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   if (!binding)
     binding = std::make_unique<TlasBinding>(
         c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
-  // As RX's build: the probe pipeline and the pipelined lookups' slots are made now, so that the
-  // first lookup call compiles and allocates nothing; before the baseline, not the build's bytes.
+  // As RX's: probe pipeline and lookup slots now, not in a first lookup; not the build's bytes.
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c);
   batch->reserve_pipeline(n, width == KeyWidth::bits64 ? 8 : 4);
@@ -294,31 +293,30 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
   if (lookup_chunk() > 0) {
     probe_pipelined(q, p, out);
-    return;
+  } else {  // one whole batch
+    batch->prepare(q);
+    p.queries = batch->queries();
+    p.results = batch->results();
+    CommandBatch cb(c);
+    VkCommandBuffer cmd = cb.cmd();
+    GpuTimer timer(c, 8);
+    timer.reset(cmd);
+    c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
+    uint32_t t0, t1;
+    batch->record_upload(cmd, timer, t0, t1, trace_stage());  // its barrier covers the fill too
+    uint32_t t2 = timer.mark(cmd);
+    record_trace(cmd, p, q.count);
+    uint32_t t3 = timer.mark(cmd);
+    batch->record_download(cmd, trace_stage());  // its barrier covers the counters too
+    VkBufferCopy region{0, 0, 8};
+    c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
+    uint32_t t4 = timer.mark(cmd);
+    cb.submit_and_wait();
+    probe_stats.upload_ms = timer.ms(t0, t1);
+    probe_stats.probe_ms = timer.ms(t2, t3);
+    probe_stats.download_ms = timer.ms(t3, t4);
+    batch->read_results(out);
   }
-  batch->prepare(q);
-  p.queries = batch->queries();
-  p.results = batch->results();
-
-  CommandBatch cb(c);
-  VkCommandBuffer cmd = cb.cmd();
-  GpuTimer timer(c, 8);
-  timer.reset(cmd);
-  c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
-  uint32_t t0, t1;
-  batch->record_upload(cmd, timer, t0, t1, trace_stage());  // its barrier covers the fill too
-  uint32_t t2 = timer.mark(cmd);
-  record_trace(cmd, p, q.count);
-  uint32_t t3 = timer.mark(cmd);
-  batch->record_download(cmd, trace_stage());  // its barrier covers the counters too
-  VkBufferCopy region{0, 0, 8};
-  c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
-  uint32_t t4 = timer.mark(cmd);
-  cb.submit_and_wait();
-  probe_stats.upload_ms = timer.ms(t0, t1);
-  probe_stats.probe_ms = timer.ms(t2, t3);
-  probe_stats.download_ms = timer.ms(t3, t4);
-  batch->read_results(out);
   counters_host.invalidate();
   uint32_t counts[2];
   std::memcpy(counts, counters_host.mapped(), sizeof counts);
@@ -326,15 +324,14 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   fallbacks = counts[1];
 }
 
-// The counters (extra rays, fallbacks) add up over the chunks: the first chunk zeroes them, the
-// last copies them out. The chunks' kernels run on the one compute queue, where a barrier orders
-// every command submitted before it: the first chunk's orders its fill before all rays, the last
-// chunk's its copy after them. Between chunks the counters take atomic adds only.
+// The counters (extra rays, fallbacks) add up over the chunks. On the one compute queue a barrier
+// orders every command submitted before it: the first chunk's orders its fill of the counters
+// before all rays, the last chunk's their copy out after them; between, rays only add atomically.
 void CgrxIndexImpl::probe_pipelined(const QueryBatch& q, CgrxProbeParams& p, RxLookup* out) {
   VkContext& c = *ctx;
   const VkPipelineStageFlags stage = trace_stage();
   uint64_t launched = 0;
-  RxProbeStats s = batch->run_pipelined(
+  probe_stats = batch->run_pipelined(
       q, stage,
       [&](VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results, uint64_t count) {
         if (launched == 0) {
@@ -355,14 +352,6 @@ void CgrxIndexImpl::probe_pipelined(const QueryBatch& q, CgrxProbeParams& p, RxL
                        VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
       },
       out);
-  probe_stats.upload_ms = s.upload_ms;
-  probe_stats.probe_ms = s.probe_ms;
-  probe_stats.download_ms = s.download_ms;
-  counters_host.invalidate();
-  uint32_t counts[2];
-  std::memcpy(counts, counters_host.mapped(), sizeof counts);
-  probe_stats.rays = q.count + counts[0];
-  fallbacks = counts[1];
 }
 
 CgrxProbeParams CgrxIndexImpl::probe_params(bool ranges) const {
