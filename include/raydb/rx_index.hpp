@@ -88,8 +88,9 @@ struct RxBuildOptions {
   bool opaque_triangles = true;
   /// Sort each batch of lookups by key (ranges by lo) on the GPU before tracing (the thesis's
   /// sorted probes and spatially close query mapping: neighbouring rays then walk the same BVH
-  /// nodes); results still come back in the caller's order. The sort's time is
-  /// RxProbeStats::sort_ms, not part of probe_ms. Can be changed after the build:
+  /// nodes); results still come back in the caller's order. A lookup call from host memory
+  /// sorts each of its pipelined chunks alone. The sort's time is RxProbeStats::sort_ms, not
+  /// part of probe_ms. Can be changed after the build:
   /// RxIndex::set_sort_probes().
   bool sort_probes = false;
   /// BVH partitioning: the key-sorted primitives are split into this many contiguous parts (key

@@ -73,6 +73,35 @@ RxProbeStats last_stats(Candidate& c) {
   });
 }
 
+// Repeated calls of one kind (pipelined, pinned): the first call's wall clock, then each timed
+// call's wall clock and its GPU times (kernels, sorts, uploads, downloads summed over its chunks).
+struct CallTimes {
+  double first = 0;
+  std::vector<double> walls, kernels, sorts, up, down;
+};
+
+double median_or_0(const std::vector<double>& v) {
+  return v.empty() ? 0.0 : median(v);
+}
+
+// Runs `call` warmup + repeats times; the first call is `first` (also timed when warmup is 0).
+template <class F>
+CallTimes time_calls(Candidate& c, int warmup, int repeats, F&& call) {
+  CallTimes t;
+  for (int r = 0; r < warmup + repeats; ++r) {
+    double ms = wall_ms(call);
+    if (r == 0) t.first = ms;
+    if (r < warmup) continue;
+    RxProbeStats s = last_stats(c);
+    t.walls.push_back(ms);
+    t.kernels.push_back(s.probe_ms);
+    t.sorts.push_back(s.sort_ms);
+    t.up.push_back(s.upload_ms);
+    t.down.push_back(s.download_ms);
+  }
+  return t;
+}
+
 // Sets the library's pipelined chunk (ops/common/lookup_batch.hpp) for one scope.
 struct ChunkScope {
   uint64_t saved = detail::lookup_chunk();
@@ -130,9 +159,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                                pow2_name(w.nlookups), pr.kind, h, order,
                                rw ? fmt::format(", width {}", rw) : ""));
           std::vector<RxLookup> out(w.nlookups), piped;
-          std::vector<double> up, down, sort, host, piped_host, piped_gpu, piped_up, piped_down;
-          std::vector<double> pin_host, pin_gpu, pin_up, pin_down;
-          double pin_first_host = 0;
+          std::vector<double> up, down, sort, host;
+          CallTimes piped_t, pin_t;
           std::string pin_check = "-";
           // The last pipelined call's chunks: [up, up end, kernel, kernel end, down, down end]
           // in ms from its first upload (detail::last_pipelined_timeline).
@@ -145,7 +173,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                   {c.up_begin, c.up_end, c.kernel_begin, c.kernel_end, c.down_begin, c.down_end});
             return t;
           };
-          double first_host = 0, piped_first_host = 0;
+          double first_host = 0;
           // GPU times come from whole batches (queries uploaded, kernel, results downloaded, each
           // timed on the GPU, as every earlier result); host times are each call's wall clock.
           // Then the same calls pipelined from host memory, as users get them by default.
@@ -172,15 +200,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             if (c.api != "vulkan") return;
             ChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk : detail::kDefaultLookupChunk);
             piped.assign(w.nlookups, RxLookup{});
-            for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-              double ms = wall_ms([&] { call(piped).value(); });
-              if (r == 0) piped_first_host = ms;
-              if (r < o.run.warmup) continue;
-              piped_host.push_back(ms);
-              piped_gpu.push_back(last_stats(c).probe_ms);
-              piped_up.push_back(last_stats(c).upload_ms);
-              piped_down.push_back(last_stats(c).download_ms);
-            }
+            piped_t = time_calls(c, o.run.warmup, o.run.repeats, [&] { call(piped).value(); });
             piped_timeline = timeline();
             if (!o.pinned) return;
             // Queries and results in pinned HostBuffers: the copy engines read and write them
@@ -189,15 +209,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             HostBuffer rbuf = HostBuffer::allocate(ctx, w.nlookups * sizeof(RxLookup)).value();
             std::memcpy(qbuf.data(), queries, query_bytes);
             std::span<RxLookup> pinned_out = rbuf.span<RxLookup>().first(w.nlookups);
-            for (int r = 0; r < o.run.warmup + o.run.repeats; ++r) {
-              double ms = wall_ms([&] { pinned_call(qbuf.data(), pinned_out).value(); });
-              if (r == 0) pin_first_host = ms;
-              if (r < o.run.warmup) continue;
-              pin_host.push_back(ms);
-              pin_gpu.push_back(last_stats(c).probe_ms);
-              pin_up.push_back(last_stats(c).upload_ms);
-              pin_down.push_back(last_stats(c).download_ms);
-            }
+            pin_t = time_calls(c, o.run.warmup, o.run.repeats,
+                               [&] { pinned_call(qbuf.data(), pinned_out).value(); });
             pin_timeline = timeline();
             size_t differ = 0;
             for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == pinned_out[i]);
@@ -311,21 +324,23 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"host_time_ms", median(host)},
                     {"host_time_ms_all", host},
                     {"host_first_ms", first_host},
-                    {"pipelined_host_ms", piped_host.empty() ? 0.0 : median(piped_host)},
-                    {"pipelined_host_ms_all", piped_host},
-                    {"pipelined_first_ms", piped_first_host},
-                    {"pipelined_gpu_ms", piped_gpu.empty() ? 0.0 : median(piped_gpu)},
+                    {"pipelined_host_ms", median_or_0(piped_t.walls)},
+                    {"pipelined_host_ms_all", piped_t.walls},
+                    {"pipelined_first_ms", piped_t.first},
+                    {"pipelined_gpu_ms", median_or_0(piped_t.kernels)},
+                    // gpu_sorted RX: each chunk sorts its own lookups, apart from the kernels.
+                    {"pipelined_sort_ms", median_or_0(piped_t.sorts)},
                     // The pipelined call's copy-queue transfers, summed over its chunks (0:
                     // not timed, no hostQueryReset): its PCIe transfer time.
-                    {"pipelined_upload_ms", piped_up.empty() ? 0.0 : median(piped_up)},
-                    {"pipelined_download_ms", piped_down.empty() ? 0.0 : median(piped_down)},
+                    {"pipelined_upload_ms", median_or_0(piped_t.up)},
+                    {"pipelined_download_ms", median_or_0(piped_t.down)},
                     // --pinned: the pipelined calls with queries and results in HostBuffers.
-                    {"pinned_host_ms", pin_host.empty() ? 0.0 : median(pin_host)},
-                    {"pinned_host_ms_all", pin_host},
-                    {"pinned_first_ms", pin_first_host},
-                    {"pinned_gpu_ms", pin_gpu.empty() ? 0.0 : median(pin_gpu)},
-                    {"pinned_upload_ms", pin_up.empty() ? 0.0 : median(pin_up)},
-                    {"pinned_download_ms", pin_down.empty() ? 0.0 : median(pin_down)},
+                    {"pinned_host_ms", median_or_0(pin_t.walls)},
+                    {"pinned_host_ms_all", pin_t.walls},
+                    {"pinned_first_ms", pin_t.first},
+                    {"pinned_gpu_ms", median_or_0(pin_t.kernels)},
+                    {"pinned_upload_ms", median_or_0(pin_t.up)},
+                    {"pinned_download_ms", median_or_0(pin_t.down)},
                     {"pinned_check", pin_check},
                     {"pipelined_timeline", piped_timeline},
                     {"pinned_timeline", pin_timeline},
@@ -345,7 +360,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               "{:>9.1f} {:>10.3f} {:>10.3f}  {}",
               c.columns, w.bits, pow2_name(nkeys), pow2_name(w.nlookups), pr.kind, h, order, rw,
               c.build_ms, pr.probe_ms, pr.probe_ms > 0 ? w.nlookups / (pr.probe_ms * 1e3) : 0.0,
-              c.index_bytes / 1e6, median(host), piped_host.empty() ? 0.0 : median(piped_host),
+              c.index_bytes / 1e6, median(host), median_or_0(piped_t.walls),
               gpu_sort ? fmt::format("{} (+ {:.3f} ms GPU sort)", pr.checked, median(sort))
               : api_check != "-" ? fmt::format("{}, {}", pr.checked, api_check)
                                  : pr.checked));

@@ -2,7 +2,8 @@
 // kernel reading and writing them directly, results copied out while later chunks run. Every
 // result is compared whole with the CPU reference and with the unpipelined (whole-batch) path, at
 // the chunk boundaries (0, 1, chunk - 1, chunk, chunk + 1 and more chunks than slots), for 32-
-// and 64-bit keys, points and ranges, and for every key index that runs through the shared code.
+// and 64-bit keys, points and ranges, and for every key index that runs through the shared code
+// (RX also with sort_probes: each chunk sorts its own lookups; cgRX).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,7 +14,9 @@
 #include <random>
 #include <string>
 
+#include "backend/vk/context_impl.hpp"
 #include "ops/common/lookup_batch.hpp"
+#include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
 #include "raydb/host_buffer.hpp"
 #include "raydb/host_time.hpp"
@@ -157,6 +160,120 @@ TEST_CASE("pipelined lookups: RX points and ranges at chunk boundaries equal the
         ChunkScope pipelined(kChunk);
         test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                             (what + "points, returned vector").c_str());
+      }
+    }
+  }
+}
+
+std::vector<TraversalMode> device_modes() {
+  const DeviceInfo& d = test::context().device();
+  std::vector<TraversalMode> modes;
+  if (d.ray_tracing_pipeline) modes.push_back(TraversalMode::pipeline);
+  if (d.ray_query) modes.push_back(TraversalMode::ray_query);
+  if (modes.empty()) MESSAGE("skipped: device has no ray tracing");
+  return modes;
+}
+
+TEST_CASE("pipelined lookups: RX with sorted probes sorts each chunk, results in place") {
+  // Each chunk sorts its lookups on the GPU into its slot's order and the trace writes every
+  // result back at its place in the chunk; a wrong order or offset in any chunk shows here.
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  for (TraversalMode m : device_modes()) {
+    for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+      auto keys = random_keys(w, 3000, rng, false);
+      std::vector<uint32_t> values(keys.size());
+      for (auto& v : values) v = static_cast<uint32_t>(rng());
+      RxBuildOptions o;
+      o.traversal = m;
+      o.sort_probes = true;
+      auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
+      RxReference ref(keys.span(), values);
+      for (uint64_t count : kCounts) {
+        std::string what = std::string("rx sorted probes ") + to_string(m) + " " + to_string(w) +
+                           "-bit, " + std::to_string(count) + " ";
+        auto points = probes_for(keys, count, rng);
+        check_modes([&](KeySpan q, std::span<RxLookup> out) { return index.lookup(q, out); },
+                    points.span(), ref.lookup(points.span()), what + "points");
+        auto ranges = ranges_for(keys, count, rng);
+        check_modes(
+            [&](RangeSpan q, std::span<RxLookup> out) { return index.lookup_ranges(q, out); },
+            ranges.span(), ref.lookup_ranges(ranges.span()), what + "ranges");
+      }
+    }
+  }
+}
+
+TEST_CASE("pipelined lookups: cgRX at chunk boundaries, its counters summed over the chunks") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  for (TraversalMode m : device_modes()) {
+    for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+      auto keys = random_keys(w, 2000, rng, false);
+      std::vector<uint32_t> values(keys.size());
+      for (auto& v : values) v = static_cast<uint32_t>(rng());
+      CgrxBuildOptions o;
+      o.traversal = m;
+      o.bucket_size = 4;  // many buckets: rays cross several of them
+      auto index = CgrxIndex::build(test::context(), keys.span(), values, o).value();
+      RxReference ref(keys.span(), values);
+      for (uint64_t count : kCounts) {
+        std::string what = std::string("cgrx ") + to_string(m) + " " + to_string(w) + "-bit, " +
+                           std::to_string(count) + " ";
+        auto points = probes_for(keys, count, rng);
+        auto want = ref.lookup(points.span());
+        check_modes([&](KeySpan q, std::span<RxLookup> out) { return index.lookup(q, out); },
+                    points.span(), want, what + "points");
+        auto ranges = ranges_for(keys, count, rng);
+        check_modes(
+            [&](RangeSpan q, std::span<RxLookup> out) { return index.lookup_ranges(q, out); },
+            ranges.span(), ref.lookup_ranges(ranges.span()), what + "ranges");
+        // The extra rays and fallbacks, counted on the GPU, equal the whole batch's.
+        std::vector<RxLookup> out(count);
+        {
+          ChunkScope whole(0);
+          REQUIRE(index.lookup(points.span(), std::span<RxLookup>(out)).ok());
+        }
+        const uint64_t rays = index.last_stats().rays, fallbacks = index.last_fallbacks();
+        ChunkScope pipelined(kChunk);
+        REQUIRE(index.lookup(points.span(), std::span<RxLookup>(out)).ok());
+        test::check_lookups(out, want, (what + "points, counted").c_str());
+        CHECK_MESSAGE(index.last_stats().rays == rays, what);
+        CHECK_MESSAGE(index.last_fallbacks() == fallbacks, what);
+        CHECK_MESSAGE(index.last_stats().rays >= count, what);
+      }
+    }
+  }
+}
+
+TEST_CASE("pipelined lookups: RX sorted probes and cgRX allocate nothing from the first call") {
+  // The build makes the slots and the chunk sorts' scratch; every call, the first one included,
+  // reuses them. The device memory's peak during a call shows any buffer made beside the kept
+  // ones (scratch the build did not reserve, or a Temps made per call); a kept buffer freed and
+  // made again at the same size would not show.
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  detail::VkContext& vk = test::context().vk();
+  ChunkScope pipelined(kChunk);
+  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+    auto keys = random_keys(w, 1000, rng, false);
+    RxBuildOptions o;
+    o.sort_probes = true;
+    auto rx = RxIndex::build(test::context(), keys.span(), {}, o).value();
+    auto cgrx = CgrxIndex::build(test::context(), keys.span()).value();
+    RxReference ref(keys.span());
+    auto points = probes_for(keys, 5 * kChunk + 3, rng);
+    std::vector<RxLookup> out(points.size());
+    for (int call = 0; call < 2; ++call) {
+      for (bool sorted : {true, false}) {
+        const std::string what = std::string(sorted ? "rx sorted probes" : "cgrx") + " " +
+                                 to_string(w) + "-bit, call " + std::to_string(call + 1);
+        const uint64_t before = vk.allocated_bytes;
+        vk.reset_peak();
+        REQUIRE((sorted ? rx.lookup(points.span(), out) : cgrx.lookup(points.span(), out)).ok());
+        CHECK_MESSAGE(vk.peak_bytes == before, what);
+        CHECK_MESSAGE(vk.allocated_bytes == before, what);
+        test::check_lookups(out, ref.lookup(points.span()), what.c_str());
       }
     }
   }

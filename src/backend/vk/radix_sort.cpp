@@ -8,6 +8,10 @@ namespace {
 constexpr uint64_t kTile = 4096;       // elements per workgroup (RADIX_TILE)
 constexpr uint64_t kScanBlock = 4096;  // values per scan workgroup
 constexpr uint32_t kDigits = 256;
+
+void ensure(VkContext& ctx, Buffer& b, uint64_t bytes, const char* name) {
+  if (!b || b.size() < bytes) b = Buffer(ctx, bytes, kStorageUsage, MemoryUse::device, name);
+}
 }  // namespace
 
 void compute_barrier(VkContext& ctx, VkCommandBuffer cmd) {
@@ -33,9 +37,7 @@ void RadixSort::record_exclusive_scan(VkCommandBuffer cmd, VkDeviceAddress data,
     compute_barrier(ctx_, cmd);
     return;
   }
-  temps.scan_levels.emplace_back(ctx_, blocks * 4, kStorageUsage, MemoryUse::device,
-                                 "scan block sums");
-  VkDeviceAddress sums = temps.scan_levels.back().address();
+  VkDeviceAddress sums = scan_level(temps, blocks * 4).address();
   ScanParams p{data, sums, static_cast<uint32_t>(count), 0};
   scan_blocks_.dispatch_groups(cmd, &p, blocks);
   compute_barrier(ctx_, cmd);
@@ -44,15 +46,39 @@ void RadixSort::record_exclusive_scan(VkCommandBuffer cmd, VkDeviceAddress data,
   compute_barrier(ctx_, cmd);
 }
 
+const Buffer& RadixSort::scan_level(Temps& temps, uint64_t bytes) {
+  if (temps.scan_used == temps.scan_levels.size()) temps.scan_levels.emplace_back();
+  Buffer& b = temps.scan_levels[temps.scan_used++];
+  ensure(ctx_, b, bytes, "scan block sums");
+  return b;
+}
+
+void RadixSort::reserve(Temps& temps, uint64_t n, bool key64) {
+  temps.rewind();
+  if (n == 0) return;
+  uint64_t tiles = (n + kTile - 1) / kTile;
+  ensure(ctx_, temps.keys, n * (key64 ? 8 : 4), "sort keys");
+  ensure(ctx_, temps.rows, n * 4, "sort rows");
+  ensure(ctx_, temps.hist, tiles * kDigits * 4, "sort histogram");
+  // The levels record_exclusive_scan takes for the histogram's scan.
+  for (uint64_t count = tiles * kDigits; count > kScanBlock;) {
+    count = (count + kScanBlock - 1) / kScanBlock;
+    scan_level(temps, count * 4);
+  }
+  temps.rewind();
+}
+
 void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& rows, uint64_t n,
                        bool key64, Temps& temps) {
   if (n == 0) return;
   uint64_t key_bytes = key64 ? 8 : 4;
   uint64_t tiles = (n + kTile - 1) / kTile;
-  temps.keys = Buffer(ctx_, n * key_bytes, kStorageUsage, MemoryUse::device, "sort keys");
-  temps.rows = Buffer(ctx_, n * 4, kStorageUsage, MemoryUse::device, "sort rows");
-  temps.hist =
-      Buffer(ctx_, tiles * kDigits * 4, kStorageUsage, MemoryUse::device, "sort histogram");
+  // Reused where large enough: a Temps that an earlier record() in the same command buffer used
+  // is free again, since every pass ends with a barrier.
+  ensure(ctx_, temps.keys, n * key_bytes, "sort keys");
+  ensure(ctx_, temps.rows, n * 4, "sort rows");
+  ensure(ctx_, temps.hist, tiles * kDigits * 4, "sort histogram");
+  const size_t first_level = temps.scan_used;
   const Buffer* key_bufs[2] = {&keys, &temps.keys};
   const Buffer* row_bufs[2] = {&rows, &temps.rows};
   uint32_t passes = key64 ? 8 : 4;  // even: the result lands back in `keys` / `rows`
@@ -69,6 +95,7 @@ void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& ro
                   static_cast<uint32_t>(tiles)};
     histogram_.dispatch_groups(cmd, &p, tiles);
     compute_barrier(ctx_, cmd);
+    temps.scan_used = first_level;  // the passes run one after another: they share the levels
     record_exclusive_scan(cmd, temps.hist.address(), tiles * kDigits, temps);
     scatter_.dispatch_groups(cmd, &p, tiles);
     compute_barrier(ctx_, cmd);

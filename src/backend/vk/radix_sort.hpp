@@ -25,10 +25,15 @@ class RadixSort {
  public:
   explicit RadixSort(VkContext& ctx);
 
-  // Work buffers of one sort; keep them alive until the recorded commands have run.
+  // Work buffers of one sort; keep them alive until the recorded commands have run. Buffers large
+  // enough are reused; scans recorded after one another each take further scan levels, until
+  // rewind(), which the owner calls once the commands recorded with them have run (a Temps kept
+  // between calls then allocates nothing once grown).
   struct Temps {
     Buffer keys, rows, hist;
     std::vector<Buffer> scan_levels;
+    size_t scan_used = 0;  // scan_levels taken since the last rewind()
+    void rewind() { scan_used = 0; }
   };
 
   // Records a sort of the first n keys of `keys` (32- or 64-bit). On completion `keys` holds them
@@ -36,12 +41,18 @@ class RadixSort {
   // Both buffers must hold n elements; `rows` need not be initialized.
   void record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& rows, uint64_t n, bool key64,
               Temps& temps);
+  // Grows `temps` to what a record() of n keys needs, so that recording one allocates nothing;
+  // rewinds them. Only while no recorded commands use them.
+  void reserve(Temps& temps, uint64_t n, bool key64);
 
   // Records an exclusive prefix sum of `count` uint32 values at `data`, in place.
   void record_exclusive_scan(VkCommandBuffer cmd, VkDeviceAddress data, uint64_t count,
                              Temps& temps);
 
  private:
+  // The next scan level of `temps`, at least `bytes` large.
+  const Buffer& scan_level(Temps& temps, uint64_t bytes);
+
   VkContext& ctx_;
   // The context's shared pipelines (kernel()): a sort made per build or call compiles nothing.
   ComputePipeline &histogram_, &scatter_, &scan_blocks_, &scan_add_;

@@ -60,6 +60,9 @@ struct CgrxIndexImpl {
   CgrxProbeParams probe_params(bool ranges) const;
   // Records the rays (or ray queries) of `count` lookups, in slices the device allows.
   void record_trace(VkCommandBuffer cmd, CgrxProbeParams p, uint64_t count);
+  // probe() from host memory in chunks (LookupBatch::run_pipelined); `p` without the batch's
+  // fields. Leaves the counters in counters_host, as the whole batch does.
+  void probe_pipelined(const QueryBatch& q, CgrxProbeParams& p, RxLookup* out);
   VkPipelineStageFlags trace_stage() const {
     return mode == TraversalMode::pipeline ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
                                            : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;

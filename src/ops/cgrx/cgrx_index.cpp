@@ -223,6 +223,10 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   if (!binding)
     binding = std::make_unique<TlasBinding>(
         c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+  // As RX's: probe pipeline and lookup slots now, not in a first lookup; not the build's bytes.
+  ensure_probe_kernels();
+  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  batch->reserve_pipeline(n, width == KeyWidth::bits64 ? 8 : 4);
 
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();
@@ -286,37 +290,69 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
   }
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c);
-  batch->prepare(q);
-
   CgrxProbeParams p = probe_params(q.ranges);
-  p.queries = batch->queries();
-  p.results = batch->results();
   if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
-
-  CommandBatch cb(c);
-  VkCommandBuffer cmd = cb.cmd();
-  GpuTimer timer(c, 8);
-  timer.reset(cmd);
-  c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
-  uint32_t t0, t1;
-  batch->record_upload(cmd, timer, t0, t1, trace_stage());  // its barrier covers the fill too
-  uint32_t t2 = timer.mark(cmd);
-  record_trace(cmd, p, q.count);
-  uint32_t t3 = timer.mark(cmd);
-  batch->record_download(cmd, trace_stage());  // its barrier covers the counters too
-  VkBufferCopy region{0, 0, 8};
-  c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
-  uint32_t t4 = timer.mark(cmd);
-  cb.submit_and_wait();
-  probe_stats.upload_ms = timer.ms(t0, t1);
-  probe_stats.probe_ms = timer.ms(t2, t3);
-  probe_stats.download_ms = timer.ms(t3, t4);
-  batch->read_results(out);
+  if (lookup_chunk() > 0) {
+    probe_pipelined(q, p, out);
+  } else {  // one whole batch
+    batch->prepare(q);
+    p.queries = batch->queries();
+    p.results = batch->results();
+    CommandBatch cb(c);
+    VkCommandBuffer cmd = cb.cmd();
+    GpuTimer timer(c, 8);
+    timer.reset(cmd);
+    c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
+    uint32_t t0, t1;
+    batch->record_upload(cmd, timer, t0, t1, trace_stage());  // its barrier covers the fill too
+    uint32_t t2 = timer.mark(cmd);
+    record_trace(cmd, p, q.count);
+    uint32_t t3 = timer.mark(cmd);
+    batch->record_download(cmd, trace_stage());  // its barrier covers the counters too
+    VkBufferCopy region{0, 0, 8};
+    c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
+    uint32_t t4 = timer.mark(cmd);
+    cb.submit_and_wait();
+    probe_stats.upload_ms = timer.ms(t0, t1);
+    probe_stats.probe_ms = timer.ms(t2, t3);
+    probe_stats.download_ms = timer.ms(t3, t4);
+    batch->read_results(out);
+  }
   counters_host.invalidate();
   uint32_t counts[2];
   std::memcpy(counts, counters_host.mapped(), sizeof counts);
   probe_stats.rays = q.count + counts[0];
   fallbacks = counts[1];
+}
+
+// The counters (extra rays, fallbacks) add up over the chunks. On the one compute queue a barrier
+// orders every command submitted before it: the first chunk's orders its fill of the counters
+// before all rays, the last chunk's their copy out after them; between, rays only add atomically.
+void CgrxIndexImpl::probe_pipelined(const QueryBatch& q, CgrxProbeParams& p, RxLookup* out) {
+  VkContext& c = *ctx;
+  const VkPipelineStageFlags stage = trace_stage();
+  uint64_t launched = 0;
+  probe_stats = batch->run_pipelined(
+      q, stage,
+      [&](VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results, uint64_t count) {
+        if (launched == 0) {
+          c.vk.vkCmdFillBuffer(cmd, counters_dev.handle(), 0, 8, 0);
+          memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
+                         VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
+        }
+        p.queries = queries;
+        p.results = results;
+        record_trace(cmd, p, count);
+        launched += count;
+        if (launched < q.count) return;
+        memory_barrier(cmd, stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT,
+                       VK_ACCESS_TRANSFER_READ_BIT, c);
+        VkBufferCopy region{0, 0, 8};
+        c.vk.vkCmdCopyBuffer(cmd, counters_dev.handle(), counters_host.handle(), 1, &region);
+        memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                       VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
+      },
+      out);
 }
 
 CgrxProbeParams CgrxIndexImpl::probe_params(bool ranges) const {

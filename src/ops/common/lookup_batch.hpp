@@ -135,6 +135,18 @@ class LookupBatch {
   // download_ms the copy-queue transfers (0 where the device cannot time them: no hostQueryReset).
   RxProbeStats run_pipelined(const QueryBatch& q, VkPipelineStageFlags stage,
                              const ChunkLaunch& launch, RxLookup* out);
+  // Four stages run at once (the host's copies, upload, kernel, download), one slot each.
+  static constexpr unsigned kSlots = 4;
+  // As ChunkLaunch, with the chunk's slot (0 to kSlots - 1): a kernel that needs scratch per
+  // chunk (RX's sorted probes) keeps one per slot, free again whenever its slot is recorded.
+  // Chunks are launched in query order.
+  using SlotLaunch = std::function<void(VkCommandBuffer, unsigned slot, VkDeviceAddress queries,
+                                        VkDeviceAddress results, uint64_t count)>;
+  RxProbeStats run_pipelined_in_slots(const QueryBatch& q, VkPipelineStageFlags stage,
+                                      const SlotLaunch& launch, RxLookup* out);
+  // Within a SlotLaunch, once at most: what the launch recorded before this mark (RX's sort) is
+  // timed as the stats' sort_ms, what follows as probe_ms.
+  void mark_sorted(VkCommandBuffer cmd);
   // Makes the slots for chunks of min(lookup_chunk(), `lookups`) queries of `query_bytes` bytes
   // now, unless the context's are that large already: an index build calls it (with its key count
   // and point size), so that a first lookup call of that shape allocates nothing.
@@ -157,8 +169,6 @@ class LookupBatch {
   }
 
  private:
-  // Four stages run at once (the host's copies, upload, kernel, download), one slot each.
-  static constexpr unsigned kSlots = 4;
   struct Slot {
     Buffer in_host, out_host;  // pinned, host-cached: one chunk's queries and results
     Buffer in_dev, out_dev;    // the same in device memory, where the kernel reads and writes
@@ -167,6 +177,7 @@ class LookupBatch {
     VkFence done = VK_NULL_HANDLE;                                   // the download's
     std::unique_ptr<GpuTimer> kernel_timer, copy_timer;              // copy_timer: may be null
     uint64_t first = 0, count = 0, in_bytes = 0;                     // the chunk it holds
+    uint32_t kernel_marks = 0;  // 3 where the launch marked its sort's end (mark_sorted)
     // Where the upload reads and the download writes: the slot's pinned memory, or the caller's
     // HostBuffer (raydb/host_buffer.hpp) at an offset, which skips the host's copy.
     const Buffer* up_src = nullptr;
@@ -185,13 +196,14 @@ class LookupBatch {
   // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its GPU
   // times to `stats`.
   void finish(Slot& s, RxLookup* out, RxProbeStats& stats);
-  void submit_chunk(Slot& s, VkPipelineStageFlags stage, const ChunkLaunch& launch);
+  void submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stage, const SlotLaunch& launch);
 
   VkContext& ctx_;
   uint64_t count_ = 0, query_bytes_ = 0;
   Buffer queries_dev_, results_dev_, results_host_, staging_;
   // What run() hands the kernel: the whole batch's device buffers, or the current chunk's slot.
   VkDeviceAddress cur_queries_ = 0, cur_results_ = 0;
+  Slot* recording_ = nullptr;  // the slot a SlotLaunch is recording into
   Slots& slots_;
 };
 

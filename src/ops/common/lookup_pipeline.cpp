@@ -129,7 +129,7 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
       s.probed = new_semaphore(c);
       VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
       vk_check(c.vk.vkCreateFence(c.device, &fi, nullptr, &s.done), "vkCreateFence");
-      s.kernel_timer = std::make_unique<GpuTimer>(c, 2);
+      s.kernel_timer = std::make_unique<GpuTimer>(c, 3);
       // A transfer-only queue cannot reset queries; the host does, where it may.
       if (!c.has_copy_queues() || c.host_query_reset)
         s.copy_timer = std::make_unique<GpuTimer>(c, 4, copy_bits);
@@ -149,12 +149,19 @@ void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
   VkResult r = ctx_.vk.vkWaitForFences(ctx_.device, 1, &s.done, VK_TRUE, UINT64_MAX);
   if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
   vk_check(r, "vkWaitForFences");
-  stats.probe_ms += s.kernel_timer->ms(0, 1);
+  if (s.kernel_marks == 3) {
+    stats.sort_ms += s.kernel_timer->ms(0, 1);
+    stats.probe_ms += s.kernel_timer->ms(1, 2);
+  } else {
+    stats.probe_ms += s.kernel_timer->ms(0, 1);
+  }
   if (s.copy_timer) {
     stats.upload_ms += s.copy_timer->ms(0, 1);
     stats.download_ms += s.copy_timer->ms(2, 3);
+    // The kernel's span includes a chunk's sort, where it has one.
     timeline.push_back({s.copy_timer->at_ms(0), s.copy_timer->at_ms(1), s.kernel_timer->at_ms(0),
-                        s.kernel_timer->at_ms(1), s.copy_timer->at_ms(2), s.copy_timer->at_ms(3)});
+                        s.kernel_timer->at_ms(s.kernel_marks - 1), s.copy_timer->at_ms(2),
+                        s.copy_timer->at_ms(3)});
   }
   if (!out) return;
   s.down_dst->invalidate();
@@ -162,7 +169,8 @@ void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
     host_copies({{out + s.first, s.out_host.mapped(), s.count * kResultBytes}});
 }
 
-void LookupBatch::submit_chunk(Slot& s, VkPipelineStageFlags stage, const ChunkLaunch& launch) {
+void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stage,
+                               const SlotLaunch& launch) {
   VkContext& c = ctx_;
   const uint64_t in_bytes = s.in_bytes;
   const uint64_t out_bytes = s.count * kResultBytes;
@@ -183,8 +191,12 @@ void LookupBatch::submit_chunk(Slot& s, VkPipelineStageFlags stage, const ChunkL
   memory_barrier(s.probe, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
   s.kernel_timer->mark(s.probe);
-  launch(s.probe, s.in_dev.address(), s.out_dev.address(), s.count);
+  s.kernel_marks = 1;
+  recording_ = &s;
+  launch(s.probe, slot, s.in_dev.address(), s.out_dev.address(), s.count);
+  recording_ = nullptr;
   s.kernel_timer->mark(s.probe);
+  ++s.kernel_marks;
   vk_check(c.vk.vkEndCommandBuffer(s.probe), "vkEndCommandBuffer");
 
   begin(c, s.down);
@@ -211,6 +223,22 @@ void LookupBatch::submit_chunk(Slot& s, VkPipelineStageFlags stage, const ChunkL
 
 RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlags stage,
                                         const ChunkLaunch& launch, RxLookup* out) {
+  return run_pipelined_in_slots(
+      q, stage,
+      [&](VkCommandBuffer cmd, unsigned, VkDeviceAddress queries, VkDeviceAddress results,
+          uint64_t count) { launch(cmd, queries, results, count); },
+      out);
+}
+
+void LookupBatch::mark_sorted(VkCommandBuffer cmd) {
+  if (!recording_ || recording_->kernel_marks != 1)
+    throw Error(Errc::internal, "LookupBatch::mark_sorted outside a SlotLaunch, or twice");
+  recording_->kernel_timer->mark(cmd);
+  recording_->kernel_marks = 2;
+}
+
+RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipelineStageFlags stage,
+                                                 const SlotLaunch& launch, RxLookup* out) {
   RxProbeStats stats;
   // Slots a failed call left in flight: wait for them, their results are stale.
   for (Slot& s : slots_) finish(s, nullptr, stats);
@@ -228,7 +256,8 @@ RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlag
   if (pinned_in) pinned_in.buffer->flush();
   unsigned k = 0;
   for (uint64_t first = 0; first < q.count; first += chunk, ++k) {
-    Slot& s = slots_[k % kSlots];
+    const unsigned slot = k % kSlots;
+    Slot& s = slots_[slot];
     const uint64_t count = std::min(chunk, q.count - first);
     // The slot's last chunk must be done before its memory is reused; its results go out in the
     // same parallel pass that brings this chunk's queries in.
@@ -251,7 +280,7 @@ RxProbeStats LookupBatch::run_pipelined(const QueryBatch& q, VkPipelineStageFlag
     s.up_src_offset = pinned_in ? pinned_in.offset + first * qbytes : 0;
     s.down_dst = pinned_out ? pinned_out.buffer : &s.out_host;
     s.down_dst_offset = pinned_out ? pinned_out.offset + first * kResultBytes : 0;
-    submit_chunk(s, stage, launch);
+    submit_chunk(s, slot, stage, launch);
   }
   // The last chunks, oldest first.
   for (unsigned j = 0; j < kSlots; ++j) finish(slots_[(k + j) % kSlots], out, stats);

@@ -134,6 +134,7 @@ Result<RxIndex> rx_build(const Context& ctx, KeyWidth width, const DeviceSpan& k
     sizes.size = keys.count;
     sizes.width = width;
     impl->build(sizes, {}, &source);
+    impl->reserve_chunk_sorts();
     // Made now (the SBT upload is a submission), so that recording a lookup submits nothing.
     impl->ensure_probe_kernels();
     return RxIndexAccess::make(std::move(impl));

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <optional>
@@ -63,6 +64,13 @@ struct RxIndexImpl {
   Buffer order_dev, sort_keys_dev;
   std::unique_ptr<RadixSort> probe_sort;
   RadixSort::Temps probe_sort_temps;
+  // Sorted probes in a pipelined call: each chunk's sort keys, order and sort temporaries, one
+  // set per LookupBatch slot (free whenever its slot is), made at build, grown once.
+  struct ChunkSort {
+    Buffer keys, order;
+    RadixSort::Temps temps;
+  };
+  std::array<ChunkSort, LookupBatch::kSlots> chunk_sorts;
 
   std::unique_ptr<ComputePipeline> build_kernel;
   std::unique_ptr<ComputePipeline> distinct_kernel;
@@ -155,6 +163,13 @@ struct RxIndexImpl {
   // (query, row) pairs go to `matches`, at most `capacity` of them.
   RxCollectResult probe(const QueryBatch& q, RxLookup* out, bool collect = false,
                         RxRowMatch* matches = nullptr, uint64_t capacity = 0);
+  // sort_probes: the chunk sorts' buffers for chunks of min(lookup_chunk(), n) points, so that a
+  // first pipelined lookup call allocates nothing (the build calls it).
+  void reserve_chunk_sorts();
+  // Grows `slot`'s chunk sort to `count` queries; records their sort (keys, then the radix sort
+  // into its order) and the barrier before a trace reads the order.
+  void record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries,
+                         uint64_t count, bool ranges, VkPipelineStageFlags trace_stage);
   void lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
   // The probe push constants that come from the index (all but queries, results, matches, order,

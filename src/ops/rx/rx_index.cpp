@@ -69,16 +69,26 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   RxProbeParams p{};
   fill_index_params(p, q.ranges, collect);
   p.match_capacity = static_cast<uint32_t>(std::min<uint64_t>(capacity, 0xFFFFFFFFu));
-  if (!collect && !sorting && lookup_chunk() > 0) {
-    RxProbeStats s = batch->run_pipelined(
-        q, trace_stage,
-        [&](VkCommandBuffer cmd, VkDeviceAddress queries, VkDeviceAddress results, uint64_t count) {
+  if (!collect && lookup_chunk() > 0) {
+    // Sorted probes: each chunk sorts its own lookups (the Vulkan radix sort, recorded into the
+    // chunk's command buffer; a CUDA sort would split every chunk's submission), and the trace
+    // writes each result back at its place in the chunk through the order.
+    if (sorting && !probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+    const VkPipelineStageFlags stage =
+        sorting ? trace_stage | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT : trace_stage;
+    RxProbeStats s = batch->run_pipelined_in_slots(
+        q, stage,
+        [&](VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries, VkDeviceAddress results,
+            uint64_t count) {
+          if (sorting) record_chunk_sort(cmd, slot, queries, count, q.ranges, trace_stage);
+          p.order = sorting ? chunk_sorts[slot].order.address() : 0;
           p.queries = queries;
           p.results = results;
           record_trace(cmd, p, count);
         },
         out);
     probe_stats.probe_ms = s.probe_ms;
+    probe_stats.sort_ms = s.sort_ms;
     probe_stats.upload_ms = s.upload_ms;
     probe_stats.download_ms = s.download_ms;
     return collected;
@@ -144,6 +154,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
       tt = timer.mark(cmd);
     } else {
       compute_barrier(c, cmd);
+      probe_sort_temps.rewind();  // the previous call has run
       probe_sort->record(cmd, sort_keys_dev, order_dev, q.count, width == KeyWidth::bits64,
                          probe_sort_temps);
     }
@@ -171,6 +182,41 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   batch->read_results(out);
   if (collect) collected = read_matches(matches, capacity);
   return collected;
+}
+
+void RxIndexImpl::reserve_chunk_sorts() {
+  if (!options.sort_probes || lookup_chunk() == 0 || n == 0) return;
+  const uint64_t chunk = std::min(lookup_chunk(), n);
+  VkContext& c = *ctx;
+  if (!probe_sort) probe_sort = std::make_unique<RadixSort>(c);
+  kernel(c, ShaderId::rx_sort_keys, sizeof(RxSortKeysParams));  // compiled now, not by a lookup
+  const bool key64 = width == KeyWidth::bits64;
+  for (ChunkSort& cs : chunk_sorts) {
+    ensure_buffer(c, cs.keys, chunk * (key64 ? 8 : 4), kStorageUsage, MemoryUse::device,
+                  "rx chunk sort keys");
+    ensure_buffer(c, cs.order, chunk * 4, kStorageUsage, MemoryUse::device, "rx chunk order");
+    probe_sort->reserve(cs.temps, chunk, key64);
+  }
+}
+
+void RxIndexImpl::record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries,
+                                    uint64_t count, bool ranges, VkPipelineStageFlags trace_stage) {
+  VkContext& c = *ctx;
+  const bool key64 = width == KeyWidth::bits64;
+  ChunkSort& cs = chunk_sorts[slot];
+  // The slot's previous chunk has run (its fence was waited for): its buffers are free.
+  ensure_buffer(c, cs.keys, count * (key64 ? 8 : 4), kStorageUsage, MemoryUse::device,
+                "rx chunk sort keys");
+  ensure_buffer(c, cs.order, count * 4, kStorageUsage, MemoryUse::device, "rx chunk order");
+  probe_sort->reserve(cs.temps, count, key64);
+  RxSortKeysParams sk{queries,          cs.keys.address(), static_cast<uint32_t>(count),
+                      ranges ? 2u : 1u, key64 ? 1u : 0u,   0};
+  kernel(c, ShaderId::rx_sort_keys, sizeof(sk)).dispatch(cmd, &sk, count);
+  compute_barrier(c, cmd);
+  probe_sort->record(cmd, cs.keys, cs.order, count, key64, cs.temps);
+  batch->mark_sorted(cmd);
+  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, trace_stage,
+                 VK_ACCESS_SHADER_READ_BIT, c);
 }
 
 void RxIndexImpl::fill_index_params(RxProbeParams& p, bool ranges, bool collect) const {
@@ -328,6 +374,7 @@ Result<RxIndex> RxIndex::build(const Context& ctx, KeySpan keys, std::span<const
     impl->method = resolve_method(options);
     validate_layout_options(options, impl->method);
     impl->build(keys, values);
+    impl->reserve_chunk_sorts();
     RxIndex index(std::move(impl));
     index.impl_->attach_optix(index);
     return index;
@@ -390,6 +437,7 @@ Status RxIndex::rebuild(KeySpan keys, std::span<const uint32_t> values) {
   return guarded(*impl_->ctx, [&] {
     impl_->optix.reset();  // it borrows the records the build replaces
     impl_->build(keys, values);
+    impl_->reserve_chunk_sorts();
     impl_->attach_optix(*this);
   });
 }
