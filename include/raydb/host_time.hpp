@@ -18,9 +18,11 @@ struct HostTimeBreakdown {
   double pipeline_ms = 0;  ///< compute and ray-tracing pipelines created
   double wait_ms = 0;      ///< the host blocked on the GPU: fences, queue idles, CUDA syncs
   double copy_ms = 0;      ///< host-to-host copies into and out of staging
-  uint64_t allocations = 0;
+  uint64_t allocations = 0;  ///< how many allocations (outermost scopes) allocate_ms holds
 
+  /// The five kinds together, in ms: at most the wall clock of the calls they were taken around.
   double sum_ms() const { return allocate_ms + release_ms + pipeline_ms + wait_ms + copy_ms; }
+  /// What was spent between two snapshots (`after - before`).
   HostTimeBreakdown operator-(const HostTimeBreakdown& before) const {
     return {allocate_ms - before.allocate_ms, release_ms - before.release_ms,
             pipeline_ms - before.pipeline_ms, wait_ms - before.wait_ms,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -162,15 +163,18 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           std::vector<double> up, down, sort, host;
           CallTimes piped_t, pin_t;
           std::string pin_check = "-";
-          // The last pipelined call's chunks: [up, up end, kernel, kernel end, down, down end]
-          // in ms from its first upload (detail::last_pipelined_timeline).
-          nlohmann::json piped_timeline = nlohmann::json::array(),
-                         pin_timeline = nlohmann::json::array();
+          // The last pinned call's first chunks: [up, up end, kernel, kernel end, down, down
+          // end] in ms from its first upload, to 0.01 ms (detail::last_pipelined_timeline). At
+          // most 24 chunks, so that the row stays within the whole-line append limit.
+          nlohmann::json pin_timeline = nlohmann::json::array();
           auto timeline = [] {
             nlohmann::json t = nlohmann::json::array();
-            for (const detail::ChunkTimes& c : detail::last_pipelined_timeline())
-              t.push_back(
-                  {c.up_begin, c.up_end, c.kernel_begin, c.kernel_end, c.down_begin, c.down_end});
+            auto r = [](double ms) { return std::round(ms * 100) / 100; };
+            for (const detail::ChunkTimes& c : detail::last_pipelined_timeline()) {
+              if (t.size() == 24) break;
+              t.push_back({r(c.up_begin), r(c.up_end), r(c.kernel_begin), r(c.kernel_end),
+                           r(c.down_begin), r(c.down_end)});
+            }
             return t;
           };
           double first_host = 0;
@@ -201,7 +205,6 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             ChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk : detail::kDefaultLookupChunk);
             piped.assign(w.nlookups, RxLookup{});
             piped_t = time_calls(c, o.run.warmup, o.run.repeats, [&] { call(piped).value(); });
-            piped_timeline = timeline();
             if (!o.pinned) return;
             // Queries and results in pinned HostBuffers: the copy engines read and write them
             // in place, with no host copy.
@@ -342,7 +345,6 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pinned_upload_ms", median_or_0(pin_t.up)},
                     {"pinned_download_ms", median_or_0(pin_t.down)},
                     {"pinned_check", pin_check},
-                    {"pipelined_timeline", piped_timeline},
                     {"pinned_timeline", pin_timeline},
                     {"lookup_chunk", piped.empty()    ? 0
                                      : o.lookup_chunk ? o.lookup_chunk
