@@ -24,9 +24,27 @@ def _yes(value, limit):
     return "-" if value is None else "yes" if value <= limit else "no"
 
 
+def dma_upload(r):
+    """Whether the row measured a PCIe upload by DMA: keys and values from HostBuffers in its pinned
+    builds. The whole batch's upload_ms is not one where staging is device-local host-visible
+    memory (the host's copy into it crosses PCIe, the timed copy does not)."""
+    return (r.get("pinned_build_upload_ms") or 0) > 0
+
+
+def upload_ms(r):
+    """The PCIe upload of a lookup row's queries: at the DMA bandwidth of the same run's pinned
+    builds (keys and values), else the whole batch's upload_ms."""
+    if not dma_upload(r):
+        return r["upload_ms"]
+    key_bytes = r.get("key_bits", 32) // 8
+    build_bytes = r["num_keys"] * (key_bytes + 4)
+    query_bytes = r["num_lookups"] * key_bytes * (2 if r.get("lookup_kind") == "range" else 1)
+    return r["pinned_build_upload_ms"] * query_bytes / build_bytes
+
+
 def pcie_ms(r):
-    """The whole batch's PCIe transfer time: its upload and its download, timed on the GPU."""
-    return r["upload_ms"] + r["download_ms"]
+    """A lookup call's PCIe transfer time: its queries' upload and the whole batch's download."""
+    return upload_ms(r) + r["download_ms"]
 
 
 def lookup_target_ms(r):
@@ -36,7 +54,7 @@ def lookup_target_ms(r):
 
 def build_parts(r):
     """[(ms, what)] of a build from host memory on the GPU: upload, layout sort, build."""
-    parts = [(r["build_upload_ms"], "")]
+    parts = [(r["pinned_build_upload_ms"] if dma_upload(r) else r["build_upload_ms"], "")]
     if r.get("index", "rx") == "rx":
         parts.append((r["layout_sort_ms"], ""))
     parts.append((r["build_time_ms"], BUILD_PARTS.get(r.get("index", "rx"), "")))
@@ -86,7 +104,7 @@ def lookup_table(best):
     for r in best:
         t = lookup_target_ms(r)
         cells = [_name(r, methods), order_of(r), fmt_ms(r["probe_time_ms"]),
-                 f"{fmt_ms(r['upload_ms'])} + {fmt_ms(r['download_ms'])}", fmt_ms(t), _ms(r, "host_time_ms"),
+                 f"{fmt_ms(upload_ms(r))} + {fmt_ms(r['download_ms'])}", fmt_ms(t), _ms(r, "host_time_ms"),
                  _ms(r, "host_first_ms"), _ms(r, "pipelined_host_ms"), _ms(r, "pipelined_first_ms"),
                  _ms(r, "pipelined_gpu_ms")]
         if piped:
@@ -98,10 +116,13 @@ def lookup_table(best):
             cells += [_ms(r, "pinned_host_ms") if on else "-", _ms(r, "pinned_first_ms") if on else "-",
                       f"{_yes(r['pinned_host_ms'], t)}, {_yes(r['pinned_first_ms'], t)}" if on else "-"]
         out.append("| " + " | ".join(cells) + " |")
-    out += ["", f"Target: {lf:g}x max(PCIe, GPU probe), where PCIe is the whole batch's `upload_ms + "
-            "download_ms` and the GPU probe its `probe_time_ms`, all from the same run as the wall clocks (issue "
-            f"{REG.target('e2e')['issue']}). Within target: the pipelined call (and its first call) at most the "
-            "target."]
+    out += ["", f"Target: {lf:g}x max(PCIe, GPU probe), where PCIe is the queries' upload plus the whole batch's "
+            "`download_ms` and the GPU probe its `probe_time_ms`, all from the same run as the wall clocks (issue "
+            f"{REG.target('e2e')['issue']}). The upload is the queries' bytes at the PCIe bandwidth of the run's "
+            "pinned builds (`pinned_build_upload_ms`, keys and values copied from HostBuffers), where the row has "
+            "it; else the whole batch's `upload_ms`, which on a device with host-visible device memory times a "
+            "copy within the GPU, the host's copy into staging having crossed PCIe. Within target: the pipelined "
+            "call (and its first call) at most the target."]
     if pinned:
         out.append("Pinned: the same pipelined calls with queries and results in `HostBuffer`s, which the copy "
                    "engines read and write in place (`bench rx --pinned`; `-`: not measured).")
@@ -130,12 +151,39 @@ def build_table(builds):
             line += (f" {_ms(r, 'pinned_build_host_ms')} | {_yes(r['pinned_build_host_ms'], t)} |" if on
                      else " - | - |")
         out.append(line)
-    out += ["", f"Target: {bf:g}x (upload + sort + GPU build), GPU timestamps of the same run. Within target: "
+    out += ["", f"Target: {bf:g}x (upload + sort + GPU build), GPU timestamps of the same run; the upload is the "
+            "pinned builds' (`pinned_build_upload_ms`, PCIe) where the row has it. Within target: "
             "the build from host memory (`build_host_ms`, median) at most the target; the first build also makes "
             "the probe pipeline and is listed apart."]
     if pinned:
         out.append("Pinned: the same builds with keys and values in `HostBuffer`s, which the upload reads in "
                    "place (`bench rx --pinned`; `-`: not measured).")
+    return out + [""]
+
+
+SPLIT_PARTS = ["allocate_ms", "release_ms", "pipeline_ms", "wait_ms", "copy_ms", "other_ms"]
+
+
+def split_table(builds):
+    """Where the builds' host time went (build_host_split, pinned_build_host_split; raydb/host_time.hpp)."""
+    rows = [r for r in builds if r.get("build_host_split")]
+    if not rows:
+        return []
+    out = ["Where a build's host time goes (medians of the builds; `raydb::host_time_breakdown`): allocate, "
+           "release and pipeline: device and pinned memory made and freed, pipelines created; wait: the host "
+           "blocked on the GPU (the upload and GPU build run then); copy: host copies into staging; other: the "
+           "rest of the wall clock. From `std::vector`s, then from `HostBuffer`s:", "",
+           "| index | from | host to host | allocate | release | pipeline | wait | copy | other | allocations |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        for src, total, split in (("std::vector", "build_host_ms", "build_host_split"),
+                                  ("HostBuffer", "pinned_build_host_ms", "pinned_build_host_split")):
+            sp = r.get(split)
+            if not sp:
+                continue
+            out.append(f"| {NAMES.get(r.get('index', 'rx'), r.get('index'))}, {r.get('key_bits', 32)}-bit | {src} | "
+                       f"{_ms(r, total)} | " + " | ".join(fmt_ms(sp[k]) for k in SPLIT_PARTS)
+                       + f" | {sp['allocations']:g} |")
     return out + [""]
 
 
@@ -170,6 +218,7 @@ def device_tables(d, rows):
         if builds:
             out += ["Builds from host memory (same runs):", ""]
             out += build_table(builds)
+            out += split_table(builds)
     return out
 
 

@@ -161,3 +161,27 @@ def test_pinned_builds_get_their_own_column_and_verdict(tmp_path):
     body = table(lines, "| index |")
     assert body[0].endswith("| 140.0 | 180.0 | no | - | - |") and body[0].startswith("| sorted array")
     assert body[1].endswith("| 140.0 | 180.0 | no | 25.0 | yes |") and body[1].startswith("| hash table")
+
+
+def test_a_row_with_pinned_builds_takes_its_pcie_upload_from_them(tmp_path):
+    # Keys and values: 2^20 x 8 bytes in 4 ms; queries: 2^21 x 4 bytes, the same bytes: 4 ms up.
+    # PCIe 4 + 38 = 42 > probe 40: target 1.25 x 42 = 52.5; the build's upload is 4 ms too.
+    rows = [row("2026-01-01", piped=52.0, piped_first=53.0, pinned_build_upload_ms=4.0,
+                pinned_build_host_ms=110.0)]
+    lines = section(tmp_path, rows)
+    assert table(lines, "| workload |") == [
+        "| RX | unsorted | 40.0 | 4.00 + 38.0 | 52.5 | 300.0 | 900.0 | 52.0 | 53.0 | 60.0 | yes | no |"]
+    assert table(lines, "| index | upload + sort + GPU build |") == [
+        "| RX, 32-bit | 4.00 + 4.00 + 95.0 = 103.0 | 128.8 | 200.0 | 500.0 | no | 110.0 | yes |"]
+
+
+def test_builds_with_a_host_split_get_a_breakdown_table(tmp_path):
+    split = {"allocate_ms": 10.0, "release_ms": 2.0, "pipeline_ms": 0.0, "wait_ms": 100.0, "copy_ms": 20.0,
+             "other_ms": 3.0, "allocations": 9.0}
+    rows = [row("2026-01-01", build_host_split=split, pinned_build_host_ms=150.0,
+                pinned_build_host_split=dict(split, copy_ms=0.0)),
+            row("2026-01-01", index="hash", build_time_ms=15.0)]
+    lines = section(tmp_path, rows)
+    assert table(lines, "| index | from | host to host |") == [
+        "| RX, 32-bit | std::vector | 200.0 | 10.0 | 2.00 | 0.000 | 100.0 | 20.0 | 3.00 | 9 |",
+        "| RX, 32-bit | HostBuffer | 150.0 | 10.0 | 2.00 | 0.000 | 100.0 | 0.000 | 3.00 | 9 |"]
