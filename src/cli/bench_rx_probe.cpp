@@ -110,6 +110,13 @@ struct ChunkScope {
   ~ChunkScope() { detail::set_lookup_chunk(saved); }
 };
 
+// Sets detail::direct_results for one scope (--direct-results).
+struct DirectScope {
+  bool saved = detail::direct_results();
+  explicit DirectScope(bool on) { detail::set_direct_results(on); }
+  ~DirectScope() { detail::set_direct_results(saved); }
+};
+
 }  // namespace
 
 // Times every probe configuration on one index, or on the twins of one index in several APIs
@@ -203,6 +210,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             }
             if (c.api != "vulkan") return;
             ChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk : detail::kDefaultLookupChunk);
+            DirectScope direct(o.direct_results);
             piped.assign(w.nlookups, RxLookup{});
             piped_t = time_calls(c, o.run.warmup, o.run.repeats, [&] { call(piped).value(); });
             if (!o.pinned) return;
@@ -346,6 +354,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pinned_download_ms", median_or_0(pin_t.down)},
                     {"pinned_check", pin_check},
                     {"pinned_timeline", pin_timeline},
+                    {"direct_results", o.direct_results},
                     {"lookup_chunk", piped.empty()    ? 0
                                      : o.lookup_chunk ? o.lookup_chunk
                                                       : detail::kDefaultLookupChunk},

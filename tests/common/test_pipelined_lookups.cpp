@@ -369,3 +369,31 @@ TEST_CASE("pipelined lookups: the indexes of a context share one ring of slots")
   test::check_lookups(out, ref.lookup(points.span()), "a hash index on the same ring");
   CHECK(messages.load() == 0);
 }
+
+TEST_CASE("pipelined lookups: results written straight into pinned memory (a diagnostic)") {
+  // detail::set_direct_results: the kernel writes each chunk's results into the slot's pinned
+  // memory or the caller's HostBuffer itself, with no download; they must still equal the CPU's.
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  struct DirectScope {
+    DirectScope() { detail::set_direct_results(true); }
+    ~DirectScope() { detail::set_direct_results(false); }
+  } direct;
+  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+    auto keys = random_keys(w, 2000, rng, true);
+    std::vector<uint32_t> values(keys.size());
+    for (auto& v : values) v = static_cast<uint32_t>(rng());
+    auto hash = HashIndex::build(test::context(), keys.span(), values).value();
+    auto rx = RxIndex::build(test::context(), keys.span(), values).value();
+    RxReference ref(keys.span(), values);
+    for (uint64_t count : kCounts) {
+      std::string what = std::string(to_string(w)) + "-bit, " + std::to_string(count) + " direct ";
+      auto points = probes_for(keys, count, rng);
+      auto want = ref.lookup(points.span());
+      check_modes([&](KeySpan q, std::span<RxLookup> out) { return hash.lookup(q, out); },
+                  points.span(), want, "hash " + what + "points");
+      check_modes([&](KeySpan q, std::span<RxLookup> out) { return rx.lookup(q, out); },
+                  points.span(), want, "rx " + what + "points");
+    }
+  }
+}

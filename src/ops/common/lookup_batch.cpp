@@ -24,6 +24,15 @@ std::atomic<uint64_t> g_lookup_chunk{kDefaultLookupChunk};
 
 }  // namespace
 
+std::atomic<bool> g_direct_results{false};
+
+bool direct_results() {
+  return g_direct_results.load();
+}
+void set_direct_results(bool on) {
+  g_direct_results = on;
+}
+
 uint64_t lookup_chunk() {
   return g_lookup_chunk.load();
 }

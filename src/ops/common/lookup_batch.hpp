@@ -85,14 +85,21 @@ uint64_t lookup_chunk();
 void set_lookup_chunk(uint64_t lookups);
 inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
 
+// A diagnostic of the pipelined path (process-wide, as lookup_chunk(); docs/e2e.md): the kernel
+// writes each chunk's results straight into the slot's pinned memory or the caller's HostBuffer,
+// across PCIe, with no download and no poison (so a result the kernel failed to write is not
+// caught). Off by default; bench rx --direct-results.
+bool direct_results();
+void set_direct_results(bool on);
+
 // One chunk of a pipelined call: when its upload, kernel and download ran on the GPU, in ms from
 // the call's first upload (timestamps of three queues, which share the device's clock).
 struct ChunkTimes {
   double up_begin, up_end, kernel_begin, kernel_end, down_begin, down_end;
 };
-// The chunks of the process's last pipelined call, in order: a diagnostic of how copies and
-// kernels overlapped (docs/e2e.md). Empty where the copies are not timed. Not thread-safe: read
-// it on the thread that made the call, before another call.
+// The chunks of this thread's last pipelined call, in order: a diagnostic of how copies and
+// kernels overlapped (docs/e2e.md). Empty where the copies are not timed. Read it on the thread
+// that made the call, before its next one.
 const std::vector<ChunkTimes>& last_pipelined_timeline();
 
 class LookupBatch {

@@ -17,7 +17,8 @@
 namespace raydb::detail {
 
 namespace {
-std::vector<ChunkTimes> timeline;  // last_pipelined_timeline()
+// last_pipelined_timeline(): per thread, as contexts on other threads pipeline calls of their own.
+thread_local std::vector<ChunkTimes> timeline;
 
 VkCommandBuffer new_command_buffer(VkContext& c, VkCommandPool pool) {
   VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
@@ -185,24 +186,29 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   if (s.copy_timer) s.copy_timer->mark(s.up);
   vk_check(c.vk.vkEndCommandBuffer(s.up), "vkEndCommandBuffer");
 
+  const bool direct = direct_results();
   begin(c, s.probe);
   s.kernel_timer->reset(s.probe);
-  c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
+  if (!direct) c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
   memory_barrier(s.probe, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
   s.kernel_timer->mark(s.probe);
   s.kernel_marks = 1;
   recording_ = &s;
-  launch(s.probe, slot, s.in_dev.address(), s.out_dev.address(), s.count);
+  launch(s.probe, slot, s.in_dev.address(),
+         direct ? s.down_dst->address() + s.down_dst_offset : s.out_dev.address(), s.count);
   recording_ = nullptr;
   s.kernel_timer->mark(s.probe);
   ++s.kernel_marks;
+  if (direct)
+    memory_barrier(s.probe, stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
+                   VK_ACCESS_HOST_READ_BIT, c);
   vk_check(c.vk.vkEndCommandBuffer(s.probe), "vkEndCommandBuffer");
 
   begin(c, s.down);
   if (s.copy_timer) s.copy_timer->mark(s.down);
   VkBufferCopy down{0, s.down_dst_offset, out_bytes};
-  c.vk.vkCmdCopyBuffer(s.down, s.out_dev.handle(), s.down_dst->handle(), 1, &down);
+  if (!direct) c.vk.vkCmdCopyBuffer(s.down, s.out_dev.handle(), s.down_dst->handle(), 1, &down);
   if (s.copy_timer) s.copy_timer->mark(s.down);
   // The fence alone does not make the copy's writes visible to the host.
   memory_barrier(s.down, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
