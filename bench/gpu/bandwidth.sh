@@ -4,9 +4,10 @@
 # machine (with nvcc) and carried in build/; results go to $OUT/results/<device>/dpbis.jsonl
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
-# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [select-cuda] [select-memory]
+# Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
+#   [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
-#   last three are not part of all)
+#   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
 #   vulkan  Vulkan kernels: whole queries, the selection alone, the refinement alone, bitmap ops,
 #           read-only / write-only / copy passes of a bitmap's and of the codes' size, full scan
@@ -19,6 +20,9 @@
 #           vectors each, 29 GB with codes, sorted values and row ids) do not fit in 80 GB.
 #   refine-cuda  the same with the CUDA kernels (in_select's twins in src/backend/cuda/dpbis.cu),
 #           label refine-cuda
+#   refine-batch  in_select only, its boundary rows' values loaded four at a time (CUDA and
+#           Vulkan), label refine-batch-{cuda,vulkan}; with R_BASE=<a raydb built from the commit
+#           before> the same queries through that binary first, label refine-base-{cuda,vulkan}
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -57,6 +61,18 @@ if [[ $what == *" refine-cuda "* ]]; then
   RF="$R bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine scatter,in_select --label $(label refine_cuda)"
   $RF --rows 1e8 --columns 1,3 || rc=$?
   $RF --rows 1e9 --columns 1 || rc=$?
+fi
+if [[ $what == *" refine-batch "* ]]; then
+  echo "== in_select, boundary rows loaded four at a time; the binary before first (R_BASE)"
+  for backend in cuda vulkan; do
+    for build in ${R_BASE:+base} batch; do
+      exe=$R
+      [[ $build == base ]] && exe=$R_BASE
+      RB="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --label $(label "refine_$build" "$backend")"
+      $RB --rows 1e8 --columns 1,3 || rc=$?
+      $RB --rows 1e9 --columns 1 || rc=$?
+    done
+  done
 fi
 if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"

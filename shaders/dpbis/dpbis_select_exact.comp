@@ -50,11 +50,18 @@ void main() {
   uint valid = pc.rows - first;
   uint mask = valid < 32u ? (1u << valid) - 1u : 0xFFFFFFFFu;
   edge &= mask;  // padding codes are 0 and may equal a boundary bin
+  // Four boundary rows' loads are issued before any is used: a loop of load-then-compare waits
+  // one DRAM round trip per row, and a subgroup waits for its invocation with the most.
   while (edge != 0u) {
-    int j = findLSB(edge);
-    edge &= edge - 1u;
-    uint v = U32Array(pc.values + uint64_t(first + uint(j)) * 4ul).v[0];  // 64-bit: see below
-    if (v >= pc.lo && v <= pc.hi) bits |= 1u << uint(j);
+    uint r[4], v[4];
+    for (uint k = 0u; k < 4u; ++k) {
+      r[k] = edge != 0u ? uint(findLSB(edge)) : 32u;  // 32: none left
+      edge &= edge - 1u;
+    }
+    for (uint k = 0u; k < 4u; ++k)  // 64-bit addresses: see above
+      v[k] = r[k] < 32u ? U32Array(pc.values + uint64_t(first + r[k]) * 4ul).v[0] : 0u;
+    for (uint k = 0u; k < 4u; ++k)
+      if (r[k] < 32u && v[k] >= pc.lo && v[k] <= pc.hi) bits |= 1u << r[k];
   }
   U32Array(pc.bitmap).v[word] = bits & mask;
 }

@@ -37,6 +37,18 @@ uvec4 vector_words(int k, uint q, uvec4 valid) {
   return U32x4Array(at).v[q];
 }
 
+// The lowest row (0..127) of the four words' mask, cleared; 128 when none is left.
+uint pop_lowest(inout uvec4 mask) {
+  for (uint w = 0u; w < 4u; ++w) {
+    if (mask[w] != 0u) {
+      uint b = uint(findLSB(mask[w]));
+      mask[w] &= mask[w] - 1u;
+      return w * 32u + b;
+    }
+  }
+  return 128u;
+}
+
 void main() {
   uint q = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   uint first = q * 4u;
@@ -50,13 +62,17 @@ void main() {
   uvec4 lo0 = vector_words(pc.b_lo, q, valid);
   uvec4 bits = hi & ~lo & valid;
   uvec4 border = hi1 & ~lo0 & ~bits & valid;
-  for (uint j = 0u; j < 4u; ++j) {
-    uint e = border[j];
-    while (e != 0u) {
-      int b = findLSB(e);
-      e &= e - 1u;
-      uint v = U32Array(pc.values + uint64_t((first + j) * 32u + uint(b)) * 4ul).v[0];  // 64-bit
-      if (v >= pc.lo && v <= pc.hi) bits[j] |= 1u << uint(b);
+  // Four border rows' loads are issued before any is used (see dpbis_select_exact.comp).
+  uint64_t first_row = uint64_t(first) * 32ul;  // 64-bit: large columns
+  while (any(notEqual(border, uvec4(0u)))) {
+    uint r[4], v[4];
+    for (uint k = 0u; k < 4u; ++k) r[k] = pop_lowest(border);
+    for (uint k = 0u; k < 4u; ++k)
+      v[k] = r[k] < 128u ? U32Array(pc.values + (first_row + r[k]) * 4ul).v[0] : 0u;
+    for (uint k = 0u; k < 4u; ++k) {
+      bool set = r[k] < 128u && v[k] >= pc.lo && v[k] <= pc.hi;
+      for (uint j = 0u; j < 4u; ++j)
+        bits[j] |= set && (r[k] >> 5u) == j ? 1u << (r[k] & 31u) : 0u;
     }
   }
   if (pc.words - first >= 4u) {
