@@ -22,7 +22,8 @@
 #           label refine-cuda
 #   refine-batch  in_select only, its boundary rows' values loaded four at a time (CUDA and
 #           Vulkan), label refine-batch-{cuda,vulkan}; with R_BASE=<a raydb built from the commit
-#           before> the same queries through that binary first, label refine-base-{cuda,vulkan}
+#           before> the same queries through that binary first, label refine-base-{cuda,vulkan};
+#           REFINE_BACKENDS=cuda (or vulkan) runs one backend (about 3 minutes each with R_BASE)
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -64,7 +65,7 @@ if [[ $what == *" refine-cuda "* ]]; then
 fi
 if [[ $what == *" refine-batch "* ]]; then
   echo "== in_select, boundary rows loaded four at a time; the binary before first (R_BASE)"
-  for backend in cuda vulkan; do
+  for backend in ${REFINE_BACKENDS:-cuda vulkan}; do
     for build in ${R_BASE:+base} batch; do
       exe=$R
       [[ $build == base ]] && exe=$R_BASE
