@@ -12,11 +12,24 @@ layout(buffer_reference, scalar, buffer_reference_align = 4) buffer U32Array { u
 
 // Bit j (0 .. 3) set when byte j of w lies in [lo, lo + width), all four bytes at once (SWAR);
 // lo4 and width4 hold lo and width in every byte, lo + width <= 256, width < 256. The twin of
-// in_range4 in src/backend/cuda/dpbis.cu.
+// in_range4 in src/ops/dpbis/cuda/dpbis.cu.
 uint in_range4(uint w, uint lo4, uint width4) {
   const uint H = 0x80808080u;
   uint d = ((w | H) - (lo4 & ~H)) ^ ((w ^ ~lo4) & H);    // bytewise w - lo, modulo 256
   uint t = (d | H) - (width4 & ~H);                        // high bits: low 7 bits of d >= width's
   uint ge = ((d & ~width4) | (~(d ^ width4) & t)) & H;     // high bits: d >= width
   return ((((~ge & H) >> 7u) * 0x00204081u) >> 21u) & 0xFu;  // the 4 high bits, gathered
+}
+
+// Bit j (0 .. 3) set when byte j of w equals the byte of a4 or of b4 (each one value in every
+// byte): a byte of w ^ a4 is zero exactly when neither its high bit nor the carry of its low 7
+// bits plus 0x7F is set. Half the operations of two in_range4 calls. The twin of equal4 in
+// src/ops/dpbis/cuda/dpbis.cu.
+uint equal4(uint w, uint a4, uint b4) {
+  const uint L = 0x7F7F7F7Fu, H = 0x80808080u;
+  uint xa = w ^ a4, xb = w ^ b4;
+  uint nonzero_a = ((xa & L) + L) | xa;  // high bits: the byte of xa is not 0
+  uint nonzero_b = ((xb & L) + L) | xb;
+  uint eq = ~(nonzero_a & nonzero_b) & H;
+  return (((eq >> 7u) * 0x00204081u) >> 21u) & 0xFu;  // the 4 high bits, gathered
 }

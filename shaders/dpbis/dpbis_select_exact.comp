@@ -32,9 +32,9 @@ void main() {
   int width = min(pc.b_hi, 256) - lo;
   uint lo4 = uint(lo) * 0x01010101u;
   uint width4 = uint(max(width, 0)) * 0x01010101u;
-  uint one4 = 0x01010101u;
+  // The boundary bins: b_hi (0..255) and b_lo, or b_hi again where there is no lower one.
   uint hi4 = uint(pc.b_hi) * 0x01010101u;
-  uint blo4 = uint(max(pc.b_lo, 0)) * 0x01010101u;
+  uint lo4_edge = pc.b_lo >= 0 ? uint(pc.b_lo) * 0x01010101u : hi4;
   uint bits = 0u, edge = 0u;
   for (uint i = 0u; i < 8u; ++i) {
     uint w = q[i / 4u][i % 4u];
@@ -43,25 +43,17 @@ void main() {
     } else if (width > 0) {
       bits |= in_range4(w, lo4, width4) << (4u * i);
     }
-    uint e = in_range4(w, hi4, one4);
-    if (pc.b_lo >= 0) e |= in_range4(w, blo4, one4);
-    edge |= e << (4u * i);
+    edge |= equal4(w, hi4, lo4_edge) << (4u * i);
   }
   uint valid = pc.rows - first;
   uint mask = valid < 32u ? (1u << valid) - 1u : 0xFFFFFFFFu;
   edge &= mask;  // padding codes are 0 and may equal a boundary bin
-  // Four boundary rows' loads are issued before any is used: a loop of load-then-compare waits
-  // one DRAM round trip per row, and a subgroup waits for its invocation with the most.
+  // One boundary row at a time: with 256 bins a word rarely has two (see the CUDA twin).
   while (edge != 0u) {
-    uint r[4], v[4];
-    for (uint k = 0u; k < 4u; ++k) {
-      r[k] = edge != 0u ? uint(findLSB(edge)) : 32u;  // 32: none left
-      edge &= edge - 1u;
-    }
-    for (uint k = 0u; k < 4u; ++k)  // 64-bit addresses: see above
-      v[k] = r[k] < 32u ? U32Array(pc.values + uint64_t(first + r[k]) * 4ul).v[0] : 0u;
-    for (uint k = 0u; k < 4u; ++k)
-      if (r[k] < 32u && v[k] >= pc.lo && v[k] <= pc.hi) bits |= 1u << r[k];
+    int j = findLSB(edge);
+    edge &= edge - 1u;
+    uint v = U32Array(pc.values + uint64_t(first + uint(j)) * 4ul).v[0];  // 64-bit: see above
+    if (v >= pc.lo && v <= pc.hi) bits |= 1u << uint(j);
   }
   U32Array(pc.bitmap).v[word] = bits & mask;
 }
