@@ -281,7 +281,11 @@ struct DpBisImpl {
                            interval.first,
                            interval.second,
                            0};
-      kernel(c, ShaderId::dpbis_select_exact, sizeof(SelectExactParams)).dispatch(cmd, &sp, words);
+      // Fewer invocations than words: each one loops, loading its next word's codes early
+      // (dpbis_select_exact.comp; H200, 1e9 rows, CUDA twin: 0.87 -> 0.98 of the copy ceiling).
+      constexpr uint64_t kExactWordsPerInvocation = 4;
+      kernel(c, ShaderId::dpbis_select_exact, sizeof(SelectExactParams))
+          .dispatch(cmd, &sp, (words + kExactWordsPerInvocation - 1) / kExactWordsPerInvocation);
     }
   }
 

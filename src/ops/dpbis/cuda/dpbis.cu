@@ -129,11 +129,12 @@ __global__ void __launch_bounds__(kSelectBlock)
   bitmap[word] = bits;
 }
 
-// Refine::in_select: the boundary rows marked in edge[0..N) (bit b of edge[w]: row
-// first_row + 32 w + b) load their values and are set in bits[] when lo <= value <= hi. Four
-// loads are issued before any is used: a loop of load-then-compare would wait one DRAM round
-// trip per boundary row, and a warp waits for its lane with the most (measured on the H200: the
-// in_select passes at 0.67-0.72 of the copy ceiling, one load at a time).
+// Refine::in_select over the sieving vectors: the boundary rows marked in edge[0..N) (bit b of
+// edge[w]: row first_row + 32 w + b) load their values and are set in bits[] when
+// lo <= value <= hi. Four loads are issued before any is used: a loop of load-then-compare waits
+// one DRAM round trip per boundary row, and a warp waits for its lane with the most (a thread's
+// 128 rows hold two boundary rows on average with 128 bins; H200, 1e9 rows: 0.74-0.76 of the
+// copy ceiling one load at a time, 0.82 four at a time).
 template <int N>
 __device__ inline uint32_t pop_lowest(uint32_t (&mask)[N]) {
 #pragma unroll
@@ -176,16 +177,10 @@ __device__ inline void refine_rows(const uint32_t* __restrict__ values, uint64_t
 // Refine::in_select over the codes, the twin of dpbis_select_exact.comp: codes_select_kernel's
 // pass that also decides the rows whose code is a boundary bin (b_lo or b_hi) from the
 // row-ordered values (lo <= value <= hi), so no second pass and no atomics.
-__global__ void __launch_bounds__(kSelectBlock)
-    codes_select_exact_kernel(const uint32_t* __restrict__ codes,
-                              const uint32_t* __restrict__ values, uint32_t* __restrict__ bitmap,
-                              uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo_value,
-                              uint32_t hi_value) {
-  uint32_t word = select_index();
-  if (word >= (rows + 31u) / 32u) return;
+__device__ inline uint32_t select_exact_word(uint4 a, uint4 b, const uint32_t* __restrict__ values,
+                                             uint32_t word, uint32_t rows, int32_t b_lo,
+                                             int32_t b_hi, uint32_t lo_value, uint32_t hi_value) {
   uint32_t first = word * 32u;
-  const uint4* q = reinterpret_cast<const uint4*>(codes) + word * 2u;
-  uint4 a = __ldg(q), b = __ldg(q + 1);
   const uint32_t w8[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
   int32_t lo = max(b_lo + 1, 0);
   int32_t width = min(b_hi, 256) - lo;
@@ -214,7 +209,39 @@ __global__ void __launch_bounds__(kSelectBlock)
     uint32_t v = __ldg(values + uint64_t{first} + j);  // 64-bit: more than 2^30 rows pass 4 GiB
     if (v >= lo_value && v <= hi_value) bits |= 1u << j;
   }
-  bitmap[word] = bits & mask;
+  return bits & mask;
+}
+
+// Each thread decides kExactWords words, one grid apart (so a warp's loads stay contiguous), and
+// loads the next word's codes before it waits for this word's boundary values: the two round
+// trips of a word (codes, then values) overlap with the neighbouring words' instead of adding up.
+constexpr uint32_t kExactWords = 4;
+
+__global__ void __launch_bounds__(kSelectBlock)
+    codes_select_exact_kernel(const uint32_t* __restrict__ codes,
+                              const uint32_t* __restrict__ values, uint32_t* __restrict__ bitmap,
+                              uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo_value,
+                              uint32_t hi_value) {
+  uint32_t words = (rows + 31u) / 32u;
+  uint32_t threads = gridDim.x * kSelectBlock;
+  uint32_t word = select_index();
+  if (word >= words) return;
+  const uint4* q = reinterpret_cast<const uint4*>(codes);  // codes are padded to whole words
+  uint4 a = __ldg(q + word * 2u), b = __ldg(q + word * 2u + 1u);
+  for (;;) {
+    uint32_t next = word + threads;  // below 2^27 + 2^26 + 64: no overflow
+    bool more = next < words;
+    uint4 next_a = make_uint4(0u, 0u, 0u, 0u), next_b = next_a;
+    if (more) {
+      next_a = __ldg(q + next * 2u);
+      next_b = __ldg(q + next * 2u + 1u);
+    }
+    bitmap[word] = select_exact_word(a, b, values, word, rows, b_lo, b_hi, lo_value, hi_value);
+    if (!more) return;
+    word = next;
+    a = next_a;
+    b = next_b;
+  }
 }
 
 // Refine::in_select over the sieving vectors, the twin of dpbis_sieve_exact.comp: per word
@@ -314,8 +341,8 @@ cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* values, ui
                                cudaStream_t s) {
   uint64_t words = (uint64_t{rows} + 31) / 32;
   if (words == 0) return cudaSuccess;
-  codes_select_exact_kernel<<<select_blocks(words), kSelectBlock, 0, s>>>(codes, values, bitmap,
-                                                                          rows, b_lo, b_hi, lo, hi);
+  codes_select_exact_kernel<<<select_blocks((words + kExactWords - 1) / kExactWords), kSelectBlock,
+                              0, s>>>(codes, values, bitmap, rows, b_lo, b_hi, lo, hi);
   return cudaGetLastError();
 }
 
