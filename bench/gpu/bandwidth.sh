@@ -65,11 +65,12 @@ if [[ $what == *" refine-cuda "* ]]; then
 fi
 if [[ $what == *" refine-batch "* ]]; then
   echo "== in_select, boundary rows loaded four at a time; the binary before first (R_BASE)"
+  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}  # fresh data, the same for both binaries
   for backend in ${REFINE_BACKENDS:-cuda vulkan}; do
     for build in ${R_BASE:+base} batch; do
       exe=$R
       [[ $build == base ]] && exe=$R_BASE
-      RB="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --label $(label "refine_$build" "$backend")"
+      RB="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --seed $seed --label $(label "refine_$build" "$backend")"
       $RB --rows 1e8 --columns 1,3 || rc=$?
       $RB --rows 1e9 --columns 1 || rc=$?
     done

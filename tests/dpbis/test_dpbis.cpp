@@ -2,6 +2,7 @@
 // and to query bounds, AND and OR.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "raydb/dpbis.hpp"
@@ -166,4 +167,43 @@ TEST_CASE("dpbis: no predicates, empty table and bad input") {
   std::vector<std::span<const uint32_t>> empty = {none};
   auto e = DpBisTable::build(test::context(), empty).value();
   CHECK(e.select(std::vector<Predicate>{{0, CompareOp::ge, 0}}).value().count().value() == 0);
+}
+
+TEST_CASE("dpbis: a lower bound at the column's smallest value refines no lower bin") {
+  test::ValidationGuard guard;
+  // 0 .. rows - 1 shuffled: 128 bins of 100 rows each, bin b holding 100 b .. 100 b + 99.
+  constexpr uint32_t kBins = 128, kPerBin = 100, kRows = kBins * kPerBin;
+  std::vector<uint32_t> data(kRows);
+  for (uint32_t i = 0; i < kRows; ++i) data[i] = i;
+  std::shuffle(data.begin(), data.end(), std::mt19937_64(test::fresh_seed()));
+  std::vector<std::span<const uint32_t>> cols = {data};
+  struct Case {
+    Predicate p;
+    uint64_t candidates;  // rows of the bins refined
+  };
+  const Case cases[] = {
+      {{0, CompareOp::lt, 550, 0}, kPerBin},             // [0, 549]: bin 5 only
+      {{0, CompareOp::between, 0, 549}, kPerBin},        // the same interval
+      {{0, CompareOp::le, 50, 0}, kPerBin},              // [0, 50]: inside bin 0
+      {{0, CompareOp::between, 1, 549}, 2 * kPerBin},    // row 0 fails: bin 0 refined too
+      {{0, CompareOp::between, 100, 549}, 2 * kPerBin},  // bin 1's first value: refined
+      {{0, CompareOp::ge, 12345, 0}, 2 * kPerBin}};      // [12345, max]: bins 123 and 127
+  for (bool sieve : {false, true}) {
+    for (Refine refine : kRefines) {
+      DpBisOptions options{kBins, sieve};
+      options.refine = refine;
+      auto table = DpBisTable::build(test::context(), cols, options).value();
+      REQUIRE(table.build_stats().bins_used[0] == kBins);
+      for (const Case& c : cases) {
+        CAPTURE(sieve);
+        CAPTURE(static_cast<int>(refine));
+        CAPTURE(static_cast<int>(c.p.op));
+        CAPTURE(c.p.value);
+        std::vector<Predicate> preds{c.p};
+        test::check_equal_whole(table.select(preds).value().words().value(),
+                                test::reference(cols, preds, Combine::all, kRows), "dpbis bitmap");
+        CHECK(table.last_stats().candidates == c.candidates);
+      }
+    }
+  }
 }

@@ -194,6 +194,22 @@ struct DpBisImpl {
     return found;
   }
 
+  // The boundary bins of the accepted interval [lo, hi]: b_lo = bin_of(lo), b_hi = bin_of(hi).
+  // A lo equal to the column's smallest value needs no lower boundary bin (every row passes it),
+  // so b_lo becomes -1 and the lowest bin is inner: a `<` or `<=` predicate, whose lo is 0,
+  // refines one bin instead of two whenever the column holds a 0.
+  std::pair<int, int> interval_bins(const DpBisColumn& col,
+                                    std::pair<uint32_t, uint32_t> interval) const {
+    int b_lo = bin_of(col, interval.first);
+    int b_hi = bin_of(col, interval.second);
+    uint32_t lowest = 0;
+    while (lowest < bins && col.starts[lowest] == col.starts[lowest + 1]) ++lowest;
+    if (b_lo >= 0 && static_cast<uint32_t>(b_lo) == lowest &&
+        interval.first <= col.first_value[lowest])
+      b_lo = -1;
+    return {b_lo, b_hi};
+  }
+
   std::shared_ptr<BitmapImpl> select_one(const Predicate& p, GpuTimer& timer, VkCommandBuffer cmd,
                                          std::vector<uint32_t>& marks) {
     VkContext& c = *ctx;
@@ -201,8 +217,7 @@ struct DpBisImpl {
     auto out = new_bitmap(ctx, n);
     uint64_t words = out->word_count();
     auto interval = accepted_interval(p);
-    int b_lo = interval ? bin_of(col, interval->first) : -1;
-    int b_hi = interval ? bin_of(col, interval->second) : -1;
+    auto [b_lo, b_hi] = interval ? interval_bins(col, *interval) : std::pair{-1, -1};
     marks.push_back(timer.mark(cmd));
     if (!interval || b_hi < 0) {  // nothing can match: hi below the column's minimum
       if (words) c.vk.vkCmdFillBuffer(cmd, out->words.handle(), 0, words * 4, 0);
@@ -311,8 +326,7 @@ struct DpBisImpl {
     VkContext& c = *ctx;
     const DpBisColumn& col = columns[p.column];
     auto interval = accepted_interval(p);
-    int b_lo = interval ? bin_of(col, interval->first) : -1;
-    int b_hi = interval ? bin_of(col, interval->second) : -1;
+    auto [b_lo, b_hi] = interval ? interval_bins(col, *interval) : std::pair{-1, -1};
     if (!interval || b_hi < 0) {
       cuda::fill_zero(c, out.words);
       query_stats.bytes += out.word_count() * 4;
