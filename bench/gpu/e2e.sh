@@ -5,12 +5,14 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] | all   (all: about 7 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] | all   (all: about 7 minutes on the H100)
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 #   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
 #   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
 #   direct: RX and the hash table with --direct-results (kernels write results straight into
 #   pinned memory, no download) beside the default, one run each (docs/e2e.md)
+#   sorted-probes: the pipelined calls that sort each chunk on the GPU (RX --order gpu_sorted)
+#   and cgRX's pipelined calls (bucket size 32), not part of all
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
@@ -46,4 +48,10 @@ if part direct; then
     $R bench rx --out $OUT/results --label $(label e2e_direct) --pinned $d --index rx,hash \
       --method hit_and_scan --order unsorted,sorted --build-repeats 1
   done
+fi
+if [[ $what == *" sorted-probes "* ]]; then
+  echo "== pipelined calls sorting each chunk on the GPU (RX), and cgRX"
+  $B --index rx --method hit_and_scan --order gpu_sorted --build-repeats 1
+  $R bench cgrx --out $OUT/results --label $(label e2e) --pinned --bucket-size 32 \
+    --order unsorted --build-repeats 1
 fi

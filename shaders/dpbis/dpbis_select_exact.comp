@@ -23,10 +23,11 @@ layout(push_constant, scalar) uniform DpBisSelectExactParams {
 }
 pc;
 
-// The bitmap word `word` (32 rows) from its 32 codes (a, b).
-uint select_exact_word(uvec4 a, uvec4 b, uint word) {
+void main() {
+  uint word = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   uint first = word * 32u;
-  uvec4 q[2] = {a, b};
+  if (first >= pc.rows) return;
+  uvec4 q[2] = {U32x4Array(pc.codes).v[word * 2u], U32x4Array(pc.codes).v[word * 2u + 1u]};
   int lo = max(pc.b_lo + 1, 0);
   int width = min(pc.b_hi, 256) - lo;
   uint lo4 = uint(lo) * 0x01010101u;
@@ -54,31 +55,5 @@ uint select_exact_word(uvec4 a, uvec4 b, uint word) {
     uint v = U32Array(pc.values + uint64_t(first + uint(j)) * 4ul).v[0];  // 64-bit: see above
     if (v >= pc.lo && v <= pc.hi) bits |= 1u << uint(j);
   }
-  return bits & mask;
-}
-
-// Each invocation decides a few words, one dispatch apart (the host dispatches an invocation per
-// kExactWordsPerInvocation words), and loads the next word's codes before it waits for this
-// word's boundary values, so a word's two round trips (codes, then values) overlap with the next
-// word's. The number of words follows from the dispatch's size.
-void main() {
-  uint threads = gl_NumWorkGroups.x * gl_NumWorkGroups.y * 64u;
-  uint word = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
-  uint words = (pc.rows + 31u) / 32u;
-  if (word >= words) return;
-  uvec4 a = U32x4Array(pc.codes).v[word * 2u], b = U32x4Array(pc.codes).v[word * 2u + 1u];
-  for (;;) {
-    uint next = word + threads;  // below 2^28: no overflow
-    bool more = next < words;
-    uvec4 next_a = uvec4(0u), next_b = uvec4(0u);
-    if (more) {
-      next_a = U32x4Array(pc.codes).v[next * 2u];
-      next_b = U32x4Array(pc.codes).v[next * 2u + 1u];
-    }
-    U32Array(pc.bitmap).v[word] = select_exact_word(a, b, word);
-    if (!more) return;
-    word = next;
-    a = next_a;
-    b = next_b;
-  }
+  U32Array(pc.bitmap).v[word] = bits & mask;
 }

@@ -215,6 +215,7 @@ __device__ inline uint32_t select_exact_word(uint4 a, uint4 b, const uint32_t* _
 // Each thread decides kExactWords words, one grid apart (so a warp's loads stay contiguous), and
 // loads the next word's codes before it waits for this word's boundary values: the two round
 // trips of a word (codes, then values) overlap with the neighbouring words' instead of adding up.
+// (dpbis_select_exact.comp keeps one word per invocation: the same loop was slower there.)
 constexpr uint32_t kExactWords = 4;
 
 __global__ void __launch_bounds__(kSelectBlock)
