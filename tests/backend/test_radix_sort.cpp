@@ -30,7 +30,7 @@ std::vector<T> download(VkContext& c, const Buffer& b, size_t n) {
 }
 
 template <class Key>
-void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng) {
+void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t first_bit = 0) {
   VkContext& c = test::context().vk();
   std::vector<Key> keys(n);
   for (auto& k : keys) k = static_cast<Key>(rng() & key_mask);
@@ -44,13 +44,14 @@ void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng) {
     record_upload(c, batch.cmd(), staging, kb, keys.data(), n * sizeof(Key));
     memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
                    VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
-    sort.record(batch.cmd(), kb, rb, n, sizeof(Key) == 8, temps);
+    sort.record(batch.cmd(), kb, rb, n, sizeof(Key) == 8, temps, first_bit);
     batch.submit_and_wait();
   }
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return keys[a] < keys[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return keys[a] >> first_bit < keys[b] >> first_bit;
+  });
   std::vector<Key> want_keys(n);
   for (size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
   test::check_equal_whole(download<Key>(c, kb, n), want_keys, "sorted keys");
@@ -69,7 +70,24 @@ TEST_CASE("radix sort: 32- and 64-bit keys equal a stable sort") {
     check_sort<uint32_t>(n, 0xFF, rng);  // many duplicates: stability shows
     check_sort<uint64_t>(n, ~0ull, rng);
     check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng);
+    // The top bits only (RX's chunk sorts): keys equal there keep their input order.
+    check_sort<uint32_t>(n, ~0ull, rng, 16);
+    check_sort<uint64_t>(n, ~0ull, rng, 48);
+    check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng, 32);
   }
+}
+
+TEST_CASE("radix sort: a first bit that is no multiple of 16 is refused") {
+  test::ValidationGuard guard;
+  VkContext& c = test::context().vk();
+  Buffer kb(c, 64, kStorageUsage, MemoryUse::device, "test keys");
+  Buffer rb(c, 64, kStorageUsage, MemoryUse::device, "test rows");
+  RadixSort sort(c);
+  RadixSort::Temps temps;
+  CommandBatch batch(c);
+  CHECK_THROWS_WITH_AS(sort.record(batch.cmd(), kb, rb, 16, false, temps, 8),
+                       doctest::Contains("first_bit 8"), Error);
+  CHECK_THROWS_AS(sort.record(batch.cmd(), kb, rb, 16, false, temps, 32), Error);
 }
 
 TEST_CASE("scan: three levels of blocks equal std::exclusive_scan") {

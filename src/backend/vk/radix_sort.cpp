@@ -1,5 +1,7 @@
 #include "backend/vk/radix_sort.hpp"
 
+#include <string>
+
 #include "backend/vk/commands.hpp"
 
 namespace raydb::detail {
@@ -69,8 +71,13 @@ void RadixSort::reserve(Temps& temps, uint64_t n, bool key64) {
 }
 
 void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& rows, uint64_t n,
-                       bool key64, Temps& temps) {
+                       bool key64, Temps& temps, uint32_t first_bit) {
   if (n == 0) return;
+  const uint32_t key_bits = key64 ? 64 : 32;
+  if (first_bit % 16 != 0 || first_bit >= key_bits)
+    throw Error(Errc::internal, "radix sort: first_bit " + std::to_string(first_bit) +
+                                    " is not a multiple of 16 below the key's " +
+                                    std::to_string(key_bits) + " bits");
   uint64_t key_bytes = key64 ? 8 : 4;
   uint64_t tiles = (n + kTile - 1) / kTile;
   // Reused where large enough: a Temps that an earlier record() in the same command buffer used
@@ -81,7 +88,8 @@ void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& ro
   const size_t first_level = temps.scan_used;
   const Buffer* key_bufs[2] = {&keys, &temps.keys};
   const Buffer* row_bufs[2] = {&rows, &temps.rows};
-  uint32_t passes = key64 ? 8 : 4;  // even: the result lands back in `keys` / `rows`
+  // 8 bits a pass; an even count, so the result lands back in `keys` / `rows`.
+  const uint32_t passes = (key_bits - first_bit) / 8;
   for (uint32_t pass = 0; pass < passes; ++pass) {
     uint32_t src = pass % 2, dst = 1 - src;
     RadixParams p{key_bufs[src]->address(),
@@ -90,7 +98,7 @@ void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& ro
                   row_bufs[dst]->address(),
                   temps.hist.address(),
                   static_cast<uint32_t>(n),
-                  8 * pass,
+                  first_bit + 8 * pass,
                   key64 ? 1u : 0u,
                   static_cast<uint32_t>(tiles)};
     histogram_.dispatch_groups(cmd, &p, tiles);

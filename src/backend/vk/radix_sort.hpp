@@ -38,9 +38,11 @@ class RadixSort {
 
   // Records a sort of the first n keys of `keys` (32- or 64-bit). On completion `keys` holds them
   // in ascending order and `rows` the original position of each (ties keep ascending positions).
-  // Both buffers must hold n elements; `rows` need not be initialized.
+  // Both buffers must hold n elements; `rows` need not be initialized. With first_bit > 0 (a
+  // multiple of 16) only the key's bits from first_bit up are compared, in fewer passes: keys
+  // equal in those bits keep their input order.
   void record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& rows, uint64_t n, bool key64,
-              Temps& temps);
+              Temps& temps, uint32_t first_bit = 0);
   // Grows `temps` to what a record() of n keys needs, so that recording one allocates nothing;
   // rewinds them. Only while no recorded commands use them.
   void reserve(Temps& temps, uint64_t n, bool key64);
