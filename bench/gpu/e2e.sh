@@ -9,8 +9,8 @@
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 #   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
 #   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
-#   direct: RX and the hash table with --direct-results (kernels write results straight into
-#   pinned memory, no download) beside the default, one run each (docs/e2e.md)
+#   direct: RX and the hash table with each --result-path: download (a copy queue) and direct
+#   (kernels write results straight into pinned memory), one run each (docs/e2e.md)
 #   sorted-probes: the pipelined calls that sort each chunk on the GPU (RX --order gpu_sorted)
 #   and cgRX's pipelined calls (bucket size 32), not part of all
 set -uo pipefail
@@ -43,10 +43,10 @@ if part builds; then
     --build-repeats 3
 fi
 if part direct; then
-  echo "== kernels writing results into pinned memory (a diagnostic) beside the default"
-  for d in "" --direct-results; do
-    $R bench rx --out $OUT/results --label $(label e2e_direct) --pinned $d --index rx,hash \
-      --method hit_and_scan --order unsorted,sorted --build-repeats 1
+  echo "== results downloaded by a copy queue, then written by the kernels into pinned memory"
+  for path in download direct; do
+    $R bench rx --out $OUT/results --label $(label e2e_direct) --pinned --result-path $path \
+      --index rx,hash --method hit_and_scan --order unsorted,sorted --build-repeats 1
   done
 fi
 if [[ $what == *" sorted-probes "* ]]; then

@@ -51,6 +51,9 @@ struct RxProbeStats {
   double probe_ms = 0;     ///< the traversal launch(es)
   double download_ms = 0;  ///< results back
   uint64_t rays = 0;       ///< rays (or compute invocations) launched
+  /// A pipelined call whose kernels wrote the results straight into pinned host memory, so no
+  /// download ran (download_ms 0): RX and cgRX by default (docs/e2e.md).
+  bool results_direct = false;
 };
 
 }  // namespace raydb

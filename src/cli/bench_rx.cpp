@@ -286,9 +286,11 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
   cmd->add_option("--lookup-chunk", o->lookup_chunk,
                   "lookups per chunk of the pipelined calls timed after the whole batches (0: "
                   "the library's default)");
-  cmd->add_flag("--direct-results", o->direct_results,
-                "diagnostic: pipelined kernels write results straight into pinned host memory "
-                "across PCIe, no download and no poison (docs/e2e.md)");
+  cmd->add_option("--result-path", o->result_path,
+                  "where the pipelined calls' kernels write results: auto (each index's own: "
+                  "direct for RX and cgRX, download for the others), download (device memory, "
+                  "then a copy queue), direct (straight into pinned host memory); docs/e2e.md")
+      ->check(CLI::IsMember({"auto", "download", "direct"}));
   cmd->add_flag("--pinned", o->pinned,
                 "also time the pipelined calls with queries and results in pinned HostBuffers "
                 "(raydb/host_buffer.hpp), which skip the host's copies");

@@ -51,9 +51,9 @@ struct BenchRxOptions {
   std::vector<uint32_t> partitions = {1};  // RxBuildOptions::partitions, swept
   bool compress_duplicates = false;
   int build_repeats = 3;
-  uint64_t lookup_chunk = 0;    // --lookup-chunk: lookups per pipelined chunk; 0: the library's
-  bool pinned = false;          // --pinned: also time pipelined calls from and into HostBuffers
-  bool direct_results = false;  // --direct-results: detail::set_direct_results, a diagnostic
+  uint64_t lookup_chunk = 0;  // --lookup-chunk: lookups per pipelined chunk; 0: the library's
+  bool pinned = false;        // --pinned: also time pipelined calls from and into HostBuffers
+  std::string result_path = "auto";  // --result-path: detail::set_result_path_override
   BenchRunOptions run = {.repeats = 5, .warmup = 3};
 };
 

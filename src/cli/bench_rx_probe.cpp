@@ -79,6 +79,7 @@ RxProbeStats last_stats(Candidate& c) {
 struct CallTimes {
   double first = 0;
   std::vector<double> walls, kernels, sorts, up, down;
+  bool direct = false;  // the kernels wrote results into pinned memory (RxProbeStats)
 };
 
 double median_or_0(const std::vector<double>& v) {
@@ -99,6 +100,7 @@ CallTimes time_calls(Candidate& c, int warmup, int repeats, F&& call) {
     t.sorts.push_back(s.sort_ms);
     t.up.push_back(s.upload_ms);
     t.down.push_back(s.download_ms);
+    t.direct = s.results_direct;
   }
   return t;
 }
@@ -110,11 +112,17 @@ struct ChunkScope {
   ~ChunkScope() { detail::set_lookup_chunk(saved); }
 };
 
-// Sets detail::direct_results for one scope (--direct-results).
-struct DirectScope {
-  bool saved = detail::direct_results();
-  explicit DirectScope(bool on) { detail::set_direct_results(on); }
-  ~DirectScope() { detail::set_direct_results(saved); }
+// Sets detail::result_path_override for one scope (--result-path; "auto": none).
+struct ResultPathScope {
+  std::optional<detail::ResultPath> saved = detail::result_path_override();
+  explicit ResultPathScope(const std::string& path) {
+    if (path == "auto")
+      detail::set_result_path_override(std::nullopt);
+    else
+      detail::set_result_path_override(path == "direct" ? detail::ResultPath::direct
+                                                        : detail::ResultPath::download);
+  }
+  ~ResultPathScope() { detail::set_result_path_override(saved); }
 };
 
 }  // namespace
@@ -210,7 +218,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             }
             if (c.api != "vulkan") return;
             ChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk : detail::kDefaultLookupChunk);
-            DirectScope direct(o.direct_results);
+            ResultPathScope result_path(o.result_path);
             piped.assign(w.nlookups, RxLookup{});
             piped_t = time_calls(c, o.run.warmup, o.run.repeats, [&] { call(piped).value(); });
             if (!o.pinned) return;
@@ -354,7 +362,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pinned_download_ms", median_or_0(pin_t.down)},
                     {"pinned_check", pin_check},
                     {"pinned_timeline", pin_timeline},
-                    {"direct_results", o.direct_results},
+                    {"direct_results", piped_t.direct},
                     {"lookup_chunk", piped.empty()    ? 0
                                      : o.lookup_chunk ? o.lookup_chunk
                                                       : detail::kDefaultLookupChunk},

@@ -32,6 +32,8 @@ struct CgrxIndexImpl {
   AccelStruct blas, tlas;
   std::unique_ptr<KeyRecordBuilder> record_builder;
   std::unique_ptr<LookupBatch> batch;
+  // As RX's (rx_impl.hpp): results straight into pinned memory, no download beside the traces.
+  static constexpr ResultPath kResultPath = ResultPath::direct;
   std::unique_ptr<TlasBinding> binding;
   std::unique_ptr<RtPipeline> rt;
   std::unique_ptr<ComputePipeline> query_kernel;

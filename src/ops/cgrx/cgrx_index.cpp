@@ -225,7 +225,7 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
         c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
   // As RX's: probe pipeline and lookup slots now, not in a first lookup; not the build's bytes.
   ensure_probe_kernels();
-  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
   batch->reserve_pipeline(n, width == KeyWidth::bits64 ? 8 : 4);
 
   uint64_t baseline = c.allocated_bytes;
@@ -289,7 +289,7 @@ void CgrxIndexImpl::probe(const QueryBatch& q, RxLookup* out) {
     return;
   }
   ensure_probe_kernels();
-  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
   CgrxProbeParams p = probe_params(q.ranges);
   if (run_starts) p.flags |= CGRX_FLAG_RUN_START;
   if (lookup_chunk() > 0) {

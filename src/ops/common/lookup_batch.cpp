@@ -24,13 +24,18 @@ std::atomic<uint64_t> g_lookup_chunk{kDefaultLookupChunk};
 
 }  // namespace
 
-std::atomic<bool> g_direct_results{false};
+namespace {
+// -1: no override; else a ResultPath.
+std::atomic<int> g_result_path_override{-1};
+}  // namespace
 
-bool direct_results() {
-  return g_direct_results.load();
+std::optional<ResultPath> result_path_override() {
+  int v = g_result_path_override.load();
+  if (v < 0) return std::nullopt;
+  return static_cast<ResultPath>(v);
 }
-void set_direct_results(bool on) {
-  g_direct_results = on;
+void set_result_path_override(std::optional<ResultPath> path) {
+  g_result_path_override = path ? static_cast<int>(*path) : -1;
 }
 
 uint64_t lookup_chunk() {
@@ -40,7 +45,8 @@ void set_lookup_chunk(uint64_t lookups) {
   g_lookup_chunk = lookups;
 }
 
-LookupBatch::LookupBatch(VkContext& ctx) : ctx_(ctx), slots_(context_slots(ctx)) {}
+LookupBatch::LookupBatch(VkContext& ctx, ResultPath results)
+    : ctx_(ctx), slots_(context_slots(ctx)), result_path_(results) {}
 
 LookupBatch::~LookupBatch() {
   // A call that failed midway may have left chunks in flight, which read the index's memory that

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -85,12 +86,20 @@ uint64_t lookup_chunk();
 void set_lookup_chunk(uint64_t lookups);
 inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
 
-// A diagnostic of the pipelined path (process-wide, as lookup_chunk(); docs/e2e.md): the kernel
-// writes each chunk's results straight into the slot's pinned memory or the caller's HostBuffer,
-// across PCIe, with no download and no poison (so a result the kernel failed to write is not
-// caught). Off by default; bench rx --direct-results.
-bool direct_results();
-void set_direct_results(bool on);
+// Where a pipelined chunk's kernel writes its results (docs/e2e.md):
+// - download: into device memory, poisoned first (kResultPoison), then a copy queue downloads
+//   them into pinned memory;
+// - direct: straight into the pinned memory the results go to (the slot's, or the caller's
+//   HostBuffer), across PCIe: no download, no poison.
+// Each index picks its own (LookupBatch's constructor): direct for RX and cgRX, whose traces run
+// ~40% slower beside a download (H200: RX unsorted from HostBuffers 68.4 -> 63.3 ms a call);
+// download for the sorted array and the hash table, whose kernels would wait on their PCIe
+// writes (the hash table 45.7 -> 55.1 ms).
+enum class ResultPath { download, direct };
+// A process-wide override of every index's choice, for measuring (bench rx --result-path);
+// nullopt (the default): each index's own.
+std::optional<ResultPath> result_path_override();
+void set_result_path_override(std::optional<ResultPath> path);
 
 // One chunk of a pipelined call: when its upload, kernel and download ran on the GPU, in ms from
 // the call's first upload (timestamps of three queues, which share the device's clock).
@@ -104,7 +113,8 @@ const std::vector<ChunkTimes>& last_pipelined_timeline();
 
 class LookupBatch {
  public:
-  explicit LookupBatch(VkContext& ctx);
+  // `results`: where this index's pipelined chunks write their results (unless overridden).
+  explicit LookupBatch(VkContext& ctx, ResultPath results = ResultPath::download);
   LookupBatch(const LookupBatch&) = delete;
   LookupBatch& operator=(const LookupBatch&) = delete;
   ~LookupBatch();
@@ -212,6 +222,7 @@ class LookupBatch {
   VkDeviceAddress cur_queries_ = 0, cur_results_ = 0;
   Slot* recording_ = nullptr;  // the slot a SlotLaunch is recording into
   Slots& slots_;
+  ResultPath result_path_;  // this index's own choice (result_path_override() takes precedence)
 };
 
 }  // namespace raydb::detail

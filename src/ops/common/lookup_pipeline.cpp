@@ -186,7 +186,7 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   if (s.copy_timer) s.copy_timer->mark(s.up);
   vk_check(c.vk.vkEndCommandBuffer(s.up), "vkEndCommandBuffer");
 
-  const bool direct = direct_results();
+  const bool direct = result_path_override().value_or(result_path_) == ResultPath::direct;
   begin(c, s.probe);
   s.kernel_timer->reset(s.probe);
   if (!direct) c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
@@ -245,10 +245,9 @@ void LookupBatch::mark_sorted(VkCommandBuffer cmd) {
 
 RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipelineStageFlags stage,
                                                  const SlotLaunch& launch, RxLookup* out) {
+  // Chunks a failed call left in flight are waited for, their results dropped, by ensure_slots.
   RxProbeStats stats;
-  // Slots a failed call left in flight: wait for them, their results are stale.
-  for (Slot& s : slots_) finish(s, nullptr, stats);
-  stats = {};
+  stats.results_direct = result_path_override().value_or(result_path_) == ResultPath::direct;
   timeline.clear();
   if (q.count == 0) return stats;
   check_not_lost(ctx_);

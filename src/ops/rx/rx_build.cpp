@@ -238,7 +238,7 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   // table is not counted as the build's.
   ensure_probe_kernels();
   // The pipelined lookups' slots too, sized for point lookups of this index's width.
-  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
   batch->reserve_pipeline(n, k.width == KeyWidth::bits64 ? 8 : 4);
   uint64_t baseline = c.allocated_bytes;
   c.reset_peak();

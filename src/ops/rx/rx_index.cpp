@@ -61,7 +61,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   RxCollectResult collected;
   if (q.count == 0) return collected;
   ensure_probe_kernels();
-  if (!batch) batch = std::make_unique<LookupBatch>(c);
+  if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
   bool sorting = options.sort_probes && q.count > 1;
   VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
                                          ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
@@ -91,6 +91,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
     probe_stats.sort_ms = s.sort_ms;
     probe_stats.upload_ms = s.upload_ms;
     probe_stats.download_ms = s.download_ms;
+    probe_stats.results_direct = s.results_direct;
     return collected;
   }
   batch->prepare(q);
