@@ -382,7 +382,8 @@ TEST_CASE("pipelined lookups: results downloaded or written straight into pinned
     ~PathScope() { detail::set_result_path_override(std::nullopt); }
   };
   {
-    // Each index's own: RX writes straight into pinned memory, the hash table downloads.
+    // Each index's own: RX writes straight into pinned memory, unless it sorts its probes (its
+    // results then land scattered), the hash table downloads.
     auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
     auto hash = HashIndex::build(test::context(), keys.span()).value();
     auto rx = RxIndex::build(test::context(), keys.span()).value();
@@ -393,6 +394,12 @@ TEST_CASE("pipelined lookups: results downloaded or written straight into pinned
     CHECK(rx.last_stats().results_direct);
     REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
     CHECK(!hash.last_stats().results_direct);
+    RxBuildOptions sorting;
+    sorting.sort_probes = true;
+    auto sorted_rx = RxIndex::build(test::context(), keys.span(), {}, sorting).value();
+    REQUIRE(sorted_rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
+    CHECK(!sorted_rx.last_stats().results_direct);
+    test::check_lookups(out, RxReference(keys.span(), {}).lookup(points.span()), "sorted rx");
   }
   for (detail::ResultPath path : {detail::ResultPath::download, detail::ResultPath::direct}) {
     PathScope scope(path);

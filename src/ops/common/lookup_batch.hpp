@@ -115,6 +115,9 @@ class LookupBatch {
  public:
   // `results`: where this index's pipelined chunks write their results (unless overridden).
   explicit LookupBatch(VkContext& ctx, ResultPath results = ResultPath::download);
+  // The index's choice for its next calls; result_path() is the one they take.
+  void set_result_path(ResultPath results) { result_path_ = results; }
+  ResultPath result_path() const { return result_path_override().value_or(result_path_); }
   LookupBatch(const LookupBatch&) = delete;
   LookupBatch& operator=(const LookupBatch&) = delete;
   ~LookupBatch();

@@ -186,7 +186,7 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   if (s.copy_timer) s.copy_timer->mark(s.up);
   vk_check(c.vk.vkEndCommandBuffer(s.up), "vkEndCommandBuffer");
 
-  const bool direct = result_path_override().value_or(result_path_) == ResultPath::direct;
+  const bool direct = result_path() == ResultPath::direct;
   begin(c, s.probe);
   s.kernel_timer->reset(s.probe);
   if (!direct) c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
@@ -247,7 +247,7 @@ RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipeline
                                                  const SlotLaunch& launch, RxLookup* out) {
   // Chunks a failed call left in flight are waited for, their results dropped, by ensure_slots.
   RxProbeStats stats;
-  stats.results_direct = result_path_override().value_or(result_path_) == ResultPath::direct;
+  stats.results_direct = result_path() == ResultPath::direct;
   timeline.clear();
   if (q.count == 0) return stats;
   check_not_lost(ctx_);

@@ -63,6 +63,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
   bool sorting = options.sort_probes && q.count > 1;
+  batch->set_result_path(sorting ? ResultPath::download : kResultPath);
   VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
                                          ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
                                          : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
