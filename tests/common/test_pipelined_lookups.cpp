@@ -279,28 +279,52 @@ TEST_CASE("pipelined lookups: RX sorted probes and cgRX allocate nothing from th
   }
 }
 
-TEST_CASE("pipelined lookups: the sorted array and the hash table at chunk boundaries") {
+// detail::set_result_path_override for one scope.
+struct PathScope {
+  explicit PathScope(detail::ResultPath p) { detail::set_result_path_override(p); }
+  ~PathScope() { detail::set_result_path_override(std::nullopt); }
+};
+
+TEST_CASE("pipelined lookups: the sorted array, the hash table and RX through either result path") {
+  // Each index has its own ResultPath (the test below); here each takes both: the kernel writes
+  // each chunk's results into device memory for a copy queue to download, or into the slot's
+  // pinned memory or the caller's HostBuffer itself.
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
-  for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
-    auto keys = random_keys(w, 2000, rng, true);
-    std::vector<uint32_t> values(keys.size());
-    for (auto& v : values) v = static_cast<uint32_t>(rng());
-    auto sorted = SortedIndex::build(test::context(), keys.span(), values).value();
-    auto hash = HashIndex::build(test::context(), keys.span(), values).value();
-    RxReference ref(keys.span(), values);
-    for (uint64_t count : kCounts) {
-      std::string what = std::string(to_string(w)) + "-bit, " + std::to_string(count) + " ";
-      auto points = probes_for(keys, count, rng);
-      auto want = ref.lookup(points.span());
-      check_modes([&](KeySpan q, std::span<RxLookup> out) { return sorted.lookup(q, out); },
-                  points.span(), want, "sorted " + what + "points");
-      check_modes([&](KeySpan q, std::span<RxLookup> out) { return hash.lookup(q, out); },
-                  points.span(), want, "hash " + what + "points");
-      auto ranges = ranges_for(keys, count, rng);
-      check_modes(
-          [&](RangeSpan q, std::span<RxLookup> out) { return sorted.lookup_ranges(q, out); },
-          ranges.span(), ref.lookup_ranges(ranges.span()), "sorted " + what + "ranges");
+  for (detail::ResultPath path : {detail::ResultPath::download, detail::ResultPath::direct}) {
+    PathScope scope(path);
+    const bool direct = path == detail::ResultPath::direct;
+    for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
+      auto keys = random_keys(w, 2000, rng, true);
+      std::vector<uint32_t> values(keys.size());
+      for (auto& v : values) v = static_cast<uint32_t>(rng());
+      auto sorted = SortedIndex::build(test::context(), keys.span(), values).value();
+      auto hash = HashIndex::build(test::context(), keys.span(), values).value();
+      auto rx = RxIndex::build(test::context(), keys.span(), values).value();
+      RxReference ref(keys.span(), values);
+      for (uint64_t count : kCounts) {
+        std::string what = std::string(to_string(w)) + "-bit, " + std::to_string(count) +
+                           (direct ? " direct " : " downloaded ");
+        auto points = probes_for(keys, count, rng);
+        auto want = ref.lookup(points.span());
+        check_modes([&](KeySpan q, std::span<RxLookup> out) { return sorted.lookup(q, out); },
+                    points.span(), want, "sorted " + what + "points");
+        check_modes([&](KeySpan q, std::span<RxLookup> out) { return hash.lookup(q, out); },
+                    points.span(), want, "hash " + what + "points");
+        check_modes([&](KeySpan q, std::span<RxLookup> out) { return rx.lookup(q, out); },
+                    points.span(), want, "rx " + what + "points");
+        auto ranges = ranges_for(keys, count, rng);
+        check_modes(
+            [&](RangeSpan q, std::span<RxLookup> out) { return sorted.lookup_ranges(q, out); },
+            ranges.span(), ref.lookup_ranges(ranges.span()), "sorted " + what + "ranges");
+        if (count == 0) continue;
+        ChunkScope pipelined(kChunk);
+        std::vector<RxLookup> out(count);
+        REQUIRE(rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
+        CHECK(rx.last_stats().results_direct == direct);
+        REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
+        CHECK(hash.last_stats().results_direct == direct);
+      }
     }
   }
 }
@@ -370,64 +394,28 @@ TEST_CASE("pipelined lookups: the indexes of a context share one ring of slots")
   CHECK(messages.load() == 0);
 }
 
-TEST_CASE("pipelined lookups: results downloaded or written straight into pinned memory") {
-  // Each index has its own ResultPath (RX and cgRX: direct, the others: download; the cases
-  // above take those). Here every index takes both: the kernel writes each chunk's results into
-  // device memory for a copy queue to download, or into the slot's pinned memory or the caller's
-  // HostBuffer itself; either way they must equal the CPU's.
+TEST_CASE("pipelined lookups: each index's own result path") {
+  // RX writes straight into pinned memory, unless it sorts its probes (its results then land
+  // scattered across the chunk); the hash table downloads.
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
-  struct PathScope {
-    explicit PathScope(detail::ResultPath p) { detail::set_result_path_override(p); }
-    ~PathScope() { detail::set_result_path_override(std::nullopt); }
-  };
-  {
-    // Each index's own: RX writes straight into pinned memory, unless it sorts its probes (its
-    // results then land scattered), the hash table downloads.
-    auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
-    auto hash = HashIndex::build(test::context(), keys.span()).value();
-    auto rx = RxIndex::build(test::context(), keys.span()).value();
-    auto points = probes_for(keys, 3 * kChunk + 1, rng);
-    std::vector<RxLookup> out(points.size());
-    ChunkScope pipelined(kChunk);
-    REQUIRE(rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
-    CHECK(rx.last_stats().results_direct);
-    REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
-    CHECK(!hash.last_stats().results_direct);
-    RxBuildOptions sorting;
-    sorting.sort_probes = true;
-    auto sorted_rx = RxIndex::build(test::context(), keys.span(), {}, sorting).value();
-    REQUIRE(sorted_rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
-    CHECK(!sorted_rx.last_stats().results_direct);
-    test::check_lookups(out, RxReference(keys.span(), {}).lookup(points.span()), "sorted rx");
-  }
-  for (detail::ResultPath path : {detail::ResultPath::download, detail::ResultPath::direct}) {
-    PathScope scope(path);
-    const bool direct = path == detail::ResultPath::direct;
-    for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
-      auto keys = random_keys(w, 2000, rng, true);
-      std::vector<uint32_t> values(keys.size());
-      for (auto& v : values) v = static_cast<uint32_t>(rng());
-      auto hash = HashIndex::build(test::context(), keys.span(), values).value();
-      auto rx = RxIndex::build(test::context(), keys.span(), values).value();
-      RxReference ref(keys.span(), values);
-      for (uint64_t count : kCounts) {
-        std::string what = std::string(to_string(w)) + "-bit, " + std::to_string(count) +
-                           (direct ? " direct " : " downloaded ");
-        auto points = probes_for(keys, count, rng);
-        auto want = ref.lookup(points.span());
-        check_modes([&](KeySpan q, std::span<RxLookup> out) { return hash.lookup(q, out); },
-                    points.span(), want, "hash " + what + "points");
-        check_modes([&](KeySpan q, std::span<RxLookup> out) { return rx.lookup(q, out); },
-                    points.span(), want, "rx " + what + "points");
-        if (count == 0) continue;
-        ChunkScope pipelined(kChunk);
-        std::vector<RxLookup> out(count);
-        REQUIRE(rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
-        CHECK(rx.last_stats().results_direct == direct);
-        REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
-        CHECK(hash.last_stats().results_direct == direct);
-      }
-    }
-  }
+  auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
+  auto hash = HashIndex::build(test::context(), keys.span()).value();
+  auto rx = RxIndex::build(test::context(), keys.span()).value();
+  RxBuildOptions sorting;
+  sorting.sort_probes = true;
+  auto sorted_rx = RxIndex::build(test::context(), keys.span(), {}, sorting).value();
+  auto points = probes_for(keys, 3 * kChunk + 1, rng);
+  auto want = RxReference(keys.span()).lookup(points.span());
+  std::vector<RxLookup> out(points.size());
+  ChunkScope pipelined(kChunk);
+  REQUIRE(rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
+  CHECK(rx.last_stats().results_direct);
+  test::check_lookups(out, want, "rx");
+  REQUIRE(hash.lookup(points.span(), std::span<RxLookup>(out)).ok());
+  CHECK(!hash.last_stats().results_direct);
+  test::check_lookups(out, want, "hash");
+  REQUIRE(sorted_rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
+  CHECK(!sorted_rx.last_stats().results_direct);
+  test::check_lookups(out, want, "rx, sorted probes");
 }
