@@ -147,9 +147,11 @@ void bind_indexes(py::module_& m) {
             d["probe_ms"] = p.probe_ms;
             d["download_ms"] = p.download_ms;
             d["rays"] = p.rays;
+            d["results_direct"] = p.results_direct;
             return d;
           },
-          "Timings (ms) and rays of the most recent lookup, as a dict.");
+          "Timings (ms) and rays of the most recent lookup, and whether its kernels wrote the "
+          "results straight into pinned host memory, as a dict.");
 
   common<CgrxIndex>(m, "CgrxIndex",
                     "cgRX: one triangle per bucket of sorted keys; a ray finds the bucket, the "

@@ -47,6 +47,16 @@ def test_point_lookups(ctx, rng, cls, dtype):
     assert index.lookup(np.array([], dtype=dtype)).shape == (0,)
 
 
+def test_rx_last_stats(ctx, rng):
+    keys = rng.integers(0, 5000, 3000).astype(np.uint32)
+    index = raydb.RxIndex(ctx, keys)
+    points = keys[:100]
+    check(index.lookup(points), keys, np.zeros(keys.size, np.uint32), points)
+    stats = index.last_stats
+    # RX's pipelined calls write their results straight into pinned host memory: no download.
+    assert stats["results_direct"] is True
+
+
 @pytest.mark.parametrize("cls", INDEXES[:3])
 def test_range_lookups(ctx, rng, cls):
     keys = rng.integers(0, 100000, 4000).astype(np.uint32)
