@@ -91,10 +91,10 @@ inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
 //   them into pinned memory;
 // - direct: straight into the pinned memory the results go to (the slot's, or the caller's
 //   HostBuffer), across PCIe: no download, no poison.
-// Each index picks its own (LookupBatch's constructor): direct for RX and cgRX, whose traces run
-// ~40% slower beside a download (H200: RX unsorted from HostBuffers 68.4 -> 63.3 ms a call);
-// download for the sorted array and the hash table, whose kernels would wait on their PCIe
-// writes (the hash table 45.7 -> 55.1 ms).
+// Each index picks its own (LookupBatch's constructor, set_result_path): direct for RX and cgRX,
+// whose traces run ~40% slower beside a download (H100: RX unsorted from HostBuffers 73.3 ->
+// 65.5 ms a call); download for the sorted array and the hash table, whose kernels would wait on
+// their PCIe writes (46.0 -> 56.4 ms), and for RX with sorted probes, whose results land scattered.
 enum class ResultPath { download, direct };
 // A process-wide override of every index's choice, for measuring (bench rx --result-path);
 // nullopt (the default): each index's own.

@@ -3,10 +3,11 @@
 // Per chunk: the host copies the queries into the slot's pinned memory; a copy queue uploads
 // them into device memory; the kernel probes there (results poisoned first, so that a lookup it
 // failed to write cannot pass as a result); a copy queue downloads the results; later the host
-// copies them out. Binary semaphores order the three submissions across queues, and the
-// download's fence tells the host the slot is free. Kernels then run at device-memory speed
-// while the copy engines move the neighbouring chunks (reading host memory from a kernel made
-// RX probes 1.6x slower on the H100, docs/e2e.md).
+// copies them out. With ResultPath::direct the kernel writes the results into the pinned memory
+// itself, and neither poison nor download runs. Binary semaphores order the three submissions
+// across queues, and the download's fence tells the host the slot is free. Kernels then run at
+// device-memory speed while the copy engines move the neighbouring chunks (reading host memory from
+// a kernel made RX probes 1.6x slower on the H100, docs/e2e.md).
 #include <algorithm>
 
 #include "backend/vk/host_buffers.hpp"
