@@ -5,7 +5,7 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] | all   (all: about 7 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] | all   (all: about 7 minutes on the H100)
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 #   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
 #   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
@@ -13,6 +13,9 @@
 #   (kernels write results straight into pinned memory), one run each (docs/e2e.md)
 #   sorted-probes: the pipelined calls that sort each chunk on the GPU (RX --order gpu_sorted)
 #   and cgRX's pipelined calls (bucket size 32), not part of all
+#   builds-ab: the builds part through R_BASE (a raydb built from the commit before, label
+#   e2e-builds-base) and $R (e2e-builds-now), alternating for BUILD_ROUNDS rounds (default 2) on
+#   the same machine, which moves allocation times by 10% from machine to machine; not part of all
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
@@ -41,6 +44,18 @@ if part builds; then
   $R bench rx --out $OUT/results --label $(label e2e_builds) --pinned --keys 67108864 \
     --lookups 1048576 --index rx,sorted,hash --method hit_and_scan --order unsorted \
     --build-repeats 3
+fi
+if [[ $what == *" builds-ab "* ]]; then
+  echo "== builds from host memory: the binary before (R_BASE) and this one, alternating"
+  for round in $(seq "${BUILD_ROUNDS:-2}"); do
+    for build in base now; do
+      exe=$R
+      [[ $build == base ]] && exe=${R_BASE:?builds-ab needs R_BASE, a raydb built from the commit before}
+      $exe bench rx --out $OUT/results --label $(label e2e_builds_ab $build) --pinned \
+        --keys 67108864 --lookups 1048576 --index rx,sorted,hash --method hit_and_scan \
+        --order unsorted --build-repeats 3
+    done
+  done
 fi
 if part direct; then
   echo "== results downloaded by a copy queue, then written by the kernels into pinned memory"

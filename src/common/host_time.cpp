@@ -10,11 +10,18 @@ constexpr int kPhases = 5;
 std::atomic<uint64_t> phase_ns[kPhases];
 std::atomic<uint64_t> allocation_count{0};
 thread_local bool scope_open = false;
+thread_local bool excluded = false;
 
 }  // namespace
 
+void exclude_thread_from_host_time() {
+  excluded = true;
+}
+
 HostPhaseScope::HostPhaseScope(HostPhase phase)
-    : phase_(phase), outermost_(!scope_open), start_(std::chrono::steady_clock::now()) {
+    : phase_(phase),
+      outermost_(!scope_open && !excluded),
+      start_(std::chrono::steady_clock::now()) {
   scope_open = true;
 }
 

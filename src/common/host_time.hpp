@@ -7,6 +7,9 @@
 
 namespace raydb::detail {
 
+// For a worker thread whose work overlaps the calls (ReleaseQueue): its scopes count nothing.
+void exclude_thread_from_host_time();
+
 enum class HostPhase { allocate, release, pipeline, wait, copy };
 
 // Adds the scope's wall clock to `phase` unless another scope is already open on this thread.

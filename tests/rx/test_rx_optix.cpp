@@ -8,6 +8,7 @@
 #include <random>
 
 #include "backend/optix/optix.hpp"
+#include "ops/rx/optix/rx_optix.hpp"
 #include "raydb/cgrx_index.hpp"
 #include "raydb/join.hpp"
 #include "raydb/rtscan.hpp"
@@ -105,6 +106,14 @@ TEST_CASE("optix: RX lookups equal the Vulkan index and the CPU reference") {
     std::vector<RxLookup> again(points.size());
     REQUIRE(optix->lookup(points.span(), again).ok());
     test::check_lookups(again, want, "OptiX points after a rebuild");
+
+    // A twin made later over the Vulkan index, whose records are Vulkan's own: it reads a copy
+    // shared with CUDA and answers the same.
+    auto late = RxOptixIndex::build(*vulkan);
+    REQUIRE_MESSAGE(late.ok(), std::string(late.ok() ? "" : late.error().what()));
+    std::vector<RxLookup> twin(points.size());
+    REQUIRE(late->lookup(points.span(), twin).ok());
+    test::check_lookups(twin, want, "OptiX twin of a Vulkan index, points");
   }
 }
 

@@ -107,7 +107,11 @@ Buffer shared_buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage
   a->device = rt.device;
   a->allocated_by_cuda = true;
   a->bytes = bytes;
-  drive(vm.create(&a->handle, bytes, &prop, 0), "cuMemCreate", name, bytes);
+  CUresult made = vm.create(&a->handle, bytes, &prop, 0);
+  // Memory handed to the release queue may not be free yet.
+  if (made == CUDA_ERROR_OUT_OF_MEMORY && ctx.drain_releases())
+    made = vm.create(&a->handle, bytes, &prop, 0);
+  drive(made, "cuMemCreate", name, bytes);
   drive(vm.reserve(&a->address, bytes, granularity, 0, 0), "cuMemAddressReserve", name, bytes);
   drive(vm.map(a->address, bytes, 0, a->handle, 0), "cuMemMap", name, bytes);
   a->mapped = true;

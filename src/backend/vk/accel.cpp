@@ -33,6 +33,13 @@ AccelStruct& AccelStruct::operator=(AccelStruct&& o) noexcept {
   return *this;
 }
 
+void AccelStruct::release_later() {
+  if (handle_) ctx_->vk.vkDestroyAccelerationStructureKHR(ctx_->device, handle_, nullptr);
+  handle_ = VK_NULL_HANDLE;
+  address_ = 0;
+  if (storage_) ctx_->release_later(std::move(storage_));
+}
+
 void AccelStruct::reset() {
   if (handle_) ctx_->vk.vkDestroyAccelerationStructureKHR(ctx_->device, handle_, nullptr);
   handle_ = VK_NULL_HANDLE;

@@ -18,6 +18,9 @@ class AccelStruct {
   AccelStruct& operator=(AccelStruct&& o) noexcept;
   ~AccelStruct() { reset(); }
   void reset();
+  // Destroys the handle now and frees the storage on the context's release queue; the GPU must
+  // be done with it.
+  void release_later();
 
   VkAccelerationStructureKHR handle() const { return handle_; }
   VkDeviceAddress address() const { return address_; }

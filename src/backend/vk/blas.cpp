@@ -58,10 +58,13 @@ std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> b
       times.prepare_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
       times.build_ms += timer.ms(marks[3 * k + 1], marks[3 * k + 2]);
     }
-  }  // scratch freed here
-  if (inputs) inputs->reset();
+    ctx.release_later(std::move(scratch.buffer));
+  }
+  if (inputs) ctx.release_later(std::move(*inputs));
   if (!compaction) return built;
-  return compact(ctx, built, times.compact_ms);  // frees the uncompacted BLAS on return
+  std::vector<AccelStruct> compacted = compact(ctx, built, times.compact_ms);
+  for (AccelStruct& s : built) s.release_later();
+  return compacted;
 }
 
 AccelStruct build_blas(VkContext& ctx, const BlasBuild& build, BlasTimes& times, Buffer* inputs) {

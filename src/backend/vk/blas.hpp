@@ -40,8 +40,8 @@ void record_blas_builds(VkContext& ctx, VkCommandBuffer cmd, GpuTimer& timer,
 // Builds `builds` in one submission with one scratch buffer (sized for the largest), times each
 // prepare and build, ends with accel_write_barrier and waits. Then frees `inputs` (what the builds
 // read; may be null) and the scratch, and, where the requests allow compaction (all alike),
-// compacts every BLAS in one round trip, freeing the uncompacted ones. Returns the BLAS in the
-// order of `builds`.
+// compacts every BLAS in one round trip, freeing the uncompacted ones; all of these on the
+// context's release queue. Returns the BLAS in the order of `builds`.
 std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> builds,
                                     BlasTimes& times, Buffer* inputs = nullptr);
 // The same for one BLAS.

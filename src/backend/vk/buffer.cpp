@@ -35,6 +35,11 @@ Buffer::Buffer(VkContext& ctx, VkDeviceSize size, VkBufferUsageFlags usage, Memo
   // scan does; kMinAlignment in buffer.hpp).
   VkResult r = vmaCreateBufferWithAlignment(ctx.allocator, &bi, &ai, kMinAlignment, &buffer_,
                                             &allocation_, &info);
+  // Memory handed to the release queue may not be free yet.
+  if ((r == VK_ERROR_OUT_OF_DEVICE_MEMORY || r == VK_ERROR_OUT_OF_HOST_MEMORY) &&
+      ctx.drain_releases())
+    r = vmaCreateBufferWithAlignment(ctx.allocator, &bi, &ai, kMinAlignment, &buffer_, &allocation_,
+                                     &info);
   if (r != VK_SUCCESS) {
     buffer_ = VK_NULL_HANDLE;
     std::string what = fmt::format("allocating {} ({} bytes)", name, size);
@@ -70,6 +75,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
   address_ = std::exchange(o.address_, 0);
   mapped_ = std::exchange(o.mapped_, nullptr);
   memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+  tracked_ = std::exchange(o.tracked_, true);
   cuda_mapping_ = std::move(o.cuda_mapping_);
   return *this;
 }
@@ -92,6 +98,12 @@ void Buffer::invalidate() const {
              "vmaInvalidateAllocation");
 }
 
+void Buffer::untrack() {
+  if (!buffer_ || !tracked_) return;
+  ctx_->track_allocation(-static_cast<int64_t>(allocated_));
+  tracked_ = false;
+}
+
 void Buffer::reset() {
   if (!buffer_) return;
   HostPhaseScope timed(HostPhase::release);
@@ -103,7 +115,8 @@ void Buffer::reset() {
   } else {
     vmaDestroyBuffer(ctx_->allocator, buffer_, allocation_);
   }
-  ctx_->track_allocation(-static_cast<int64_t>(allocated_));
+  if (tracked_) ctx_->track_allocation(-static_cast<int64_t>(allocated_));
+  tracked_ = true;
   buffer_ = VK_NULL_HANDLE;
   allocation_ = VK_NULL_HANDLE;
   size_ = allocated_ = address_ = 0;

@@ -71,6 +71,11 @@ class Buffer {
   }
 
  private:
+  friend class ReleaseQueue;
+  friend class SpareBuffers;
+  // Leaves the context's byte counters now; reset() then frees without counting (ReleaseQueue).
+  void untrack();
+
   static Buffer external(VkContext& ctx, VkDeviceSize size, VkDeviceSize allocation_size,
                          VkBufferUsageFlags usage, const std::string& name, void* chain,
                          VkBaseOutStructure* chain_tail, bool dedicated);
@@ -83,6 +88,7 @@ class Buffer {
   VkDeviceAddress address_ = 0;
   void* mapped_ = nullptr;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;  // exportable and imported buffers (no VMA allocation)
+  bool tracked_ = true;                     // counted in the context's allocated_bytes
   mutable std::shared_ptr<void> cuda_mapping_;
 };
 

@@ -35,9 +35,15 @@ class CommandBatch {
  private:
   VkContext& ctx_;
   std::unique_lock<std::recursive_mutex> lock_;  // engaged only when made outside the call lock
+  void release();  // frees the command buffer and fence instead of keeping them
+
+  // Command buffers and fences a context keeps for reuse, at most.
+  static constexpr size_t kSpareBatches = 16;
+
   VkCommandBuffer cmd_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   bool pending_ = false;
+  bool submitted_ = false;  // once submitted, it may be reused (VkContext::spare_batches)
   std::vector<VkSemaphore> wait_sems_, signal_sems_;
   std::vector<uint64_t> wait_values_, signal_values_;
   std::vector<VkPipelineStageFlags> wait_stages_;

@@ -207,10 +207,18 @@ TraversalMode VkContext::resolve(TraversalMode mode) const {
 
 VkContext::~VkContext() {
   if (device) vk.vkDeviceWaitIdle(device);
+  release_queue.reset();  // frees what is queued, while CUDA and the allocator are still there
+  spares.reset();
   lookup_slots.reset();
   optix.reset();
   cuda.reset();
   kernel_cache.clear();
+  tlas_pipeline_cache.clear();
+  for (auto [cmd, fence] : spare_batches) {
+    vk.vkDestroyFence(device, fence, nullptr);
+    vk.vkFreeCommandBuffers(device, command_pool, 1, &cmd);
+  }
+  spare_batches.clear();
   if (command_pool) vk.vkDestroyCommandPool(device, command_pool, nullptr);
   if (copy_pool) vk.vkDestroyCommandPool(device, copy_pool, nullptr);
   if (allocator) vmaDestroyAllocator(allocator);

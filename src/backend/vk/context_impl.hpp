@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "backend/vk/vk_common.hpp"
 #include "raydb/context.hpp"
@@ -17,6 +19,8 @@
 namespace raydb::detail {
 
 class Buffer;
+class ReleaseQueue;
+class SpareBuffers;
 
 namespace cuda {
 struct Runtime;  // backend/cuda: the CUDA device, stream and shared timeline of one context
@@ -42,6 +46,9 @@ struct VkContext {
   uint32_t timestamp_valid_bits = 0;  // of the queue's family
   VmaAllocator allocator = VK_NULL_HANDLE;
   VkCommandPool command_pool = VK_NULL_HANDLE;
+  // CommandBatch's command buffers (from command_pool) and fences, done and kept for the next
+  // batch; under call_mutex. Freed before the pool.
+  std::vector<std::pair<VkCommandBuffer, VkFence>> spare_batches;
   // Queues of a transfer-only family (the copy engines), which pipelined lookups copy on so that
   // PCIe traffic overlaps the kernels: [0] uploads, [1] downloads (the same queue where the family
   // has one). Null where the device has no such family or the application made the device
@@ -62,6 +69,8 @@ struct VkContext {
   // Compute pipelines shared by every operator of this context (pipelines.hpp: kernel()); cleared
   // before the device goes.
   std::map<int, std::shared_ptr<void>> kernel_cache;
+  // Pipelines that read a TLAS (pipelines.hpp: tlas_kernel, rt_kernel), by shaders and layout.
+  std::map<std::string, std::shared_ptr<void>> tlas_pipeline_cache;
 
   // Enabled on this device (optional extensions and feature): what CUDA interop needs.
   bool external_memory_fd = false, external_semaphore_fd = false, timeline_semaphore = false;
@@ -91,6 +100,16 @@ struct VkContext {
   std::atomic<uint64_t> peak_bytes{0};
   void track_allocation(int64_t delta_bytes);
   void reset_peak() { peak_bytes = allocated_bytes.load(); }
+  // Frees `buffer` on a worker thread (release_queue.hpp); it leaves allocated_bytes now. For
+  // temporaries whose GPU work is done, so that the host goes on to its next submission.
+  void release_later(Buffer&& buffer);
+  // Waits until every buffer given to release_later is freed, and frees the kept spare buffers
+  // (spare_buffers.hpp); whether anything was freed. An allocation that fails for lack of memory
+  // calls it and tries again.
+  bool drain_releases();
+  std::mutex release_mutex;
+  std::shared_ptr<ReleaseQueue> release_queue;  // made on first use, under release_mutex
+  std::shared_ptr<SpareBuffers> spares;         // spare_buffers.hpp; under release_mutex
   // ContextOptions::memory_budget_bytes; 0: none. Buffer creation checks it (buffer.cpp) and
   // fails with Errc::out_of_memory naming the allocation.
   uint64_t memory_budget = 0;

@@ -90,6 +90,9 @@ Buffer Buffer::external(VkContext& ctx, VkDeviceSize size, VkDeviceSize allocati
   ai.allocationSize = allocation_size != 0 ? allocation_size : req.size;
   ai.memoryTypeIndex = device_local_type(ctx, req.memoryTypeBits);
   VkResult r = ctx.vk.vkAllocateMemory(ctx.device, &ai, nullptr, &b.memory_);
+  // Memory handed to the release queue may not be free yet.
+  if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY && ctx.drain_releases())
+    r = ctx.vk.vkAllocateMemory(ctx.device, &ai, nullptr, &b.memory_);
   if (r != VK_SUCCESS) {
     ctx.vk.vkDestroyBuffer(ctx.device, b.buffer_, nullptr);
     b.buffer_ = VK_NULL_HANDLE;

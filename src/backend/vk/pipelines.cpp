@@ -46,16 +46,51 @@ uint64_t align_up(uint64_t v, uint64_t a) {
   return (v + a - 1) / a * a;
 }
 
-}  // namespace
-
-TlasBinding::TlasBinding(VkContext& ctx, VkShaderStageFlags stages) : ctx_(ctx) {
+// One acceleration structure at binding 0 of set 0, seen by `stages`.
+VkDescriptorSetLayout make_tlas_set_layout(VkContext& ctx, VkShaderStageFlags stages) {
   VkDescriptorSetLayoutBinding b{0, VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, 1, stages,
                                  nullptr};
   VkDescriptorSetLayoutCreateInfo li{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   li.bindingCount = 1;
   li.pBindings = &b;
-  vk_check(ctx.vk.vkCreateDescriptorSetLayout(ctx.device, &li, nullptr, &layout_),
+  VkDescriptorSetLayout layout = VK_NULL_HANDLE;
+  vk_check(ctx.vk.vkCreateDescriptorSetLayout(ctx.device, &li, nullptr, &layout),
            "vkCreateDescriptorSetLayout");
+  return layout;
+}
+
+// A pipeline of kernel_cache that reads a TLAS, with the set layout it was made with.
+template <class Pipeline>
+struct TlasPipeline {
+  VkContext& ctx;
+  VkDescriptorSetLayout set_layout;
+  std::unique_ptr<Pipeline> pipeline;
+  TlasPipeline(VkContext& c, VkShaderStageFlags stages)
+      : ctx(c), set_layout(make_tlas_set_layout(c, stages)) {}
+  TlasPipeline(const TlasPipeline&) = delete;
+  TlasPipeline& operator=(const TlasPipeline&) = delete;
+  ~TlasPipeline() {
+    pipeline.reset();
+    ctx.vk.vkDestroyDescriptorSetLayout(ctx.device, set_layout, nullptr);
+  }
+};
+
+template <class Pipeline, class Make>
+Pipeline& cached_tlas_pipeline(VkContext& ctx, const std::string& key, VkShaderStageFlags stages,
+                               Make&& make) {
+  auto& slot = ctx.tlas_pipeline_cache[key];
+  if (!slot) {
+    auto entry = std::make_shared<TlasPipeline<Pipeline>>(ctx, stages);
+    entry->pipeline = make(entry->set_layout);
+    slot = std::move(entry);
+  }
+  return *static_cast<TlasPipeline<Pipeline>*>(slot.get())->pipeline;
+}
+
+}  // namespace
+
+TlasBinding::TlasBinding(VkContext& ctx, VkShaderStageFlags stages) : ctx_(ctx) {
+  layout_ = make_tlas_set_layout(ctx, stages);
   VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_ACCELERATION_STRUCTURE_KHR, 1};
   VkDescriptorPoolCreateInfo pi{VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO};
   pi.maxSets = 1;
@@ -145,6 +180,30 @@ ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes) {
   auto& slot = ctx.kernel_cache[static_cast<int>(shader)];
   if (!slot) slot = std::make_shared<ComputePipeline>(ctx, shader, push_bytes);
   return *static_cast<ComputePipeline*>(slot.get());
+}
+
+ComputePipeline& tlas_kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes,
+                             VkShaderStageFlags set_stages) {
+  return cached_tlas_pipeline<ComputePipeline>(
+      ctx, fmt::format("compute {} {} {}", static_cast<int>(shader), push_bytes, set_stages),
+      set_stages, [&](VkDescriptorSetLayout layout) {
+        return std::make_unique<ComputePipeline>(ctx, shader, push_bytes, layout);
+      });
+}
+
+RtPipeline& rt_kernel(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,
+                      VkShaderStageFlags set_stages) {
+  if (!s.raygen_code.empty() || !s.miss_code.empty() || !s.any_hit_code.empty() ||
+      !s.closest_hit_code.empty() || !s.intersection_code.empty())
+    throw Error(Errc::internal, "rt_kernel caches pipelines of built-in shaders only");
+  const std::string key = fmt::format(
+      "rt {} {} {} {} {} {} {} {} {} {}", static_cast<int>(s.raygen), static_cast<int>(s.miss),
+      static_cast<int>(s.any_hit), static_cast<int>(s.closest_hit),
+      static_cast<int>(s.intersection), static_cast<int>(s.primitives), s.uses_any_hit,
+      s.uses_closest_hit, push_bytes, set_stages);
+  return cached_tlas_pipeline<RtPipeline>(ctx, key, set_stages, [&](VkDescriptorSetLayout layout) {
+    return std::make_unique<RtPipeline>(ctx, s, push_bytes, layout);
+  });
 }
 
 RtPipeline::RtPipeline(VkContext& ctx, const RtShaders& s, uint32_t push_bytes,

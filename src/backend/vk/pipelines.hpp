@@ -8,6 +8,10 @@
 namespace raydb::detail {
 
 // A descriptor set with one acceleration structure at binding 0, for the stages that trace.
+// Where a probe reads its index's TLAS: the raygen shader of a pipeline, or a ray-query kernel.
+inline constexpr VkShaderStageFlags kProbeTlasStages =
+    VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT;
+
 class TlasBinding {
  public:
   TlasBinding(VkContext& ctx, VkShaderStageFlags stages);
@@ -54,6 +58,10 @@ class ComputePipeline {
 
 // The context's shared compute pipeline for `shader` (created on first use).
 ComputePipeline& kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes);
+// The same for one that reads a TLAS bound at set 0 (TlasBinding with `set_stages`): every
+// index's binding has an identically defined set layout, so one pipeline serves them all.
+ComputePipeline& tlas_kernel(VkContext& ctx, ShaderId shader, uint32_t push_bytes,
+                             VkShaderStageFlags set_stages);
 
 // Which primitives a pipeline's rays can meet, and so which hit groups it has.
 enum class RtPrimitives { triangles, boxes, both };
@@ -93,5 +101,11 @@ class RtPipeline {
   Buffer sbt_;
   VkStridedDeviceAddressRegionKHR raygen_{}, miss_{}, hit_{}, callable_{};
 };
+
+// The context's shared ray-tracing pipeline for built-in `shaders` and a TLAS bound at set 0
+// (TlasBinding with `set_stages`), as tlas_kernel(); made once per context instead of once per
+// index (3-4 ms on an H100 even from the driver's cache).
+RtPipeline& rt_kernel(VkContext& ctx, const RtShaders& shaders, uint32_t push_bytes,
+                      VkShaderStageFlags set_stages);
 
 }  // namespace raydb::detail

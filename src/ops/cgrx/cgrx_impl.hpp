@@ -35,8 +35,9 @@ struct CgrxIndexImpl {
   // As RX's (rx_impl.hpp): results straight into pinned memory, no download beside the traces.
   static constexpr ResultPath kResultPath = ResultPath::direct;
   std::unique_ptr<TlasBinding> binding;
-  std::unique_ptr<RtPipeline> rt;
-  std::unique_ptr<ComputePipeline> query_kernel;
+  // The probe, by traversal mode: the context's rt_kernel() or tlas_kernel(), over `binding`.
+  RtPipeline* rt = nullptr;
+  ComputePipeline* query_kernel = nullptr;
 
   CgrxBuildStats build_stats;
   RxProbeStats probe_stats;

@@ -220,9 +220,7 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   num_buckets = (n + b - 1) / b;
   build_stats = {};
   build_stats.buckets = num_buckets;
-  if (!binding)
-    binding = std::make_unique<TlasBinding>(
-        c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+  if (!binding) binding = std::make_unique<TlasBinding>(c, kProbeTlasStages);
   // As RX's: probe pipeline and lookup slots now, not in a first lookup; not the build's bytes.
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
@@ -262,15 +260,15 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
 void CgrxIndexImpl::ensure_probe_kernels() {
   VkContext& c = *ctx;
   if (mode == TraversalMode::pipeline && !rt)
-    rt = std::make_unique<RtPipeline>(
+    rt = &rt_kernel(
         c,
         RtShaders{ShaderId::cgrx_probe_rgen, ShaderId::cgrx_probe_rmiss, ShaderId::cgrx_probe_rahit,
                   ShaderId::cgrx_probe_rchit, ShaderId::cgrx_probe_rint, RtPrimitives::triangles,
                   /*uses_any_hit=*/false},
-        sizeof(CgrxProbeParams), binding->layout());
+        sizeof(CgrxProbeParams), kProbeTlasStages);
   if (mode == TraversalMode::ray_query && !query_kernel)
-    query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::cgrx_probe_query,
-                                                     sizeof(CgrxProbeParams), binding->layout());
+    query_kernel =
+        &tlas_kernel(c, ShaderId::cgrx_probe_query, sizeof(CgrxProbeParams), kProbeTlasStages);
   if (!counters_dev) {
     counters_dev = Buffer(c, 8, kStorageUsage, MemoryUse::device, "cgrx counters");
     counters_host = Buffer(c, 8, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,

@@ -3,6 +3,7 @@
 // check for duplicate keys. Shared by every operator that indexes keys.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -59,8 +60,11 @@ class KeyRecordBuilder {
   // `values` may be empty (values are then 0); otherwise one per key. With key_order false the
   // records stay in row order (record p is row p) and only the duplicate check sorts a copy.
   // With `source`, keys.data is unused (keys.size and keys.width count) and so is `values`.
+  // `while_uploading` runs once the upload is submitted, before the rest of the build is recorded:
+  // for the caller's own allocations, which then overlap the PCIe copy.
   KeyRecords build(KeySpan keys, std::span<const uint32_t> values, bool key_order, const char* name,
-                   bool keep_sorted_keys = false, const DeviceColumnSource* source = nullptr);
+                   bool keep_sorted_keys = false, const DeviceColumnSource* source = nullptr,
+                   const std::function<void()>& while_uploading = {});
 
  private:
   VkContext& ctx_;

@@ -7,6 +7,7 @@
 #include <bit>
 
 #include "backend/vk/call_lock.hpp"
+#include "backend/vk/spare_buffers.hpp"
 #include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
@@ -58,15 +59,17 @@ struct HashIndexImpl {
     width = k.width;
     n = k.size;
     const bool key64 = width == KeyWidth::bits64;
-    KeyRecordBuilder builder(c, options.backend);
-    // The sort groups equal keys into runs, so each distinct key is inserted (and its run summed)
-    // by one invocation; the dense sorted keys tell the run boundaries.
-    KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true, source);
-    unique = r.unique;
     capacity = std::bit_ceil(std::max<uint64_t>(16, 2 * n));
     if (capacity > (uint64_t{1} << 32))
       throw Error(Errc::limit_exceeded, fmt::format("{} keys need more than 2^32 hash slots", n));
-    slots = Buffer(c, capacity * kSlotBytes, kStorageUsage, MemoryUse::device, "hash slots");
+    KeyRecordBuilder builder(c, options.backend);
+    // The sort groups equal keys into runs, so each distinct key is inserted (and its run summed)
+    // by one invocation; the dense sorted keys tell the run boundaries. The slots (2 GiB for 2^26
+    // keys, ~3 ms to make on an H100) are made while the keys go up.
+    KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true, source, [&] {
+      slots = Buffer(c, capacity * kSlotBytes, kStorageUsage, MemoryUse::device, "hash slots");
+    });
+    unique = r.unique;
     ComputePipeline& insert =
         kernel(c, key64 ? ShaderId::hash_build64 : ShaderId::hash_build32, sizeof(HashBuildParams));
     HashBuildParams p{r.sorted_keys.address(),
@@ -90,6 +93,8 @@ struct HashIndexImpl {
     cb.submit_and_wait();
     // With unique keys the slots hold everything a lookup returns: the records go.
     if (!unique) payloads = std::move(r.records);
+    c.release_later(std::move(r.records));
+    SpareBuffers::keep(c, SpareSlot::sort_keys, std::move(r.sorted_keys));  // for the next build
     build_stats = {
         r.upload_ms, r.sort_ms, timer.ms(t0, t1), capacity, slots.size() + payloads.size(),
         r.unique};

@@ -213,18 +213,15 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   if (options.max_primitives_per_blas) limit = std::min(limit, options.max_primitives_per_blas);
   chunk = std::max<uint64_t>(1, std::min(limit, kMaxChunk));
   if (!build_kernel)
-    build_kernel =
-        std::make_unique<ComputePipeline>(c, ShaderId::rx_build_primitives, sizeof(RxBuildParams));
-  if (!binding)
-    binding = std::make_unique<TlasBinding>(
-        c, VK_SHADER_STAGE_RAYGEN_BIT_KHR | VK_SHADER_STAGE_COMPUTE_BIT);
+    build_kernel = &kernel(c, ShaderId::rx_build_primitives, sizeof(RxBuildParams));
+  if (!binding) binding = std::make_unique<TlasBinding>(c, kProbeTlasStages);
 
-  // Drop what a previous build held before measuring this one's peak.
+  // Drop what a previous build held before measuring this one's peak (on the release queue: a
+  // GiB of records shared with CUDA takes ~12 ms to free on an H100).
+  for (AccelStruct& b : blas) b.release_later();
   blas.clear();
-  tlas.reset();
-  records.reset();
-  primitive_records.reset();
-  instance_first.reset();
+  tlas.release_later();
+  for (Buffer* b : {&records, &primitive_records, &instance_first}) c.release_later(std::move(*b));
   // Before any work (and after dropping the previous build): the keys and one BLAS's
   // primitives are on the device at once, at the least (the records, the BVH and its scratch
   // come on top), so a build past the device or the budget is refused here, naming the count,
@@ -285,21 +282,25 @@ void RxIndexImpl::ensure_probe_kernels() {
   RtPrimitives kind =
       options.primitive == Primitive::aabbs ? RtPrimitives::boxes : RtPrimitives::triangles;
   if (mode == TraversalMode::pipeline && !rt)
-    rt = std::make_unique<RtPipeline>(
+    rt = &rt_kernel(
         c,
         RtShaders{ShaderId::rx_probe_rgen, ShaderId::rx_probe_rmiss, ShaderId::rx_probe_rahit,
                   ShaderId::rx_probe_rchit, ShaderId::rx_probe_rint, kind},
-        sizeof(RxProbeParams), binding->layout());
+        sizeof(RxProbeParams), kProbeTlasStages);
   if (mode == TraversalMode::ray_query && !query_kernel)
-    query_kernel = std::make_unique<ComputePipeline>(c, ShaderId::rx_probe_query,
-                                                     sizeof(RxProbeParams), binding->layout());
+    query_kernel =
+        &tlas_kernel(c, ShaderId::rx_probe_query, sizeof(RxProbeParams), kProbeTlasStages);
 }
 
 // Keys and values to key-sorted (or row-order) records on the GPU.
 void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v,
                           const DeviceColumnSource* source) {
   if (!record_builder)
-    record_builder = std::make_unique<KeyRecordBuilder>(*ctx, options.backend, /*optix_twin=*/true);
+    // Records shared with CUDA only for an index traced through OptiX: they take ~15 ms per GiB
+    // to make on an H100 against 1.5 ms for Vulkan's own. An OptiX twin built later over a
+    // Vulkan index (RxOptixIndex::build) makes a shared copy once.
+    record_builder = std::make_unique<KeyRecordBuilder>(
+        *ctx, options.backend, /*optix_twin=*/options.api == RayTracingApi::optix);
   KeyRecords r = record_builder->build(k, v, options.key_order, "rx", false, source);
   records = std::move(r.records);
   unique = r.unique;

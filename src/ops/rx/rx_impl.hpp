@@ -77,11 +77,12 @@ struct RxIndexImpl {
   };
   std::array<ChunkSort, LookupBatch::kSlots> chunk_sorts;
 
-  std::unique_ptr<ComputePipeline> build_kernel;
+  ComputePipeline* build_kernel = nullptr;  // the context's (kernel())
   std::unique_ptr<ComputePipeline> distinct_kernel;
   std::unique_ptr<TlasBinding> binding;
-  std::unique_ptr<RtPipeline> rt;
-  std::unique_ptr<ComputePipeline> query_kernel;
+  // The probe, by traversal mode: the context's rt_kernel() or tlas_kernel(), over `binding`.
+  RtPipeline* rt = nullptr;
+  ComputePipeline* query_kernel = nullptr;
 
   RxBuildStats build_stats;
   RxProbeStats probe_stats;
