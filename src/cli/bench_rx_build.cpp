@@ -301,10 +301,11 @@ RxOptixOptions parse_optix_variant(const std::string& v) {
   return x;
 }
 
-// The OptiX twin of an RX candidate (--api optix): a GAS over the very records of the Vulkan
-// index, the same primitives, build flags and lookups (docs/optix.md). One warm-up build, then
-// the median of --build-repeats rebuilds, with `variant`'s RxOptixOptions. Fails with the reason
-// where OptiX cannot run (the run asked for it) or the variant does not build.
+// The OptiX twin of an RX candidate (--api optix): a GAS over the records of the Vulkan index (a
+// copy shared with CUDA, since the candidate is built with api = vulkan), the same primitives,
+// build flags and lookups (docs/optix.md). One warm-up build, then the median of --build-repeats
+// rebuilds, with `variant`'s RxOptixOptions. Fails with the reason where OptiX cannot run (the run
+// asked for it) or the variant does not build.
 Candidate build_rx_optix(const BenchRxOptions& o, const Context& ctx, const Candidate& vulkan,
                          const std::string& variant) {
   progress(fmt::format("building the OptiX twin over the same records (variant {})", variant));

@@ -36,7 +36,9 @@ class RxOptixIndex {
   /// Builds the GAS over `index`'s records with its options. Supported: triangles or boxes,
   /// hit_and_scan (opaque triangles or not) or any_hit, key or row order, 32- or 64-bit keys,
   /// compaction and build preference. Refused with Errc::unsupported: partitions other than 1,
-  /// compress_duplicates, allow_update, and more keys than one GAS holds.
+  /// compress_duplicates, allow_update, and more keys than one GAS holds. An index built with
+  /// api = optix shares its records with CUDA and the GAS reads them in place; over any other it
+  /// reads one copy in memory shared with CUDA, made here (records are 16 bytes a key).
   static Result<RxOptixIndex> build(const RxIndex& index, const RxOptixOptions& options = {});
   /// Builds the GAS again over the same records (for timing repeats).
   Status rebuild();
