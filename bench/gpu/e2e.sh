@@ -13,9 +13,10 @@
 #   (kernels write results straight into pinned memory), one run each (docs/e2e.md)
 #   sorted-probes: the pipelined calls that sort each chunk on the GPU (RX --order gpu_sorted)
 #   and cgRX's pipelined calls (bucket size 32), not part of all
-#   builds-ab: the builds part through R_BASE (a raydb built from the commit before, label
-#   e2e-builds-base) and $R (e2e-builds-now), alternating for BUILD_ROUNDS rounds (default 2) on
-#   the same machine, which moves allocation times by 10% from machine to machine; not part of all
+#   builds-ab: the builds part (and RX with 64-bit keys) through R_BASE (a raydb built from the
+#   commit before, label e2e-builds-base) and $R (e2e-builds-now), alternating for BUILD_ROUNDS
+#   rounds (default 2) on the same machine (allocation times differ by 10% from machine to
+#   machine); not part of all
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
@@ -47,12 +48,15 @@ if part builds; then
 fi
 if [[ $what == *" builds-ab "* ]]; then
   echo "== builds from host memory: the binary before (R_BASE) and this one, alternating"
-  for round in $(seq "${BUILD_ROUNDS:-2}"); do
+  for _ in $(seq "${BUILD_ROUNDS:-2}"); do
     for build in base now; do
       exe=$R
       [[ $build == base ]] && exe=${R_BASE:?builds-ab needs R_BASE, a raydb built from the commit before}
       $exe bench rx --out $OUT/results --label $(label e2e_builds_ab $build) --pinned \
         --keys 67108864 --lookups 1048576 --index rx,sorted,hash --method hit_and_scan \
+        --order unsorted --build-repeats 3
+      $exe bench rx --out $OUT/results --label $(label e2e_builds_ab $build) --pinned \
+        --keys 67108864 --lookups 1048576 --index rx --key-bits 64 --method hit_and_scan \
         --order unsorted --build-repeats 3
     done
   done
