@@ -21,6 +21,7 @@ struct RxResult {
   uint64_t sum;
 };
 layout(buffer_reference, scalar, buffer_reference_align = 8) writeonly buffer ResultArray { RxResult r[]; };
+layout(buffer_reference, scalar, buffer_reference_align = 16) writeonly buffer ResultWords { uvec4 r[]; };
 
 // Mirrors raydb::detail::RxProbeParams (static_asserts on the C++ side keep them equal).
 layout(push_constant, scalar) uniform RxProbeParams {
@@ -79,9 +80,19 @@ uint rx_num_primitives() { return pc.num_primitives; }
 
 uint rx_ray_flags() { return rx_terminate_on_first_hit() ? gl_RayFlagsTerminateOnFirstHitEXT : 0u; }
 
+// One 16-byte store where the results are 16-byte aligned (raydb's own buffers; a caller's span of
+// RxLookup need only be 8-byte aligned), else a store per field. The pipelined calls write results
+// across PCIe into pinned memory (docs/e2e.md), where the field stores may not merge.
+void rx_write_result(uint query, uint first_row, uint count, uint64_t sum) {
+  if ((pc.results & 15ul) == 0ul)
+    ResultWords(pc.results).r[query] = uvec4(first_row, count, uint(sum), uint(sum >> 32));
+  else
+    ResultArray(pc.results).r[query] = RxResult(first_row, count, sum);
+}
+
 // results is 0 for collect_rows on device buffers (raydb/device_buffers.hpp): matches only.
 void rx_store_result(uint query, RxHitState s) {
-  if (pc.results != 0ul) ResultArray(pc.results).r[query] = RxResult(s.first_row, s.count, s.sum);
+  if (pc.results != 0ul) rx_write_result(query, s.first_row, s.count, s.sum);
 }
 
 // A range over more lines than pc.max_range_lines: stores the marker {RX_MISS_ROW,
@@ -93,7 +104,7 @@ bool rx_range_over_bound(uint query, uint64_t lo, uint64_t hi) {
   if (!rx_flag(RX_FLAG_RANGES)) return false;
   uint64_t lines = rx_line(hi) - rx_line(lo) + 1ul;
   if (lines <= pc.max_range_lines) return false;
-  ResultArray(pc.results).r[query] = RxResult(RX_MISS_ROW, RX_RANGE_OVER_BOUND, lines);
+  rx_write_result(query, RX_MISS_ROW, RX_RANGE_OVER_BOUND, lines);
   return true;
 }
 
