@@ -25,27 +25,41 @@ void record_blas_builds(VkContext& ctx, VkCommandBuffer cmd, GpuTimer& timer,
   }
 }
 
+BlasMemory make_blas_memory(VkContext& ctx, std::span<const BlasBuild> builds) {
+  BlasMemory m;
+  VkDeviceSize scratch_bytes = 0;
+  for (const BlasBuild& b : builds) {
+    auto sizes = build_sizes(ctx, b.req);
+    scratch_bytes = std::max(scratch_bytes, sizes.buildScratchSize);
+    m.targets.emplace_back(ctx, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
+                           sizes.accelerationStructureSize, b.name);
+  }
+  if (!builds.empty()) m.scratch.ensure(ctx, scratch_bytes);
+  return m;
+}
+
 std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> builds,
-                                    BlasTimes& times, Buffer* inputs) {
+                                    BlasTimes& times, Buffer* inputs, BlasMemory* memory) {
   times = {};
   std::vector<AccelStruct> built;
   if (builds.empty()) return built;
   const bool compaction =
       (builds[0].req.flags & VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR) != 0;
+  for (const BlasBuild& b : builds)
+    if (((b.req.flags & VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR) != 0) !=
+        compaction)
+      throw Error(Errc::internal, "build_blas: some requests allow compaction, others not");
   {
-    VkDeviceSize scratch_bytes = 0;
-    for (const BlasBuild& b : builds) {
-      if (((b.req.flags & VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR) != 0) !=
-          compaction)
-        throw Error(Errc::internal, "build_blas: some requests allow compaction, others not");
-      auto sizes = build_sizes(ctx, b.req);
-      scratch_bytes = std::max(scratch_bytes, sizes.buildScratchSize);
-      built.emplace_back(ctx, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR,
-                         sizes.accelerationStructureSize, b.name);
-      times.uncompacted_bytes += built.back().bytes();
+    BlasMemory own;
+    if (!memory) {
+      own = make_blas_memory(ctx, builds);
+      memory = &own;
     }
-    Scratch scratch;
-    scratch.ensure(ctx, scratch_bytes);
+    if (memory->targets.size() != builds.size())
+      throw Error(Errc::internal, "build_blas: the memory made ahead is for other requests");
+    built = std::move(memory->targets);
+    for (const AccelStruct& b : built) times.uncompacted_bytes += b.bytes();
+    Scratch& scratch = memory->scratch;
     CommandBatch batch(ctx);
     GpuTimer timer(ctx, static_cast<uint32_t>(3 * builds.size()));
     timer.reset(batch.cmd());

@@ -37,13 +37,24 @@ void record_blas_builds(VkContext& ctx, VkCommandBuffer cmd, GpuTimer& timer,
                         std::vector<uint32_t>& marks, std::span<const BlasBuild> builds,
                         std::span<AccelStruct> targets, VkDeviceAddress scratch, bool update);
 
+// The device memory of one build_blas call: the BLAS of each build, sized by its request, and one
+// scratch buffer for them all. Made ahead (make_blas_memory) where the host would otherwise wait,
+// while an upload runs, say; build_blas makes it itself otherwise.
+struct BlasMemory {
+  std::vector<AccelStruct> targets;
+  Scratch scratch;
+};
+BlasMemory make_blas_memory(VkContext& ctx, std::span<const BlasBuild> builds);
+
 // Builds `builds` in one submission with one scratch buffer (sized for the largest), times each
 // prepare and build, ends with accel_write_barrier and waits. Then frees `inputs` (what the builds
 // read; may be null) and the scratch, and, where the requests allow compaction (all alike),
 // compacts every BLAS in one round trip, freeing the uncompacted ones; all of these on the
 // context's release queue. Returns the BLAS in the order of `builds`.
+// `memory`, when given, is make_blas_memory's for requests of the same sizes.
 std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> builds,
-                                    BlasTimes& times, Buffer* inputs = nullptr);
+                                    BlasTimes& times, Buffer* inputs = nullptr,
+                                    BlasMemory* memory = nullptr);
 // The same for one BLAS.
 AccelStruct build_blas(VkContext& ctx, const BlasBuild& build, BlasTimes& times,
                        Buffer* inputs = nullptr);

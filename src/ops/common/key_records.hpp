@@ -52,9 +52,9 @@ class KeyRecordBuilder {
  public:
   // `backend`: who sorts the keys (automatic: the context's choice; cuda: Errc::unsupported where
   // CUDA cannot run). `optix_twin`: the records go in memory shared with CUDA where the OptiX
-  // backend is built and CUDA sorts, for an OptiX twin (RX, cgRX) to read in place; otherwise
-  // Vulkan's own, which is allocated and freed several times faster (1 GiB: about 10 ms each way
-  // shared, 2-3 ms not, on the H200).
+  // backend is built and CUDA sorts, for an OptiX twin (RX with api = optix, cgRX) to read;
+  // otherwise Vulkan's own, which is allocated and freed several times faster (1 GiB: about 10 ms
+  // each way shared, 2-3 ms not, on the H200).
   explicit KeyRecordBuilder(VkContext& ctx, Backend backend = Backend::automatic,
                             bool optix_twin = false);
   // `values` may be empty (values are then 0); otherwise one per key. With key_order false the

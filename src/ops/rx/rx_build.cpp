@@ -75,23 +75,52 @@ void RxIndexImpl::plan_pieces() {
 // largest BLAS and freed as soon as its builds are done; its BLAS are then compacted and the
 // uncompacted ones freed before the next part starts, so the build never holds more than one
 // part's temporaries next to the finished BLAS.
-void RxIndexImpl::build_parts() {
+std::optional<RxIndexImpl::PremadeBvh> RxIndexImpl::premake_bvh() {
+  VkContext& c = *ctx;
+  if (options.partitions != 1 || n == 0 || n > chunk || c.memory_budget != 0) return std::nullopt;
+  const Piece piece{0, static_cast<uint32_t>(n)};
+  BlasBuild request{blas_request(piece, 0), "", {}};
+  const auto sizes = build_sizes(c, request.req);
+  const uint64_t bytes =
+      n * primitive_bytes() + sizes.accelerationStructureSize + sizes.buildScratchSize;
+  if (c.allocated_bytes + 2 * bytes > c.info.device_local_bytes / 2) return std::nullopt;
+  try {
+    PremadeBvh p;
+    p.primitives = n;
+    p.prims = primitive_buffer(n);
+    request = {blas_request(piece, p.prims.address()), "rx BLAS 0", {}};
+    p.memory = make_blas_memory(c, std::span<const BlasBuild>(&request, 1));
+    return p;
+  } catch (const Error& e) {
+    if (e.code() != Errc::out_of_memory) throw;
+    return std::nullopt;  // made after the records instead, as without room to spare
+  }
+}
+
+Buffer RxIndexImpl::primitive_buffer(uint64_t count) const {
+  return Buffer(
+      *ctx, count * primitive_bytes(),
+      kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
+      MemoryUse::device, "rx primitives");
+}
+
+void RxIndexImpl::build_parts(PremadeBvh* premade) {
   VkContext& c = *ctx;
   blas.clear();
   build_stats.convert_ms = build_stats.bvh_build_ms = build_stats.compact_ms = 0;
   uint64_t uncompacted = 0;
+  // Made ahead for exactly this plan: one part of one piece of all the primitives.
+  if (premade && (premade->primitives != primitives || pieces.size() != 1)) premade = nullptr;
   for (size_t part = 0; part + 1 < part_begin.size(); ++part) {
     uint32_t begin = part_begin[part], end = part_begin[part + 1];
     uint64_t max_count = 0;
     for (uint32_t k = begin; k < end; ++k)
       max_count = std::max<uint64_t>(max_count, pieces[k].count);
-    Buffer prims(
-        c, max_count * primitive_bytes(),
-        kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-        MemoryUse::device, "rx primitives");
+    Buffer prims = premade ? std::move(premade->prims) : primitive_buffer(max_count);
     // Compaction (where the options allow it) after the part's primitives and scratch are freed.
     BlasTimes times;
-    auto built = build_blas(c, piece_builds(begin, end, prims), times, &prims);
+    auto built = build_blas(c, piece_builds(begin, end, prims), times, &prims,
+                            premade ? &premade->memory : nullptr);
     build_stats.convert_ms += times.prepare_ms;
     build_stats.bvh_build_ms += times.build_ms;
     build_stats.compact_ms += times.compact_ms;
@@ -108,9 +137,7 @@ void RxIndexImpl::refit_blas() {
   VkContext& c = *ctx;
   uint64_t max_count = 0;
   for (const Piece& piece : pieces) max_count = std::max<uint64_t>(max_count, piece.count);
-  Buffer prims(c, max_count * primitive_bytes(),
-               kStorageUsage | VK_BUFFER_USAGE_ACCELERATION_STRUCTURE_BUILD_INPUT_READ_ONLY_BIT_KHR,
-               MemoryUse::device, "rx primitives");
+  Buffer prims = primitive_buffer(max_count);
   VkDeviceSize scratch_bytes = 0;
   for (const Piece& piece : pieces)
     scratch_bytes = std::max(
@@ -241,13 +268,15 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   c.reset_peak();
 
   if (options.allow_update) host_values.assign(v.begin(), v.end());
-  lay_out(k, v, source);
+  std::optional<PremadeBvh> premade;
+  lay_out(k, v, source, [&] { premade = premake_bvh(); });
   build_stats.unique_keys = unique;
   primitives = n;
   // With unique keys every record starts its own run: the index would be the identity.
   if (options.compress_duplicates && !unique && n > 0) compress_keys();
   plan_pieces();
-  build_parts();
+  build_parts(premade ? &*premade : nullptr);
+  premade.reset();  // unused: the plan was another (compress_duplicates left fewer primitives)
   build_tlas();
   build_stats.blas_count = static_cast<uint32_t>(blas.size());
   build_stats.partitions = static_cast<uint32_t>(part_begin.size() - 1);
@@ -293,15 +322,16 @@ void RxIndexImpl::ensure_probe_kernels() {
 }
 
 // Keys and values to key-sorted (or row-order) records on the GPU.
-void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v,
-                          const DeviceColumnSource* source) {
+void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source,
+                          const std::function<void()>& while_uploading) {
   if (!record_builder)
     // Records shared with CUDA only for an index traced through OptiX: they take ~15 ms per GiB
     // to make on an H100 against 1.5 ms for Vulkan's own. An OptiX twin built later over a
     // Vulkan index (RxOptixIndex::build) makes a shared copy once.
     record_builder = std::make_unique<KeyRecordBuilder>(
         *ctx, options.backend, /*optix_twin=*/options.api == RayTracingApi::optix);
-  KeyRecords r = record_builder->build(k, v, options.key_order, "rx", false, source);
+  KeyRecords r =
+      record_builder->build(k, v, options.key_order, "rx", false, source, while_uploading);
   records = std::move(r.records);
   unique = r.unique;
   build_stats.upload_ms = r.upload_ms;

@@ -157,7 +157,17 @@ struct RxIndexImpl {
   void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
   void compress_keys();
   void plan_pieces();
-  void build_parts();
+  // The one BLAS of a one-part build, its primitives and scratch, made while the keys go up (the
+  // host waits there otherwise): for the build of n primitives, where it fits twice over in half
+  // the device's memory; none otherwise.
+  struct PremadeBvh {
+    uint64_t primitives = 0;
+    Buffer prims;
+    BlasMemory memory;
+  };
+  std::optional<PremadeBvh> premake_bvh();
+  Buffer primitive_buffer(uint64_t count) const;  // for `count` primitives, the BLAS build's input
+  void build_parts(PremadeBvh* premade = nullptr);
   void refit_blas();
   // The builds of pieces [begin, end) (build_blas, record_blas_builds): each piece's primitives
   // are generated into `prims`, which the pieces share one after the other.
@@ -176,7 +186,8 @@ struct RxIndexImpl {
   // into its order) and the barrier before a trace reads the order.
   void record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries,
                          uint64_t count, bool ranges, VkPipelineStageFlags trace_stage);
-  void lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
+  void lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr,
+               const std::function<void()>& while_uploading = {});
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
   // The probe push constants that come from the index (all but queries, results, matches, order,
   // the slice and the match capacity).
