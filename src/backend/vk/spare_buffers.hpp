@@ -13,7 +13,8 @@ namespace raydb::detail {
 
 enum class SpareSlot { sort_keys, sort_rows };
 
-// The kept buffers of one context (VkContext::spares), used under its call lock.
+// The kept buffers of one context (VkContext::spares), under its release_mutex: an allocation
+// that runs out of memory may drop them from any thread.
 //
 // Accounting: a kept buffer is not counted in allocated_bytes (as if freed) and is counted again
 // when taken (as if made, budget check included), so budgets, peaks and the build statistics read

@@ -71,10 +71,6 @@ void RxIndexImpl::plan_pieces() {
   }
 }
 
-// Builds the BLAS part by part. Each part gets its own primitive and scratch buffers, sized for its
-// largest BLAS and freed as soon as its builds are done; its BLAS are then compacted and the
-// uncompacted ones freed before the next part starts, so the build never holds more than one
-// part's temporaries next to the finished BLAS.
 std::optional<RxIndexImpl::PremadeBvh> RxIndexImpl::premake_bvh() {
   VkContext& c = *ctx;
   if (options.partitions != 1 || n == 0 || n > chunk || c.memory_budget != 0) return std::nullopt;
@@ -104,6 +100,11 @@ Buffer RxIndexImpl::primitive_buffer(uint64_t count) const {
       MemoryUse::device, "rx primitives");
 }
 
+// Builds the BLAS part by part. Each part gets its own primitive and scratch buffers, sized for its
+// largest BLAS and freed as soon as its builds are done; its BLAS are then compacted and the
+// uncompacted ones freed before the next part starts, so the build never holds more than one
+// part's temporaries next to the finished BLAS. A one-part build may bring them made ahead
+// (premake_bvh).
 void RxIndexImpl::build_parts(PremadeBvh* premade) {
   VkContext& c = *ctx;
   blas.clear();
