@@ -5,7 +5,7 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] | all   (all: about 7 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] [sort-ab] | all   (all: about 7 minutes on the H100)
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 #   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
 #   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
@@ -17,6 +17,9 @@
 #   commit before, label e2e-builds-base) and $R (e2e-builds-now), alternating for BUILD_ROUNDS
 #   rounds (default 2) on the same machine (allocation times differ by 10% from machine to
 #   machine); not part of all
+#   sort-ab: RX's pipelined calls that sort each chunk (--order gpu_sorted, 2^26 keys), then 2^22
+#   keys unsorted and gpu_sorted, through R_BASE (label e2e-sort-base) and $R (e2e-sort-now),
+#   alternating for SORT_ROUNDS rounds (default 2); not part of all (about 4 minutes)
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
@@ -46,20 +49,39 @@ if part builds; then
     --lookups 1048576 --index rx,sorted,hash --method hit_and_scan --order unsorted \
     --build-repeats 3
 fi
-if [[ $what == *" builds-ab "* ]]; then
-  echo "== builds from host memory: the binary before (R_BASE) and this one, alternating"
-  for _ in $(seq "${BUILD_ROUNDS:-2}"); do
+# ab ROUNDS KEY FN: runs `FN EXE LABEL` through R_BASE (label KEY-base) and $R (KEY-now),
+# alternating on this machine, ROUNDS times.
+ab() {
+  for _ in $(seq "$1"); do
     for build in base now; do
-      exe=$R
-      [[ $build == base ]] && exe=${R_BASE:?builds-ab needs R_BASE, a raydb built from the commit before}
-      $exe bench rx --out $OUT/results --label $(label e2e_builds_ab $build) --pinned \
-        --keys 67108864 --lookups 1048576 --index rx,sorted,hash --method hit_and_scan \
-        --order unsorted --build-repeats 3
-      $exe bench rx --out $OUT/results --label $(label e2e_builds_ab $build) --pinned \
-        --keys 67108864 --lookups 1048576 --index rx --key-bits 64 --method hit_and_scan \
-        --order unsorted --build-repeats 3
+      local exe=$R
+      [[ $build == base ]] && exe=${R_BASE:?an A/B part needs R_BASE, a raydb built from the commit before}
+      "$3" "$exe" "$(label "$2" $build)"
     done
   done
+}
+builds_ab() {
+  $1 bench rx --out $OUT/results --label "$2" --pinned --keys 67108864 --lookups 1048576 \
+    --index rx,sorted,hash --method hit_and_scan --order unsorted --build-repeats 3
+  $1 bench rx --out $OUT/results --label "$2" --pinned --keys 67108864 --lookups 1048576 \
+    --index rx --key-bits 64 --method hit_and_scan --order unsorted --build-repeats 3
+}
+sorted_chunks() {
+  $1 bench rx --out $OUT/results --label "$2" --pinned --index rx --method hit_and_scan \
+    --order gpu_sorted --build-repeats 1
+}
+sorted_chunks_dense() {
+  $1 bench rx --out $OUT/results --label "$2" --pinned --keys 4194304 --index rx \
+    --method hit_and_scan --order unsorted,gpu_sorted --build-repeats 1
+}
+if [[ $what == *" builds-ab "* ]]; then
+  echo "== builds from host memory: the binary before (R_BASE) and this one, alternating"
+  ab "${BUILD_ROUNDS:-2}" e2e_builds_ab builds_ab
+fi
+if [[ $what == *" sort-ab "* ]]; then
+  echo "== chunks sorted on the GPU: the binary before (R_BASE) and this one, alternating"
+  ab "${SORT_ROUNDS:-2}" e2e_sort_ab sorted_chunks
+  ab 1 e2e_sort_ab sorted_chunks_dense
 fi
 if part direct; then
   echo "== results downloaded by a copy queue, then written by the kernels into pinned memory"

@@ -133,6 +133,9 @@ RDB_FN float rx_key_t(RDB_U64 k, RDB_VEC3 origin, RDB_VEC3 dir) {
 // stores the committed primitive without the exact re-check. Neither result is a lookup's.
 #define RX_FLAG_DIAG_NO_TRACE 128u
 #define RX_FLAG_DIAG_TRACE_ONLY 256u
+// Sorted point lookups (order != 0): `queries` holds the points already in launch (key) order, so
+// a ray reads its key without first reading the order; the order places its result.
+#define RX_FLAG_SORTED_QUERIES 512u
 
 #define RX_NO_ENTRY 0xFFFFFFFFu  // hit-and-scan: no matching primitive found yet
 

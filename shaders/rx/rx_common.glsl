@@ -54,9 +54,15 @@ void rx_load_query(uint q, out uint64_t lo, out uint64_t hi) {
   load_key_query(pc.queries, q, rx_flag(RX_FLAG_RANGES), rx_flag(RX_FLAG_KEY64), lo, hi);
 }
 
-// The lookup that launch slot q traces (its query is read, and its result and matches written,
-// at that index): q itself unless the lookups were sorted on the GPU.
+// The lookup that launch slot q traces (its result and matches are written at that index): q
+// itself unless the lookups were sorted on the GPU.
 uint rx_query_id(uint q) { return pc.order != 0ul ? U32Array(pc.order).v[q] : q; }
+
+// Launch slot q's query, for lookup `id` (rx_query_id(q)): read at q where the queries were sorted
+// with the order (RX_FLAG_SORTED_QUERIES), so that the read waits for no other.
+void rx_load_launch_query(uint q, uint id, out uint64_t lo, out uint64_t hi) {
+  rx_load_query(rx_flag(RX_FLAG_SORTED_QUERIES) ? q : id, lo, hi);
+}
 
 KeyRecord rx_record(uint prim) { return load_record(pc.records, prim, rx_flag(RX_FLAG_KEY64)); }
 

@@ -42,8 +42,9 @@ void main() {
   if (local >= pc.num_queries) return;
   uint q = local + pc.query_offset;
   uint64_t lo, hi;
-  q = rx_query_id(q);
-  rx_load_query(q, lo, hi);
+  const uint slot = q;
+  q = rx_query_id(slot);
+  rx_load_launch_query(slot, q, lo, hi);
   if (rx_range_over_bound(q, lo, hi)) return;
   RxHitState s = rx_begin(lo, hi);
 

@@ -30,13 +30,14 @@ std::vector<T> download(VkContext& c, const Buffer& b, size_t n) {
 }
 
 template <class Key>
-void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t first_bit = 0) {
+void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t first_bit = 0,
+                RadixScatter scatter = RadixScatter::best) {
   VkContext& c = test::context().vk();
   std::vector<Key> keys(n);
   for (auto& k : keys) k = static_cast<Key>(rng() & key_mask);
   Buffer kb(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test keys");
   Buffer rb(c, n * 4, kStorageUsage, MemoryUse::device, "test rows");
-  RadixSort sort(c);
+  RadixSort sort(c, scatter);
   RadixSort::Temps temps;
   {
     CommandBatch batch(c);
@@ -60,20 +61,31 @@ void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t firs
 
 }  // namespace
 
-TEST_CASE("radix sort: 32- and 64-bit keys equal a stable sort") {
+TEST_CASE("radix sort: 32- and 64-bit keys equal a stable sort, with either scatter") {
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
-  // Sizes around the 4096-element tile and past one scan block (more than 16 tiles).
-  for (size_t n : {size_t{1}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{100003}}) {
-    CAPTURE(n);
-    check_sort<uint32_t>(n, ~0ull, rng);
-    check_sort<uint32_t>(n, 0xFF, rng);  // many duplicates: stability shows
-    check_sort<uint64_t>(n, ~0ull, rng);
-    check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng);
-    // The top bits only (RX's chunk sorts): keys equal there keep their input order.
-    check_sort<uint32_t>(n, ~0ull, rng, 16);
-    check_sort<uint64_t>(n, ~0ull, rng, 48);
-    check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng, 32);
+  VkContext& c = test::context().vk();
+  std::vector<RadixScatter> kinds{RadixScatter::rounds};
+  if (supports_ranked_scatter(c)) kinds.push_back(RadixScatter::ranked);
+  // lavapipe and every GPU raydb targets run the ranked scatter: it must not go untested.
+  CHECK(kinds.size() == 2);
+  CHECK(RadixSort(c).scatter() == kinds.back());
+  for (RadixScatter kind : kinds) {
+    CAPTURE(static_cast<int>(kind));
+    // Sizes around the 4096-element tile and past one scan block (more than 16 tiles).
+    for (size_t n :
+         {size_t{1}, size_t{31}, size_t{4095}, size_t{4096}, size_t{4097}, size_t{100003}}) {
+      CAPTURE(n);
+      check_sort<uint32_t>(n, ~0ull, rng, 0, kind);
+      check_sort<uint32_t>(n, 0xFF, rng, 0, kind);  // many duplicates: stability shows
+      check_sort<uint32_t>(n, 0, rng, 0, kind);     // one digit only: a whole tile's run
+      check_sort<uint64_t>(n, ~0ull, rng, 0, kind);
+      check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng, 0, kind);
+      // The top bits only (RX's chunk sorts): keys equal there keep their input order.
+      check_sort<uint32_t>(n, ~0ull, rng, 16, kind);
+      check_sort<uint64_t>(n, ~0ull, rng, 48, kind);
+      check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng, 32, kind);
+    }
   }
 }
 

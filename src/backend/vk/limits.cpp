@@ -8,6 +8,16 @@
 
 namespace raydb::detail {
 
+bool has_subgroup_operations(const VkContext& c, uint32_t operations, uint32_t min_lanes,
+                             uint32_t max_lanes) {
+  VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sub};
+  vkGetPhysicalDeviceProperties2(c.physical_device, &props);
+  return (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+         (sub.supportedOperations & operations) == operations && sub.subgroupSize >= min_lanes &&
+         sub.subgroupSize <= max_lanes;
+}
+
 void require_device_memory(const VkContext& c, std::string_view what, uint64_t bytes) {
   const uint64_t heap = c.info.device_local_bytes;
   if (heap != 0 && bytes > heap)

@@ -16,4 +16,9 @@ struct VkContext;
 // the context's atomic byte count; call under the context's lock like any device call.
 void require_device_memory(const VkContext& c, std::string_view what, uint64_t bytes);
 
+// Whether compute shaders have every subgroup operation in `operations` (VkSubgroupFeatureFlags)
+// with subgroups of min_lanes to max_lanes invocations.
+bool has_subgroup_operations(const VkContext& c, uint32_t operations, uint32_t min_lanes = 1,
+                             uint32_t max_lanes = UINT32_MAX);
+
 }  // namespace raydb::detail

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "backend/vk/commands.hpp"
+#include "backend/vk/limits.hpp"
 
 namespace raydb::detail {
 
@@ -23,10 +24,36 @@ void compute_barrier(VkContext& ctx, VkCommandBuffer cmd) {
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, ctx);
 }
 
-RadixSort::RadixSort(VkContext& ctx)
+bool supports_ranked_scatter(const VkContext& ctx) {
+  // Counters for at most 32 subgroups fit the shader's staging memory; a subgroup of more than
+  // 128 lanes does not fit a ballot.
+  return has_subgroup_operations(ctx,
+                                 VK_SUBGROUP_FEATURE_BASIC_BIT | VK_SUBGROUP_FEATURE_BALLOT_BIT |
+                                     VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+                                     VK_SUBGROUP_FEATURE_ARITHMETIC_BIT,
+                                 8, 128);
+}
+
+namespace {
+RadixScatter resolve(const VkContext& ctx, RadixScatter scatter) {
+  const bool ranked = supports_ranked_scatter(ctx);
+  if (scatter == RadixScatter::ranked && !ranked)
+    throw Error(Errc::unsupported,
+                "the ranked radix scatter needs subgroups of 8 to 128 lanes with ballot, shuffle "
+                "and arithmetic operations in compute shaders; this device lacks them");
+  if (scatter == RadixScatter::best) return ranked ? RadixScatter::ranked : RadixScatter::rounds;
+  return scatter;
+}
+}  // namespace
+
+RadixSort::RadixSort(VkContext& ctx, RadixScatter scatter)
     : ctx_(ctx),
+      kind_(resolve(ctx, scatter)),
       histogram_(kernel(ctx, ShaderId::radix_histogram, sizeof(RadixParams))),
-      scatter_(kernel(ctx, ShaderId::radix_scatter, sizeof(RadixParams))),
+      scatter_(kernel(
+          ctx,
+          kind_ == RadixScatter::ranked ? ShaderId::radix_scatter_ranked : ShaderId::radix_scatter,
+          sizeof(RadixParams))),
       scan_blocks_(kernel(ctx, ShaderId::scan_blocks, sizeof(ScanParams))),
       scan_add_(kernel(ctx, ShaderId::scan_add, sizeof(ScanParams))) {}
 

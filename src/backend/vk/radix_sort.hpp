@@ -1,6 +1,6 @@
 // Stable LSD radix sort of 32- or 64-bit keys with 32-bit row ids, in Vulkan compute (8 bits a
 // pass: histogram per tile, one exclusive scan, stable scatter). It lays RX keys out in key order
-// on the GPU; CUDA's CUB sort is the fast twin on NVIDIA (later).
+// on the GPU and sorts RX's pipelined probe chunks; CUDA's CUB sort is the fast twin on NVIDIA.
 #pragma once
 
 #include <vector>
@@ -21,9 +21,22 @@ struct ScanParams {
 };
 static_assert(sizeof(ScanParams) == 24);
 
+// How a pass moves elements to their places (shaders/sort/radix_scatter*.comp).
+enum class RadixScatter {
+  best,    // ranked where the device can run it, else rounds
+  ranked,  // subgroup ballots, the tile sorted in shared memory, written in runs
+  rounds,  // 256 elements a round behind barriers, each written alone (any device)
+};
+
+// Whether the device runs the ranked scatter: subgroups of 8 to 128 lanes in compute shaders with
+// ballot, shuffle and arithmetic operations.
+bool supports_ranked_scatter(const VkContext& ctx);
+
 class RadixSort {
  public:
-  explicit RadixSort(VkContext& ctx);
+  // `scatter`: ranked (Errc::unsupported where the device lacks it), rounds, or the best one.
+  explicit RadixSort(VkContext& ctx, RadixScatter scatter = RadixScatter::best);
+  RadixScatter scatter() const { return kind_; }
 
   // Work buffers of one sort; keep them alive until the recorded commands have run. Buffers large
   // enough are reused; scans recorded after one another each take further scan levels, until
@@ -56,6 +69,7 @@ class RadixSort {
   const Buffer& scan_level(Temps& temps, uint64_t bytes);
 
   VkContext& ctx_;
+  RadixScatter kind_;
   // The context's shared pipelines (kernel()): a sort made per build or call compiles nothing.
   ComputePipeline &histogram_, &scatter_, &scan_blocks_, &scan_add_;
 };

@@ -129,6 +129,9 @@ const uint32_t kRadixHistogram[] = {
 const uint32_t kRadixScatter[] = {
 #include "radix_scatter.comp.inc"
 };
+const uint32_t kRadixScatterRanked[] = {
+#include "radix_scatter_ranked.comp.inc"
+};
 const uint32_t kScanBlocks[] = {
 #include "scan_blocks.comp.inc"
 };
@@ -307,6 +310,8 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kRadixHistogram;
     case ShaderId::radix_scatter:
       return kRadixScatter;
+    case ShaderId::radix_scatter_ranked:
+      return kRadixScatterRanked;
     case ShaderId::scan_blocks:
       return kScanBlocks;
     case ShaderId::scan_add:

@@ -52,6 +52,7 @@ enum class ShaderId {
   dpbis_sieve_exact,
   radix_histogram,
   radix_scatter,
+  radix_scatter_ranked,
   scan_blocks,
   scan_add,
   ssb_trace_rgen,

@@ -191,6 +191,9 @@ struct RxIndexImpl {
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
   // The probe push constants that come from the index (all but queries, results, matches, order,
   // the slice and the match capacity).
+  // Sorted point lookups read their keys from the sorted copy (RX_FLAG_SORTED_QUERIES), where
+  // sorted_keys is not 0.
+  static void read_sorted_points(RxProbeParams& p, bool ranges, VkDeviceAddress sorted_keys);
   void fill_index_params(RxProbeParams& p, bool ranges, bool collect) const;
   // Records the traversal of `count` lookups in slices the launch limits allow.
   void record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count);

@@ -84,6 +84,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
           if (sorting) record_chunk_sort(cmd, slot, queries, count, q.ranges, trace_stage);
           p.order = sorting ? chunk_sorts[slot].order.address() : 0;
           p.queries = queries;
+          read_sorted_points(p, q.ranges, sorting ? chunk_sorts[slot].keys.address() : 0);
           p.results = results;
           record_trace(cmd, p, count);
         },
@@ -163,6 +164,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
     memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                    trace_stage, VK_ACCESS_SHADER_READ_BIT, c);
   }
+  read_sorted_points(p, q.ranges, sorting ? sort_keys_dev.address() : 0);
   uint32_t t2 = timer.mark(cmd);
   record_trace(cmd, p, q.count);
   uint32_t t3 = timer.mark(cmd);
@@ -221,6 +223,15 @@ void RxIndexImpl::record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDevice
   batch->mark_sorted(cmd);
   memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, trace_stage,
                  VK_ACCESS_SHADER_READ_BIT, c);
+}
+
+void RxIndexImpl::read_sorted_points(RxProbeParams& p, bool ranges, VkDeviceAddress sorted_keys) {
+  // A point's sort key is the point: the sorted copy is the queries in launch order. (A range's
+  // is its lo only.)
+  p.flags &= ~RX_FLAG_SORTED_QUERIES;
+  if (ranges || sorted_keys == 0) return;
+  p.queries = sorted_keys;
+  p.flags |= RX_FLAG_SORTED_QUERIES;
 }
 
 void RxIndexImpl::fill_index_params(RxProbeParams& p, bool ranges, bool collect) const {

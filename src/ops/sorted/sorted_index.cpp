@@ -7,6 +7,7 @@
 #include <iterator>
 
 #include "backend/vk/call_lock.hpp"
+#include "backend/vk/limits.hpp"
 #include "ops/common/device_io.hpp"
 #include "ops/common/key_records.hpp"
 #include "ops/common/lookup_batch.hpp"
@@ -108,14 +109,9 @@ struct SortedIndexImpl {
 
   // The node search is a subgroup operation (shuffle, min / max / add) in a compute shader.
   void check_subgroup_support() const {
-    VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-    VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &sub};
-    vkGetPhysicalDeviceProperties2(ctx->physical_device, &props);
-    const VkSubgroupFeatureFlags need = VK_SUBGROUP_FEATURE_BASIC_BIT |
-                                        VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
-                                        VK_SUBGROUP_FEATURE_ARITHMETIC_BIT;
-    if ((sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) == 0 ||
-        (sub.supportedOperations & need) != need)
+    if (!has_subgroup_operations(*ctx, VK_SUBGROUP_FEATURE_BASIC_BIT |
+                                           VK_SUBGROUP_FEATURE_SHUFFLE_BIT |
+                                           VK_SUBGROUP_FEATURE_ARITHMETIC_BIT))
       throw Error(Errc::unsupported,
                   "SortedLayout::lines needs subgroup basic, shuffle and arithmetic "
                   "operations in compute shaders; this device lacks them (use fences)");
