@@ -5,7 +5,7 @@
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [select-cuda] [select-memory]
+#   [refine-clustered] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -24,6 +24,10 @@
 #           Vulkan), label refine-batch-{cuda,vulkan}; with R_BASE=<a raydb built from the commit
 #           before> the same queries through that binary first, label refine-base-{cuda,vulkan};
 #           REFINE_BACKENDS=cuda (or vulkan) runs one backend (about 3 minutes each with R_BASE)
+#   refine-clustered  the sieve's in_select, its boundary rows' values read from the column
+#           clustered by bin (contiguous runs per 4096-row tile) instead of in row order, label
+#           refine-clustered-now-{cuda,vulkan}; with R_BASE the binary before first, label
+#           refine-clustered-base-{cuda,vulkan} (about 4 minutes with R_BASE)
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -63,18 +67,27 @@ if [[ $what == *" refine-cuda "* ]]; then
   $RF --rows 1e8 --columns 1,3 || rc=$?
   $RF --rows 1e9 --columns 1 || rc=$?
 fi
-if [[ $what == *" refine-batch "* ]]; then
-  echo "== in_select, boundary rows loaded four at a time; the binary before first (R_BASE)"
-  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}  # fresh data, the same for both binaries
+# refine_ab KEY_BASE KEY_NOW INDEXES: in_select queries over INDEXES through R_BASE (when set;
+# label KEY_BASE) and then $R (label KEY_NOW), per backend, on the same fresh data (one seed).
+refine_ab() {
+  local seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
   for backend in ${REFINE_BACKENDS:-cuda vulkan}; do
-    for build in ${R_BASE:+base} batch; do
-      exe=$R
-      [[ $build == base ]] && exe=$R_BASE
-      RB="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --seed $seed --label $(label "refine_$build" "$backend")"
+    for build in ${R_BASE:+base} now; do
+      local exe=$R key=$2
+      [[ $build == base ]] && exe=$R_BASE key=$1
+      RB="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index $3 --refine in_select --seed $seed --label $(label "$key" "$backend")"
       $RB --rows 1e8 --columns 1,3 || rc=$?
       $RB --rows 1e9 --columns 1 || rc=$?
     done
   done
+}
+if [[ $what == *" refine-batch "* ]]; then
+  echo "== in_select, boundary rows loaded four at a time; the binary before first (R_BASE)"
+  refine_ab refine_base refine_batch dpbis,sieve
+fi
+if [[ $what == *" refine-clustered "* ]]; then
+  echo "== the sieve's in_select, boundary values clustered by bin; the binary before first (R_BASE)"
+  refine_ab refine_clustered_base refine_clustered_now sieve
 fi
 if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"

@@ -8,7 +8,7 @@
 namespace raydb::detail {
 
 namespace {
-constexpr uint64_t kTile = 4096;       // elements per workgroup (RADIX_TILE)
+constexpr uint64_t kTile = RadixSort::kTile;
 constexpr uint64_t kScanBlock = 4096;  // values per scan workgroup
 constexpr uint32_t kDigits = 256;
 

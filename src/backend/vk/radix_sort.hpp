@@ -38,10 +38,14 @@ class RadixSort {
   explicit RadixSort(VkContext& ctx, RadixScatter scatter = RadixScatter::best);
   RadixScatter scatter() const { return kind_; }
 
+  static constexpr uint64_t kTile = 4096;  // elements a workgroup takes (RADIX_TILE)
+
   // Work buffers of one sort; keep them alive until the recorded commands have run. Buffers large
   // enough are reused; scans recorded after one another each take further scan levels, until
   // rewind(), which the owner calls once the commands recorded with them have run (a Temps kept
-  // between calls then allocates nothing once grown).
+  // between calls then allocates nothing once grown). Once a record() has run, `hist` holds its
+  // last pass's scanned histogram: at [digit * tiles + tile], where the tile's first element with
+  // that digit went (tiles of kTile elements).
   struct Temps {
     Buffer keys, rows, hist;
     std::vector<Buffer> scan_levels;

@@ -123,6 +123,12 @@ const uint32_t kDpBisSelectExact[] = {
 const uint32_t kDpBisSieveExact[] = {
 #include "dpbis_sieve_exact.comp.inc"
 };
+const uint32_t kDpBisClusterKeys[] = {
+#include "dpbis_cluster_keys.comp.inc"
+};
+const uint32_t kDpBisClusterValues[] = {
+#include "dpbis_cluster_values.comp.inc"
+};
 const uint32_t kRadixHistogram[] = {
 #include "radix_histogram.comp.inc"
 };
@@ -306,6 +312,10 @@ std::span<const uint32_t> spirv(ShaderId id) {
       return kDpBisSelectExact;
     case ShaderId::dpbis_sieve_exact:
       return kDpBisSieveExact;
+    case ShaderId::dpbis_cluster_keys:
+      return kDpBisClusterKeys;
+    case ShaderId::dpbis_cluster_values:
+      return kDpBisClusterValues;
     case ShaderId::radix_histogram:
       return kRadixHistogram;
     case ShaderId::radix_scatter:

@@ -50,6 +50,8 @@ enum class ShaderId {
   dpbis_sieve_select,
   dpbis_select_exact,
   dpbis_sieve_exact,
+  dpbis_cluster_keys,
+  dpbis_cluster_values,
   radix_histogram,
   radix_scatter,
   radix_scatter_ranked,

@@ -21,7 +21,10 @@ namespace detail {
 
 struct DpBisColumn {
   Buffer sorted, rows, codes, vectors;
-  Buffer values;                      // Refine::in_select: the column in row order
+  Buffer values;  // Refine::in_select over the codes: the column in row order
+  // Refine::in_select over sieving vectors: the column by bin, each bin in row order, and where
+  // each 4096-row tile's rows of a bin start there ([bin * tiles + tile], record_clusters).
+  Buffer clustered, offsets;
   std::vector<uint32_t> starts;       // bins + 1 bin starts in sorted order
   std::vector<uint32_t> first_value;  // smallest value of each bin (valid for non-empty bins)
 };
@@ -137,6 +140,15 @@ struct DpBisImpl {
         kernel(c, ShaderId::dpbis_vectors, sizeof(VectorsParams))
             .dispatch(cmd, &vp, (bins - 1) * stride);
       }
+      ClusterTemps cluster;
+      if (in_select && options.sieve_vectors && n) {
+        col.clustered = cuda::kernel_buffer(c, cuda, dpbis_sorted_bytes(n),
+                                            fmt::format("dpbis clustered values {}", k));
+        col.offsets = cuda::kernel_buffer(c, cuda, uint64_t{bins} * dpbis_tiles(n) * 4,
+                                          fmt::format("dpbis bin offsets {}", k));
+        compute_barrier(c, cmd);
+        record_clusters(col, sorter, cluster, cmd);
+      }
       uint32_t t3 = timer.mark(cmd);
       memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
                      VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
@@ -180,9 +192,43 @@ struct DpBisImpl {
       }
       uint32_t used = static_cast<uint32_t>(regions.size());
       build_stats.bins_used.push_back(used);
-      build_stats.index_bytes += n * (in_select ? 13 : 9) + (col.vectors ? col.vectors.size() : 0);
+      if (col.clustered) col.values = Buffer();  // the sieve reads the clustered copy instead
+      build_stats.index_bytes += n * (in_select ? 13 : 9) + (col.vectors ? col.vectors.size() : 0) +
+                                 (col.offsets ? col.offsets.size() : 0);
       columns.push_back(std::move(col));
     }
+  }
+
+  // Temporaries of record_clusters, alive until its commands have run.
+  struct ClusterTemps {
+    Buffer keys, rows;
+    RadixSort::Temps sort;
+  };
+
+  // Refine::in_select over sieving vectors: sorts the rows by code (a stable sort, so each bin's
+  // rows stay in row order), gathers their values into col.clustered, and keeps the sort's last
+  // histogram as col.offsets: its tiles are the sieve pass's 4096-row tiles. Needs the codes and
+  // the row-ordered values (col.values) written before.
+  void record_clusters(DpBisColumn& col, RadixSort& sorter, ClusterTemps& t, VkCommandBuffer cmd) {
+    static_assert(RadixSort::kTile == kDpBisTileRows);
+    VkContext& c = *ctx;
+    t.keys = Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "dpbis cluster keys");
+    t.rows = Buffer(c, n * 4, kStorageUsage, MemoryUse::device, "dpbis cluster rows");
+    ClusterParams keys{col.codes.address(), 0, t.keys.address(), static_cast<uint32_t>(n), 0};
+    kernel(c, ShaderId::dpbis_cluster_keys, sizeof(ClusterParams)).dispatch(cmd, &keys, n);
+    compute_barrier(c, cmd);
+    // The code is the key's top byte: the first of the two passes (bits 16-23, all 0) keeps the
+    // row order, the second sorts by code.
+    sorter.record(cmd, t.keys, t.rows, n, false, t.sort, 16);
+    ClusterParams values{t.rows.address(), col.values.address(), col.clustered.address(),
+                         static_cast<uint32_t>(n), 0};
+    kernel(c, ShaderId::dpbis_cluster_values, sizeof(ClusterParams)).dispatch(cmd, &values, n);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_READ_BIT, c);
+    VkBufferCopy offsets{0, 0, col.offsets.size()};  // digits 0 .. bins - 1 of the histogram
+    c.vk.vkCmdCopyBuffer(cmd, t.sort.hist.handle(), col.offsets.handle(), 1, &offsets);
+    memory_barrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
   }
 
   // The non-empty bin whose value range [first_value, next bin's first_value) holds x, or -1 when
@@ -274,7 +320,8 @@ struct DpBisImpl {
     count_select_exact(col, b_lo, b_hi, words);
     if (options.sieve_vectors) {
       SieveExactParams sp{col.vectors.address(),
-                          col.values.address(),
+                          col.clustered.address(),
+                          col.offsets.address(),
                           out.words.address(),
                           static_cast<uint32_t>(n),
                           static_cast<uint32_t>(words),
@@ -283,7 +330,9 @@ struct DpBisImpl {
                           bins,
                           static_cast<uint32_t>(sieve_vector_stride(words)),
                           interval.first,
-                          interval.second};
+                          interval.second,
+                          dpbis_tiles(n),
+                          0};
       kernel(c, ShaderId::dpbis_sieve_exact, sizeof(SieveExactParams))
           .dispatch(cmd, &sp, (words + 3) / 4);
     } else {
@@ -303,19 +352,22 @@ struct DpBisImpl {
     }
   }
 
-  // Refine::in_select's candidates and bytes: the codes or the (up to four) vectors read, the
-  // bitmap written, and one 32-byte sector of values per boundary row, at most all the column's
-  // values.
+  // Refine::in_select's candidates and bytes: the codes or the (up to four) vectors read and the
+  // bitmap written. Over the codes, one 32-byte sector of row-ordered values per boundary row, at
+  // most all the column's values; over the vectors, 4 bytes of clustered values per boundary row,
+  // and per tile and boundary bin one sector for its offset and one for the run's ragged ends.
   void count_select_exact(const DpBisColumn& col, int b_lo, int b_hi, uint64_t words) {
     uint64_t border_rows = 0;
-    for (int b : boundary_bins(b_lo, b_hi)) border_rows += col.starts[b + 1] - col.starts[b];
+    const std::vector<int> edges = boundary_bins(b_lo, b_hi);
+    for (int b : edges) border_rows += col.starts[b + 1] - col.starts[b];
     query_stats.candidates += border_rows;
-    query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32) + words * 4;
+    query_stats.bytes += words * 4;
     if (options.sieve_vectors) {
+      query_stats.bytes += border_rows * 4 + edges.size() * uint64_t{dpbis_tiles(n)} * 64;
       for (int k : {b_hi, b_lo + 1, b_hi + 1, b_lo})
         if (k >= 1 && static_cast<uint32_t>(k) < bins) query_stats.bytes += words * 4;
     } else {
-      query_stats.bytes += words * 32;
+      query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32) + words * 32;
     }
   }
 
@@ -334,8 +386,8 @@ struct DpBisImpl {
     if (options.refine == Refine::in_select) {
       count_select_exact(col, b_lo, b_hi, out.word_count());
       if (options.sieve_vectors)
-        cuda::sieve_select_exact(c, col.vectors, col.values, out.words, n, b_lo, b_hi, bins,
-                                 interval->first, interval->second);
+        cuda::sieve_select_exact(c, col.vectors, col.clustered, col.offsets, out.words, n, b_lo,
+                                 b_hi, bins, interval->first, interval->second);
       else
         cuda::codes_select_exact(c, col.codes, col.values, out.words, n, b_lo, b_hi,
                                  interval->first, interval->second);

@@ -35,8 +35,9 @@ struct CandidatesParams {
   uint64_t sorted, rows, bitmap;
   uint32_t begin0, end0, begin1, end1, lo, hi;
 };
-// Refine::in_select: the selection passes also decide the boundary rows from the row-ordered
-// values (dpbis_select_exact.comp, dpbis_sieve_exact.comp); [lo, hi] is the accepted interval.
+// Refine::in_select: the selection passes also decide the boundary rows, from the row-ordered
+// values (dpbis_select_exact.comp) or the values clustered by bin (dpbis_sieve_exact.comp); [lo,
+// hi] is the accepted interval.
 struct SelectExactParams {
   uint64_t codes, values, bitmap;
   uint32_t rows;
@@ -44,12 +45,26 @@ struct SelectExactParams {
   uint32_t lo, hi, pad0;
 };
 struct SieveExactParams {
-  uint64_t vectors, values, bitmap;
+  uint64_t vectors, clustered, offsets, bitmap;
   uint32_t rows, words;
   int32_t b_lo, b_hi;
-  uint32_t bins, stride, lo, hi;
+  uint32_t bins, stride, lo, hi, tiles, pad0;
 };
-static_assert(sizeof(SelectExactParams) == 48 && sizeof(SieveExactParams) == 56);
+static_assert(sizeof(SelectExactParams) == 48 && sizeof(SieveExactParams) == 72);
+// dpbis_cluster_keys.comp (from: codes, to: keys) and dpbis_cluster_values.comp (from: row ids,
+// table: the values in row order, to: the clustered values).
+struct ClusterParams {
+  uint64_t from, table, to;
+  uint32_t n, pad0;
+};
+static_assert(sizeof(ClusterParams) == 32);
+
+// Rows per tile of the clustered values' offsets: a sieve pass's 32 invocations (a CUDA warp) of
+// 128 rows each, and the tile of the radix sort whose histogram the offsets are.
+inline constexpr uint64_t kDpBisTileRows = 4096;
+inline uint32_t dpbis_tiles(uint64_t rows) {
+  return static_cast<uint32_t>((rows + kDpBisTileRows - 1) / kDpBisTileRows);
+}
 static_assert(sizeof(BinsParams) == 24 && sizeof(CodesParams) == 32 && sizeof(SelectParams) == 32 &&
               sizeof(CandidatesParams) == 48);
 

@@ -148,12 +148,13 @@ __device__ inline uint32_t pop_lowest(uint32_t (&mask)[N]) {
   return N * 32u;  // none left
 }
 
+// Sets the rows of `edge` (one boundary bin's, ascending) whose values lie in [lo, hi]: the k-th
+// row's value is run[k]. Four loads are issued before any is used.
 template <int N>
-__device__ inline void refine_rows(const uint32_t* __restrict__ values, uint64_t first_row,
-                                   uint32_t (&edge)[N], uint32_t (&bits)[N], uint32_t lo,
-                                   uint32_t hi) {
+__device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t (&edge)[N],
+                                  uint32_t (&bits)[N], uint32_t lo, uint32_t hi) {
   constexpr uint32_t kBatch = 4u;
-  for (;;) {
+  for (uint32_t taken = 0u;; taken += kBatch) {
     uint32_t any = 0u;
 #pragma unroll
     for (int w = 0; w < N; ++w) any |= edge[w];
@@ -162,8 +163,7 @@ __device__ inline void refine_rows(const uint32_t* __restrict__ values, uint64_t
 #pragma unroll
     for (uint32_t k = 0u; k < kBatch; ++k) r[k] = pop_lowest(edge);
 #pragma unroll
-    for (uint32_t k = 0u; k < kBatch; ++k)
-      v[k] = r[k] < N * 32u ? __ldg(values + first_row + r[k]) : 0u;  // 64-bit: large columns
+    for (uint32_t k = 0u; k < kBatch; ++k) v[k] = r[k] < N * 32u ? __ldg(run + taken + k) : 0u;
 #pragma unroll
     for (uint32_t k = 0u; k < kBatch; ++k) {
       bool set = r[k] < N * 32u && v[k] >= lo && v[k] <= hi;
@@ -246,31 +246,75 @@ __global__ void __launch_bounds__(kSelectBlock)
 }
 
 // Refine::in_select over the sieving vectors, the twin of dpbis_sieve_exact.comp: per word
-//   inner  = V(b_hi) & ~V(b_lo + 1)            (b_lo < code < b_hi: set)
-//   border = V(b_hi + 1) & ~V(b_lo) & ~inner   (code is b_lo or b_hi: the value decides)
+//   inner      = V(b_hi) & ~V(b_lo + 1)   (b_lo < code < b_hi: set)
+//   bin b rows = V(b + 1) & ~V(b)         (b = b_lo, b_hi: the value decides)
+// The boundary rows' values come from the column clustered by bin, each bin in row order: a warp
+// is one 4096-row tile, whose rows of bin b start at offsets[b * tiles + tile], and each lane
+// takes its place by a prefix sum over the warp, so the warp's loads are one run per bin.
 // 4 bitmap words per thread (16-byte loads and store), as sieve_select_kernel.
 __global__ void __launch_bounds__(kSelectBlock)
     sieve_select_exact_kernel(const uint32_t* __restrict__ vectors,
-                              const uint32_t* __restrict__ values, uint32_t* __restrict__ bitmap,
+                              const uint32_t* __restrict__ clustered,
+                              const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
                               uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
-                              uint32_t bins, uint32_t stride, uint32_t lo_value,
-                              uint32_t hi_value) {
+                              uint32_t bins, uint32_t stride, uint32_t lo_value, uint32_t hi_value,
+                              uint32_t tiles) {
   uint32_t q = select_index();
   uint64_t first64 = uint64_t{q} * 4u;
-  if (first64 >= words) return;
-  uint32_t first = static_cast<uint32_t>(first64);
-  uint4 valid = make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
-                           valid_bits(first + 2, rows), valid_bits(first + 3, rows));
-  // All four loads are issued before any is used.
-  uint4 hi = vector_words(vectors, b_hi, q, stride, bins, valid);
-  uint4 lo = vector_words(vectors, b_lo + 1, q, stride, bins, valid);
-  uint4 hi1 = vector_words(vectors, b_hi + 1, q, stride, bins, valid);
-  uint4 lo0 = vector_words(vectors, b_lo, q, stride, bins, valid);
-  uint32_t bits[4] = {hi.x & ~lo.x & valid.x, hi.y & ~lo.y & valid.y, hi.z & ~lo.z & valid.z,
-                      hi.w & ~lo.w & valid.w};
-  uint32_t border[4] = {hi1.x & ~lo0.x & ~bits[0] & valid.x, hi1.y & ~lo0.y & ~bits[1] & valid.y,
-                        hi1.z & ~lo0.z & ~bits[2] & valid.z, hi1.w & ~lo0.w & ~bits[3] & valid.w};
-  refine_rows(values, uint64_t{first} * 32u, border, bits, lo_value, hi_value);
+  // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
+  bool active = first64 < words;
+  uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
+  uint4 valid = active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
+                                    valid_bits(first + 2, rows), valid_bits(first + 3, rows))
+                       : make_uint4(0u, 0u, 0u, 0u);
+  bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
+  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
+  // The tile's offsets depend on nothing else: loaded with the vectors, they add no round trip.
+  const uint32_t tile = q / 32u;
+  uint32_t offset_hi = 0u, offset_lo = 0u;
+  if (active) {
+    offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
+    if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
+    // All four loads are issued before any is used.
+    uint4 hi = vector_words(vectors, b_hi, q, stride, bins, valid);
+    uint4 lo = vector_words(vectors, b_lo + 1, q, stride, bins, valid);
+    uint4 hi1 = vector_words(vectors, b_hi + 1, q, stride, bins, valid);
+    uint4 lo0 = vector_words(vectors, b_lo, q, stride, bins, valid);
+    const uint32_t h[4] = {hi.x, hi.y, hi.z, hi.w}, l[4] = {lo.x, lo.y, lo.z, lo.w};
+    const uint32_t h1[4] = {hi1.x, hi1.y, hi1.z, hi1.w}, l0[4] = {lo0.x, lo0.y, lo0.z, lo0.w};
+    const uint32_t v[4] = {valid.x, valid.y, valid.z, valid.w};
+#pragma unroll
+    for (int w = 0; w < 4; ++w) {
+      bits[w] = h[w] & ~l[w] & v[w];
+      edge_hi[w] = h1[w] & ~h[w] & v[w];
+      edge_lo[w] = two ? l[w] & ~l0[w] & v[w] : 0u;
+    }
+  }
+  uint32_t count_hi = 0u, count_lo = 0u;
+#pragma unroll
+  for (int w = 0; w < 4; ++w) {
+    count_hi += static_cast<uint32_t>(__popc(edge_hi[w]));
+    count_lo += static_cast<uint32_t>(__popc(edge_lo[w]));
+  }
+  // Inclusive prefix sums over the warp (the tile), then each lane's rows before its own.
+  const uint32_t lane = threadIdx.x & 31u;
+  uint32_t sum_hi = count_hi, sum_lo = count_lo;
+#pragma unroll
+  for (uint32_t d = 1u; d < 32u; d <<= 1u) {
+    uint32_t up_hi = __shfl_up_sync(0xFFFFFFFFu, sum_hi, d);
+    uint32_t up_lo = __shfl_up_sync(0xFFFFFFFFu, sum_lo, d);
+    if (lane >= d) {
+      sum_hi += up_hi;
+      sum_lo += up_lo;
+    }
+  }
+  if (!active) return;
+  // 64-bit: large columns.
+  refine_run(clustered + (uint64_t{offset_hi} + sum_hi - count_hi), edge_hi, bits, lo_value,
+             hi_value);
+  if (two)
+    refine_run(clustered + (uint64_t{offset_lo} + sum_lo - count_lo), edge_lo, bits, lo_value,
+               hi_value);
   if (words - first >= 4u) {
     reinterpret_cast<uint4*>(bitmap)[q] = make_uint4(bits[0], bits[1], bits[2], bits[3]);
     return;
@@ -347,13 +391,14 @@ cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* values, ui
   return cudaGetLastError();
 }
 
-cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* values, uint32_t* bitmap,
-                               uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
-                               uint32_t bins, uint32_t stride, uint32_t lo, uint32_t hi,
+cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustered,
+                               const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
+                               uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t bins,
+                               uint32_t stride, uint32_t lo, uint32_t hi, uint32_t tiles,
                                cudaStream_t s) {
   if (words == 0) return cudaSuccess;
   sieve_select_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
-      vectors, values, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi);
+      vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
   return cudaGetLastError();
 }
 

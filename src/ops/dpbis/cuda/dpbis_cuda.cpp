@@ -101,19 +101,21 @@ void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& value
         "codes select (in_select) kernel");
 }
 
-void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& values,
-                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
-                        uint32_t bins, uint32_t lo, uint32_t hi) {
+void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& clustered,
+                        const Buffer& offsets, const Buffer& bitmap, uint64_t rows, int32_t b_lo,
+                        int32_t b_hi, uint32_t bins, uint32_t lo, uint32_t hi) {
   uint32_t words = words_of(rows);
   if (words == 0) return;
-  need(values, rows * 4, "row-ordered values");
+  const uint32_t tiles = dpbis_tiles(rows);
+  need(clustered, rows * 4, "clustered values");
+  need(offsets, uint64_t{bins} * tiles * 4, "bin offsets");
   need(bitmap, uint64_t{words} * 4, "bitmap");
   uint64_t stride = sieve_vector_stride(words);
   need(vectors, uint64_t{bins - 1} * stride * 4, "sieve vectors");
-  check(kernels::sieve_select_exact(ptr<uint32_t>(ctx, vectors), ptr<uint32_t>(ctx, values),
-                                    ptr<uint32_t>(ctx, bitmap), static_cast<uint32_t>(rows), words,
-                                    b_lo, b_hi, bins, static_cast<uint32_t>(stride), lo, hi,
-                                    runtime(ctx).stream),
+  check(kernels::sieve_select_exact(
+            ptr<uint32_t>(ctx, vectors), ptr<uint32_t>(ctx, clustered), ptr<uint32_t>(ctx, offsets),
+            ptr<uint32_t>(ctx, bitmap), static_cast<uint32_t>(rows), words, b_lo, b_hi, bins,
+            static_cast<uint32_t>(stride), lo, hi, tiles, runtime(ctx).stream),
         "sieve select (in_select) kernel");
 }
 

@@ -19,15 +19,18 @@ void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, u
 // dpbis_select.comp: the same from the codes.
 void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uint64_t rows,
                   int32_t b_lo, int32_t b_hi);
-// dpbis_select_exact.comp / dpbis_sieve_exact.comp (Refine::in_select): as codes_select /
-// sieve_select, and the rows whose code is b_lo or b_hi are set when their value in `values` (the
-// column in row order, `rows` words) lies in [lo, hi].
+// dpbis_select_exact.comp (Refine::in_select): as codes_select, and the rows whose code is b_lo
+// or b_hi are set when their value in `values` (the column in row order, `rows` words) lies in
+// [lo, hi].
 void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& values,
                         const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
                         uint32_t lo, uint32_t hi);
-void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& values,
-                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
-                        uint32_t bins, uint32_t lo, uint32_t hi);
+// dpbis_sieve_exact.comp: the same over the sieving vectors, the boundary rows' values read from
+// `clustered` (the column by bin, each bin in row order) from `offsets` (bin * tiles + tile: a
+// 4096-row tile's first row of the bin there; RadixSort::Temps::hist of the clustering sort).
+void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& clustered,
+                        const Buffer& offsets, const Buffer& bitmap, uint64_t rows, int32_t b_lo,
+                        int32_t b_hi, uint32_t bins, uint32_t lo, uint32_t hi);
 // dpbis_candidates.comp: sorted positions in [begin0, end0) or [begin1, end1) (the boundary
 // bins; either may be empty) whose value v has lo <= v <= hi set their rows' bits (OR into
 // `bitmap`). Sorted values and row ids are read in whole 16-byte chunks: their buffers hold

@@ -17,8 +17,8 @@ void codes_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&,
                         int32_t, uint32_t, uint32_t) {
   unavailable();
 }
-void sieve_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint64_t, int32_t,
-                        int32_t, uint32_t, uint32_t, uint32_t) {
+void sieve_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+                        uint64_t, int32_t, int32_t, uint32_t, uint32_t, uint32_t) {
   unavailable();
 }
 void refine_candidates(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint32_t, uint32_t,
