@@ -189,11 +189,11 @@ struct RxIndexImpl {
   void lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr,
                const std::function<void()>& while_uploading = {});
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);
-  // The probe push constants that come from the index (all but queries, results, matches, order,
-  // the slice and the match capacity).
   // Sorted point lookups read their keys from the sorted copy (RX_FLAG_SORTED_QUERIES), where
   // sorted_keys is not 0.
   static void read_sorted_points(RxProbeParams& p, bool ranges, VkDeviceAddress sorted_keys);
+  // The probe push constants that come from the index (all but queries, results, matches, order,
+  // the slice and the match capacity).
   void fill_index_params(RxProbeParams& p, bool ranges, bool collect) const;
   // Records the traversal of `count` lookups in slices the launch limits allow.
   void record_trace(VkCommandBuffer cmd, RxProbeParams& p, uint64_t count);
