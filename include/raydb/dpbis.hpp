@@ -55,7 +55,8 @@ struct DpBisOptions {
 /// Where a DpBisTable build spent its time (ms) and memory (bytes).
 struct DpBisBuildStats {
   ///@{
-  /// GPU timestamps (Vulkan queries, CUDA events), all columns; bin_ms includes the vectors.
+  /// GPU timestamps (Vulkan queries, CUDA events), all columns; bin_ms includes the vectors and
+  /// the sieve's clustered values (Refine::in_select).
   double upload_ms = 0, sort_ms = 0, bin_ms = 0;
   ///@}
   /// codes (1 byte per row), sorted values and row ids (8), vectors, and with Refine::in_select
