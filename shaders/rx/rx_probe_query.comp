@@ -40,10 +40,9 @@ void main() {
   uint local = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u +
                gl_LocalInvocationID.x;
   if (local >= pc.num_queries) return;
-  uint q = local + pc.query_offset;
+  const uint slot = local + pc.query_offset;
+  const uint q = rx_query_id(slot);
   uint64_t lo, hi;
-  const uint slot = q;
-  q = rx_query_id(slot);
   rx_load_launch_query(slot, q, lo, hi);
   if (rx_range_over_bound(q, lo, hi)) return;
   RxHitState s = rx_begin(lo, hi);
