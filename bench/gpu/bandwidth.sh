@@ -5,7 +5,7 @@
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [refine-clustered] [select-cuda] [select-memory]
+#   [refine-clustered] [in-select-hold] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -28,6 +28,10 @@
 #           clustered by bin (contiguous runs per 4096-row tile) instead of in row order, label
 #           refine-clustered-now-{cuda,vulkan}; with R_BASE the binary before first, label
 #           refine-clustered-base-{cuda,vulkan} (about 4 minutes with R_BASE)
+#   in-select-hold  CUDA in_select queries (DP-BIS, sieve) timed as the README's numbers and with
+#           the stream held 300 us before each timed region (label in-select-hold-{0,300}), then
+#           the bitmap ops held (label bitmap-hold): GPU time without the host's launch latency,
+#           which weighs most at 1e8 rows (about 2 minutes)
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -88,6 +92,17 @@ fi
 if [[ $what == *" refine-clustered "* ]]; then
   echo "== the sieve's in_select, boundary values clustered by bin; the binary before first (R_BASE)"
   refine_ab refine_clustered_base refine_clustered_now sieve
+fi
+if [[ $what == *" in-select-hold "* ]]; then
+  echo "== CUDA in_select, launches timed and stream held; bitmap ops held"
+  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
+  for hold in 0 300; do
+    IH="$R bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --seed $seed --cuda-hold-us $hold --label $(label in_select_hold "$hold")"
+    $IH --rows 1e8 --columns 1,3 || rc=$?
+    $IH --rows 1e9 --columns 1 || rc=$?
+  done
+  $R bench dpbis --out $OUT/results --backend cuda --rows 1e8,1e9 --columns 1 --seed "$seed" \
+    --cuda-hold-us 300 --index bitmap_ops --label "$(label bitmap_hold)" || rc=$?
 fi
 if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"
