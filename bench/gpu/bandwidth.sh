@@ -5,7 +5,7 @@
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [refine-clustered] [in-select-hold] [select-cuda] [select-memory]
+#   [refine-clustered] [in-select-hold] [sieve-refine] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -32,6 +32,8 @@
 #           the stream held 300 us before each timed region (label in-select-hold-{0,300}), then
 #           the bitmap ops held (label bitmap-hold): GPU time without the host's launch latency,
 #           which weighs most at 1e8 rows (about 2 minutes)
+#   sieve-refine  the CUDA sieve's in_select through R_BASE (when set; label sieve-refine-base) and
+#           this binary (sieve-refine-now) in turn, two rounds, one seed (about 2 minutes)
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -103,6 +105,19 @@ if [[ $what == *" in-select-hold "* ]]; then
   done
   $R bench dpbis --out $OUT/results --backend cuda --rows 1e8,1e9 --columns 1 --seed "$seed" \
     --cuda-hold-us 300 --index bitmap_ops --label "$(label bitmap_hold)" || rc=$?
+fi
+if [[ $what == *" sieve-refine "* ]]; then
+  echo "== the CUDA sieve's in_select: the binary before (R_BASE) and this one, two rounds"
+  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
+  for round in 1 2; do
+    for build in ${R_BASE:+base} now; do
+      exe=$R
+      [[ $build == base ]] && exe=$R_BASE
+      SR="$exe bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index sieve --refine in_select --seed $seed --label $(label sieve_refine "$build")"
+      $SR --rows 1e8 --columns 1,3 || rc=$?
+      $SR --rows 1e9 --columns 1 || rc=$?
+    done
+  done
 fi
 if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"

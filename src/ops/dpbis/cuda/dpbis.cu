@@ -129,47 +129,40 @@ __global__ void __launch_bounds__(kSelectBlock)
   bitmap[word] = bits;
 }
 
-// Refine::in_select over the sieving vectors: the boundary rows marked in edge[0..N) (bit b of
-// edge[w]: row first_row + 32 w + b) load their values and are set in bits[] when
-// lo <= value <= hi. Four loads are issued before any is used: a loop of load-then-compare waits
-// one DRAM round trip per boundary row, and a warp waits for its lane with the most (a thread's
-// 128 rows hold two boundary rows on average with 128 bins; H200, 1e9 rows: 0.72-0.76 of the
-// copy ceiling one load at a time, 0.78-0.82 four at a time).
+// Refine::in_select over the sieving vectors: sets the rows of `edge` (one boundary bin's `count`
+// rows; bit b of edge[w] is row first_row + 32 w + b) whose values lie in [lo, hi] in bits[]. The
+// k-th row's value is run[k], so the loads need only the count:
+// - Four are issued before any is used: a loop of load-then-compare waits one DRAM round trip per
+//   boundary row, and a warp waits for its lane with the most (a thread's 128 rows hold two
+//   boundary rows on average with 128 bins; H200, 1e9 rows: 0.72-0.76 of the copy ceiling one
+//   load at a time, 0.78-0.82 four at a time).
+// - They are issued before the rows are found, and each row is found by walking its own word's
+//   bits. PC sampling on the H100 (bench/gpu/pc_sampling.cpp) had a fifth of the pass's samples
+//   in a search for the lowest row across the four words, run before the loads; at 1e9 rows
+//   the pass went from 0.189 to 0.143 ms (docs/dpbis_refine.md).
 template <int N>
-__device__ inline uint32_t pop_lowest(uint32_t (&mask)[N]) {
-#pragma unroll
-  for (int w = 0; w < N; ++w) {
-    if (mask[w] != 0u) {
-      uint32_t b = static_cast<uint32_t>(__ffs(mask[w])) - 1u;
-      mask[w] &= mask[w] - 1u;
-      return static_cast<uint32_t>(w) * 32u + b;
-    }
-  }
-  return N * 32u;  // none left
-}
-
-// Sets the rows of `edge` (one boundary bin's, ascending) whose values lie in [lo, hi]: the k-th
-// row's value is run[k]. Four loads are issued before any is used.
-template <int N>
-__device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t (&edge)[N],
-                                  uint32_t (&bits)[N], uint32_t lo, uint32_t hi) {
+__device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t count,
+                                  uint32_t (&edge)[N], uint32_t (&bits)[N], uint32_t lo,
+                                  uint32_t hi) {
   constexpr uint32_t kBatch = 4u;
-  for (uint32_t taken = 0u;; taken += kBatch) {
-    uint32_t any = 0u;
-#pragma unroll
-    for (int w = 0; w < N; ++w) any |= edge[w];
-    if (any == 0u) return;
-    uint32_t r[kBatch], v[kBatch];
-#pragma unroll
-    for (uint32_t k = 0u; k < kBatch; ++k) r[k] = pop_lowest(edge);
-#pragma unroll
-    for (uint32_t k = 0u; k < kBatch; ++k) v[k] = r[k] < N * 32u ? __ldg(run + taken + k) : 0u;
+  for (uint32_t taken = 0u; taken < count; taken += kBatch) {
+    uint32_t pass = 0u;  // bit k: the batch's k-th row lies in [lo, hi]
 #pragma unroll
     for (uint32_t k = 0u; k < kBatch; ++k) {
-      bool set = r[k] < N * 32u && v[k] >= lo && v[k] <= hi;
+      uint32_t v = taken + k < count ? __ldg(run + taken + k) : 0u;
+      pass |= (taken + k < count && v >= lo && v <= hi) ? 1u << k : 0u;
+    }
+    // The batch's rows in order: word by word, each word's edge bits lowest first.
+    const uint32_t n = min(kBatch, count - taken);
+    uint32_t k = 0u;
 #pragma unroll
-      for (int w = 0; w < N; ++w)
-        bits[w] |= (set && (r[k] >> 5u) == static_cast<uint32_t>(w)) ? 1u << (r[k] & 31u) : 0u;
+    for (int w = 0; w < N; ++w) {
+      for (uint32_t m = edge[w]; m != 0u && k < n; ++k) {
+        uint32_t b = static_cast<uint32_t>(__ffs(m)) - 1u;
+        m &= m - 1u;
+        edge[w] = m;
+        bits[w] |= ((pass >> k) & 1u) << b;
+      }
     }
   }
 }
@@ -264,9 +257,11 @@ __global__ void __launch_bounds__(kSelectBlock)
   // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
   bool active = first64 < words;
   uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
-  uint4 valid = active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
-                                    valid_bits(first + 2, rows), valid_bits(first + 3, rows))
-                       : make_uint4(0u, 0u, 0u, 0u);
+  // Every word of the quad is whole (all but the last quads), or each word's rows are masked.
+  uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
+                : active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
+                                      valid_bits(first + 2, rows), valid_bits(first + 3, rows))
+                         : make_uint4(0u, 0u, 0u, 0u);
   bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
   uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
   // The tile's offsets depend on nothing else: loaded with the vectors, they add no round trip.
@@ -310,11 +305,11 @@ __global__ void __launch_bounds__(kSelectBlock)
   }
   if (!active) return;
   // 64-bit: large columns.
-  refine_run(clustered + (uint64_t{offset_hi} + sum_hi - count_hi), edge_hi, bits, lo_value,
-             hi_value);
+  refine_run(clustered + (uint64_t{offset_hi} + sum_hi - count_hi), count_hi, edge_hi, bits,
+             lo_value, hi_value);
   if (two)
-    refine_run(clustered + (uint64_t{offset_lo} + sum_lo - count_lo), edge_lo, bits, lo_value,
-               hi_value);
+    refine_run(clustered + (uint64_t{offset_lo} + sum_lo - count_lo), count_lo, edge_lo, bits,
+               lo_value, hi_value);
   if (words - first >= 4u) {
     reinterpret_cast<uint4*>(bitmap)[q] = make_uint4(bits[0], bits[1], bits[2], bits[3]);
     return;
