@@ -32,8 +32,9 @@
 #           the stream held 300 us before each timed region (label in-select-hold-{0,300}), then
 #           the bitmap ops held (label bitmap-hold): GPU time without the host's launch latency,
 #           which weighs most at 1e8 rows (about 2 minutes)
-#   sieve-refine  the CUDA sieve's in_select through R_BASE (when set; label sieve-refine-base) and
-#           this binary (sieve-refine-now) in turn, two rounds, one seed (about 2 minutes)
+#   sieve-refine  the sieve's in_select through R_BASE (when set; label sieve-refine-base, Vulkan
+#           sieve-refine-vulkan-base) and this binary (-now) in turn, two rounds, one seed;
+#           SIEVE_BACKENDS=cuda (or vulkan) runs one backend (about 1.5 minutes each)
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -107,15 +108,19 @@ if [[ $what == *" in-select-hold "* ]]; then
     --cuda-hold-us 300 --index bitmap_ops --label "$(label bitmap_hold)" || rc=$?
 fi
 if [[ $what == *" sieve-refine "* ]]; then
-  echo "== the CUDA sieve's in_select: the binary before (R_BASE) and this one, two rounds"
+  echo "== the sieve's in_select: the binary before (R_BASE) and this one, two rounds"
   seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
-  for round in 1 2; do
-    for build in ${R_BASE:+base} now; do
-      exe=$R
-      [[ $build == base ]] && exe=$R_BASE
-      SR="$exe bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index sieve --refine in_select --seed $seed --label $(label sieve_refine "$build")"
-      $SR --rows 1e8 --columns 1,3 || rc=$?
-      $SR --rows 1e9 --columns 1 || rc=$?
+  for backend in ${SIEVE_BACKENDS:-cuda vulkan}; do
+    key=sieve_refine
+    [[ $backend == vulkan ]] && key=sieve_refine_vulkan
+    for round in 1 2; do
+      for build in ${R_BASE:+base} now; do
+        exe=$R
+        [[ $build == base ]] && exe=$R_BASE
+        SR="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index sieve --refine in_select --seed $seed --label $(label $key "$build")"
+        $SR --rows 1e8 --columns 1,3 || rc=$?
+        $SR --rows 1e9 --columns 1 || rc=$?
+      done
     done
   done
 fi

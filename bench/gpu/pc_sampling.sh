@@ -2,8 +2,9 @@
 # Runs on the GPU machine: where the CUDA passes' warps stall (bench/gpu/pc_sampling.cpp, a CUPTI
 # PC-sampling injection library). The GPU machine has the driver only, so the library and CUPTI are
 # built and copied here and carried in $PCS (default pcs/):
-#   mkdir -p pcs && g++ -O2 -shared -fPIC bench/gpu/pc_sampling.cpp -I${CUDA:-/usr/local/cuda}/include \
-#     -L${CUDA:-/usr/local/cuda}/lib -lcupti -o pcs/pc_sampling.so && cp ${CUDA:-/usr/local/cuda}/lib/libcupti.so.13 pcs/
+#   CUDA=${CUDA:-/usr/local/cuda}; mkdir -p pcs
+#   g++ -O2 -shared -fPIC bench/gpu/pc_sampling.cpp -I$CUDA/include -L$CUDA/lib -lcupti \
+#     -o pcs/pc_sampling.so && cp $CUDA/lib/libcupti.so.13 pcs/
 # A raydb whose CUDA kernels were compiled with -lineinfo also gets source lines per instruction.
 # Prints, per pass, its stall reasons and its most-sampled instructions; $OUT/pc_sampling.txt.
 # Usage: bench/gpu/pc_sampling.sh   (about 30 seconds on the H100)
