@@ -5,7 +5,7 @@
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [refine-clustered] [in-select-hold] [sieve-refine] [select-cuda] [select-memory]
+#   [refine-clustered] [in-select-hold] [sieve-refine] [fixed-cost] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -35,6 +35,9 @@
 #   sieve-refine  the sieve's in_select through R_BASE (when set; label sieve-refine-base, Vulkan
 #           sieve-refine-vulkan-base) and this binary (-now) in turn, two rounds, one seed;
 #           SIEVE_BACKENDS=cuda (or vulkan) runs one backend (about 1.5 minutes each)
+#   fixed-cost  CUDA in_select (DP-BIS, sieve) and bitmap ops at 1e5, 1e6 and 1e8 rows, the stream
+#           held: what a pass costs whatever its size, against its time at 1e8 rows, label
+#           fixed-cost (about 1 minute)
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -123,6 +126,12 @@ if [[ $what == *" sieve-refine "* ]]; then
       done
     done
   done
+fi
+if [[ $what == *" fixed-cost "* ]]; then
+  echo "== CUDA passes at 1e5, 1e6 and 1e8 rows, the stream held: the cost that does not scale"
+  $R bench dpbis --out $OUT/results --backend cuda --rows 1e5,1e6,1e8 --columns 1 \
+    --selectivity 0.5 --index dpbis,sieve,bitmap_ops --refine in_select --cuda-hold-us 300 \
+    --label "$(label fixed_cost)" || rc=$?
 fi
 if [[ $what == *" select-cuda "* ]]; then
   echo "== CUDA selection pass alone at 1e9 rows (was 0.67 of the copy ceiling, Vulkan 1.01)"
