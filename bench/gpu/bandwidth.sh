@@ -5,7 +5,7 @@
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [refine-clustered] [in-select-hold] [sieve-refine] [fixed-cost] [select-cuda] [select-memory]
+#   [refine-clustered] [in-select-hold] [sieve-refine] [dpbis-refine] [fixed-cost] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -35,6 +35,9 @@
 #   sieve-refine  the sieve's in_select through R_BASE (when set; label sieve-refine-base, Vulkan
 #           sieve-refine-vulkan-base) and this binary (-now) in turn, two rounds, one seed;
 #           SIEVE_BACKENDS=cuda (or vulkan) runs one backend (about 1.5 minutes each)
+#   dpbis-refine  the same for DP-BIS's in_select (its boundary values clustered by bin), label
+#           dpbis-refine-{base,now}, Vulkan dpbis-refine-vulkan-{base,now}; DPBIS_BACKENDS=cuda
+#           (or vulkan) runs one backend (about 1.5 minutes each)
 #   fixed-cost  CUDA in_select (DP-BIS, sieve) and bitmap ops at 1e5, 1e6 and 1e8 rows, the stream
 #           held: what a pass costs whatever its size, against its time at 1e8 rows, label
 #           fixed-cost (about 1 minute)
@@ -110,22 +113,31 @@ if [[ $what == *" in-select-hold "* ]]; then
   $R bench dpbis --out $OUT/results --backend cuda --rows 1e8,1e9 --columns 1 --seed "$seed" \
     --cuda-hold-us 300 --index bitmap_ops --label "$(label bitmap_hold)" || rc=$?
 fi
-if [[ $what == *" sieve-refine "* ]]; then
-  echo "== the sieve's in_select: the binary before (R_BASE) and this one, two rounds"
-  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
-  for backend in ${SIEVE_BACKENDS:-cuda vulkan}; do
-    key=sieve_refine
-    [[ $backend == vulkan ]] && key=sieve_refine_vulkan
+# rounds_ab KEY INDEX BACKENDS: INDEX's in_select through R_BASE (when set; label KEY-base, for
+# Vulkan KEY_vulkan-base) and this binary (-now) in turn, two rounds, one seed.
+rounds_ab() {
+  local seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
+  for backend in $3; do
+    local key=$1
+    [[ $backend == vulkan ]] && key=${1}_vulkan
     for round in 1 2; do
       for build in ${R_BASE:+base} now; do
-        exe=$R
+        local exe=$R
         [[ $build == base ]] && exe=$R_BASE
-        SR="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index sieve --refine in_select --seed $seed --label $(label $key "$build")"
+        SR="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index $2 --refine in_select --seed $seed --label $(label $key "$build")"
         $SR --rows 1e8 --columns 1,3 || rc=$?
         $SR --rows 1e9 --columns 1 || rc=$?
       done
     done
   done
+}
+if [[ $what == *" sieve-refine "* ]]; then
+  echo "== the sieve's in_select: the binary before (R_BASE) and this one, two rounds"
+  rounds_ab sieve_refine sieve "${SIEVE_BACKENDS:-cuda vulkan}"
+fi
+if [[ $what == *" dpbis-refine "* ]]; then
+  echo "== DP-BIS's in_select: the binary before (R_BASE) and this one, two rounds"
+  rounds_ab dpbis_refine dpbis "${DPBIS_BACKENDS:-cuda vulkan}"
 fi
 if [[ $what == *" fixed-cost "* ]]; then
   echo "== CUDA passes at 1e5, 1e6 and 1e8 rows, the stream held: the cost that does not scale"

@@ -17,9 +17,9 @@ B="$R bench dpbis --out $OUT/pcs-results --backend cuda --selectivity 0.5 --repe
 {
   rc=0
   echo "== the sieve's in_select, 1e9 rows"
-  PCS_FILTER=sieve_select_exact $B --rows 1e9 --columns 1 --index sieve --refine in_select || rc=$?
+  PCS_FILTER=VectorQuad $B --rows 1e9 --columns 1 --index sieve --refine in_select || rc=$?
   echo "== DP-BIS in_select, 1e8 rows"
-  PCS_FILTER=codes_select_exact $B --rows 1e8 --columns 1 --index dpbis --refine in_select || rc=$?
+  PCS_FILTER=codes_exact_kernel $B --rows 1e8 --columns 1 --index dpbis --refine in_select || rc=$?
   echo "== bitmap ops, 1e8 rows"
   PCS_FILTER=bitmap_op $B --rows 1e8 --columns 1 --index bitmap_ops || rc=$?
   exit $rc

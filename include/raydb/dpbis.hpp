@@ -28,11 +28,12 @@ enum class Refine {
   /// ORs each qualifying row's bit into the bitmap with an atomic (a scattered read-modify-write).
   scatter,
   /// The selection pass decides the boundary rows itself, comparing each boundary row's value
-  /// with the bounds. Over the codes, a row loads its value from a copy of the column kept in row
-  /// order. Over sieving vectors, the copy is clustered by bin, each bin in row order: the boundary
-  /// rows of 4096 consecutive rows read one contiguous run per bin. One pass, whole bitmap words,
-  /// no atomics. It costs 4 bytes per row and column, plus for the sieve 4 bytes per bin and 4096
-  /// rows (in index_bytes). Vulkan compute and CUDA (twin kernels in src/ops/dpbis/cuda/dpbis.cu).
+  /// with the bounds. Over the codes in Vulkan, a row loads its value from a copy of the column
+  /// kept in row order. Over sieving vectors, and over the codes in CUDA, the copy is clustered by
+  /// bin, each bin in row order: the boundary rows of 4096 consecutive rows read one contiguous
+  /// run per bin (each backend keeps the copy its pass measured faster with). One pass, whole
+  /// bitmap words, no atomics. It costs 4 bytes per row and column, plus for a clustered copy 4
+  /// bytes per bin and 4096 rows (in index_bytes). Vulkan compute and CUDA (src/ops/dpbis/cuda/).
   in_select,
 };
 
@@ -60,8 +61,8 @@ struct DpBisBuildStats {
   double upload_ms = 0, sort_ms = 0, bin_ms = 0;
   ///@}
   /// codes (1 byte per row), sorted values and row ids (8), vectors, and with Refine::in_select
-  /// the values in row order or clustered by bin (4; the sieve also bins x ceil(rows / 4096) x 4
-  /// bytes of run offsets)
+  /// the values in row order or clustered by bin (4; a clustered copy also bins x ceil(rows /
+  /// 4096) x 4 bytes of run offsets)
   uint64_t index_bytes = 0;
   std::vector<uint32_t> bins_used;  ///< non-empty bins per column
 };
@@ -79,11 +80,11 @@ struct DpBisQueryStats {
   /// read and one written. Refine::scatter adds the value and row id of each candidate (8 bytes)
   /// and does not count the bitmap word that each qualifying candidate ORs its bit into (an atomic
   /// read-modify-write of a random word, a 32-byte sector each way in DRAM), since the host does
-  /// not know how many qualify. Refine::in_select over the codes adds one 32-byte sector of
-  /// row-ordered values per candidate (an estimate: candidates sharing a sector are counted twice,
-  /// which is rare when two of 256 bins are refined), at most the column's value bytes. Over
-  /// sieving vectors it adds 4 bytes of clustered values per candidate and, per boundary bin and
-  /// 4096 rows, 64 bytes (the run's offset and its ragged ends).
+  /// not know how many qualify. Refine::in_select from row-ordered values adds one 32-byte sector
+  /// per candidate (an estimate: candidates sharing a sector are counted twice, which is rare when
+  /// two of 256 bins are refined), at most the column's value bytes. From clustered values it adds
+  /// 4 bytes per candidate and, per boundary bin and 4096 rows, 64 bytes (the run's offset and its
+  /// ragged ends).
   uint64_t bytes = 0;
 };
 

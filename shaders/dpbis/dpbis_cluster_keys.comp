@@ -17,6 +17,6 @@ pc;
 void main() {
   uint i = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * 64u + gl_LocalInvocationID.x;
   if (i >= pc.n) return;
-  uint code = (U32Array(pc.from).v[i >> 2u] >> (8u * (i & 3u))) & 0xFFu;
+  uint code = (U32Array(pc.from).v[code_word(i)] >> code_shift(i)) & 0xFFu;
   U32Array(pc.to).v[i] = code << 24u;
 }

@@ -34,7 +34,7 @@ void main() {
   } else if (width > 0) {
     uint lo4 = uint(lo) * 0x01010101u;
     uint width4 = uint(width) * 0x01010101u;
-    for (uint i = 0u; i < 8u; ++i) bits |= in_range4(q[i / 4u][i % 4u], lo4, width4) << (4u * i);
+    for (uint i = 0u; i < 8u; ++i) bits |= group_rows(in_range4(q[i / 4u][i % 4u], lo4, width4), i);
   }
   uint valid = pc.rows - first;
   if (valid < 32u) bits &= (1u << valid) - 1u;

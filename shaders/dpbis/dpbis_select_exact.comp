@@ -38,12 +38,8 @@ void main() {
   uint bits = 0u, edge = 0u;
   for (uint i = 0u; i < 8u; ++i) {
     uint w = q[i / 4u][i % 4u];
-    if (width >= 256) {
-      bits |= 0xFu << (4u * i);
-    } else if (width > 0) {
-      bits |= in_range4(w, lo4, width4) << (4u * i);
-    }
-    edge |= equal4(w, hi4, lo4_edge) << (4u * i);
+    if (width > 0) bits |= group_rows(in_range4(w, lo4, width4), i);  // b_hi < 256
+    edge |= group_rows(equal_byte4(w, hi4) | equal_byte4(w, lo4_edge), i);
   }
   uint valid = pc.rows - first;
   uint mask = valid < 32u ? (1u << valid) - 1u : 0xFFFFFFFFu;

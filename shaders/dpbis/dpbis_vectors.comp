@@ -27,7 +27,7 @@ void main() {
     for (uint j = 0u; j < 8u; ++j) {
       uint w = U32Array(pc.codes).v[word * 8u + j];
       for (uint b = 0u; b < 4u; ++b) {
-        uint r = j * 4u + b;
+        uint r = b * 8u + j;  // byte b of the group's word j (dpbis_common.glsl)
         if (word * 32u + r < pc.rows && ((w >> (8u * b)) & 0xFFu) < k) bits |= 1u << r;
       }
     }

@@ -164,7 +164,8 @@ TEST_CASE("cuda kernels: bitmap to row ids in row order") {
 namespace {
 
 // Random 8-bit bin codes below `bins`, four to a word, in whole 32-row groups as DP-BIS lays
-// them out (the bytes past the last row stay 0).
+// them out (row r in byte r / 8 % 4 of word r / 32 * 8 + r % 8; the bytes past the last row stay
+// 0).
 std::vector<uint32_t> random_codes(std::mt19937_64& rng, uint64_t rows, uint32_t bins,
                                    std::vector<uint32_t>& code_of_row) {
   std::vector<uint32_t> codes((rows + 31) / 32 * 8, 0);
@@ -174,7 +175,7 @@ std::vector<uint32_t> random_codes(std::mt19937_64& rng, uint64_t rows, uint32_t
     uint32_t code =
         rng() % 4 == 0 ? (rng() % 2 ? 0 : bins - 1) : static_cast<uint32_t>(rng() % bins);
     code_of_row[r] = code;
-    codes[r / 4] |= code << (8 * (r % 4));
+    codes[r / 32 * 8 + r % 8] |= code << (8 * (r / 8 % 4));
   }
   return codes;
 }

@@ -54,7 +54,7 @@ void check_queries(const DpBisOptions& options, std::initializer_list<size_t> ro
 }  // namespace
 
 // Both refinements: the scattered atomics after the selection, and the selection pass that
-// decides the boundary rows itself from the row-ordered values.
+// decides the boundary rows itself from the values in row order or clustered by bin.
 const Refine kRefines[] = {Refine::scatter, Refine::in_select};
 
 TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
@@ -64,6 +64,10 @@ TEST_CASE("dpbis: simple and compound range queries equal the CPU reference") {
     options.refine = refine;
     check_queries(options, {1, 1000, 100003}, 40);
     check_queries(options, {33, 129, 2000}, 10);  // 2, 5 and 63 bitmap words
+    for (uint32_t bins : {2u, 3u, 128u}) {        // fewer bins: runs and tiles of other lengths
+      options.bins = bins;
+      check_queries(options, {129, 100003}, 8);
+    }
   }
 }
 
@@ -89,9 +93,10 @@ TEST_CASE("dpbis: in_select counts its boundary rows and refuses the pass diagno
     in_select.refine = Refine::in_select;
     auto a = DpBisTable::build(test::context(), cols, scatter).value();
     auto b = DpBisTable::build(test::context(), cols, in_select).value();
-    // 4 bytes a row: the values in row order, or for the sieve clustered by bin, which also keeps
-    // each 4096-row tile's offset in each of the 128 bins.
-    const size_t offsets = sieve ? 128 * ((rows + 4095) / 4096) * 4 : 0;
+    // 4 bytes a row: the values in row order, or for the sieve and in CUDA clustered by bin, which
+    // also keeps each 4096-row tile's offset in each of the 128 bins.
+    const bool clustered = sieve || b.backend() == Backend::cuda;
+    const size_t offsets = clustered ? 128 * ((rows + 4095) / 4096) * 4 : 0;
     CHECK(b.build_stats().index_bytes == a.build_stats().index_bytes + rows * 4 + offsets);
     std::vector<Predicate> preds{{0, CompareOp::between, data[rows / 3], data[rows / 2]}};
     if (preds[0].value > preds[0].value2) std::swap(preds[0].value, preds[0].value2);

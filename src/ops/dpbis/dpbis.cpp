@@ -21,9 +21,10 @@ namespace detail {
 
 struct DpBisColumn {
   Buffer sorted, rows, codes, vectors;
-  Buffer values;  // Refine::in_select over the codes: the column in row order
-  // Refine::in_select over sieving vectors: the column by bin, each bin in row order, and where
-  // each 4096-row tile's rows of a bin start there ([bin * tiles + tile], record_clusters).
+  Buffer values;  // Refine::in_select over the codes in Vulkan: the column in row order
+  // Refine::in_select over sieving vectors, or over the codes in CUDA (clustered_values()): the
+  // column by bin, each bin in row order, and where each 4096-row tile's rows of a bin start there
+  // ([bin * tiles + tile], record_clusters).
   Buffer clustered, offsets;
   std::vector<uint32_t> starts;       // bins + 1 bin starts in sorted order
   std::vector<uint32_t> first_value;  // smallest value of each bin (valid for non-empty bins)
@@ -141,7 +142,7 @@ struct DpBisImpl {
             .dispatch(cmd, &vp, (bins - 1) * stride);
       }
       ClusterTemps cluster;
-      if (in_select && options.sieve_vectors && n) {
+      if (clustered_values() && n) {
         col.clustered = cuda::kernel_buffer(c, cuda, dpbis_sorted_bytes(n),
                                             fmt::format("dpbis clustered values {}", k));
         col.offsets = cuda::kernel_buffer(c, cuda, uint64_t{bins} * dpbis_tiles(n) * 4,
@@ -192,7 +193,7 @@ struct DpBisImpl {
       }
       uint32_t used = static_cast<uint32_t>(regions.size());
       build_stats.bins_used.push_back(used);
-      if (col.clustered) col.values = Buffer();  // the sieve reads the clustered copy instead
+      if (col.clustered) col.values = Buffer();  // the selections read the clustered copy
       build_stats.index_bytes += n * (in_select ? 13 : 9) + (col.vectors ? col.vectors.size() : 0) +
                                  (col.offsets ? col.offsets.size() : 0);
       columns.push_back(std::move(col));
@@ -205,10 +206,18 @@ struct DpBisImpl {
     RadixSort::Temps sort;
   };
 
-  // Refine::in_select over sieving vectors: sorts the rows by code (a stable sort, so each bin's
-  // rows stay in row order), gathers their values into col.clustered, and keeps the sort's last
-  // histogram as col.offsets: its tiles are the sieve pass's 4096-row tiles. Needs the codes and
-  // the row-ordered values (col.values) written before.
+  // Whether Refine::in_select reads its boundary rows' values clustered by bin (record_clusters):
+  // over the sieving vectors, and over the codes in CUDA. Vulkan's pass over the codes reads them
+  // in row order: on the H100 the clustered formulation took 0.056-0.068 ms against 0.054 at 1e8
+  // rows in every shape tried there, while CUDA's went from 0.054 to 0.045 (docs/dpbis_refine.md).
+  bool clustered_values() const {
+    return options.refine == Refine::in_select && (options.sieve_vectors || cuda);
+  }
+
+  // Sorts the rows by code (a stable sort, so each bin's rows stay in row order), gathers their
+  // values into col.clustered, and keeps the sort's last histogram as col.offsets: its tiles are
+  // the in_select passes' 4096-row tiles. Needs the codes and the row-ordered values (col.values)
+  // written before.
   void record_clusters(DpBisColumn& col, RadixSort& sorter, ClusterTemps& t, VkCommandBuffer cmd) {
     static_assert(RadixSort::kTile == kDpBisTileRows);
     VkContext& c = *ctx;
@@ -353,21 +362,24 @@ struct DpBisImpl {
   }
 
   // Refine::in_select's candidates and bytes: the codes or the (up to four) vectors read and the
-  // bitmap written. Over the codes, one 32-byte sector of row-ordered values per boundary row, at
-  // most all the column's values; over the vectors, 4 bytes of clustered values per boundary row,
-  // and per tile and boundary bin one sector for its offset and one for the run's ragged ends.
+  // bitmap written. From row-ordered values, one 32-byte sector per boundary row, at most all the
+  // column's values; from clustered values, 4 bytes per boundary row, and per tile and boundary
+  // bin one sector for its offset and one for the run's ragged ends.
   void count_select_exact(const DpBisColumn& col, int b_lo, int b_hi, uint64_t words) {
     uint64_t border_rows = 0;
     const std::vector<int> edges = boundary_bins(b_lo, b_hi);
     for (int b : edges) border_rows += col.starts[b + 1] - col.starts[b];
     query_stats.candidates += border_rows;
     query_stats.bytes += words * 4;
-    if (options.sieve_vectors) {
+    if (clustered_values())
       query_stats.bytes += border_rows * 4 + edges.size() * uint64_t{dpbis_tiles(n)} * 64;
+    else
+      query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32);
+    if (options.sieve_vectors) {
       for (int k : {b_hi, b_lo + 1, b_hi + 1, b_lo})
         if (k >= 1 && static_cast<uint32_t>(k) < bins) query_stats.bytes += words * 4;
     } else {
-      query_stats.bytes += std::min(border_rows * 32, (n + 7) / 8 * 32) + words * 32;
+      query_stats.bytes += words * 32;
     }
   }
 
@@ -389,8 +401,8 @@ struct DpBisImpl {
         cuda::sieve_select_exact(c, col.vectors, col.clustered, col.offsets, out.words, n, b_lo,
                                  b_hi, bins, interval->first, interval->second);
       else
-        cuda::codes_select_exact(c, col.codes, col.values, out.words, n, b_lo, b_hi,
-                                 interval->first, interval->second);
+        cuda::codes_select_exact(c, col.codes, col.clustered, col.offsets, out.words, n, b_lo, b_hi,
+                                 bins, interval->first, interval->second);
       return;
     }
     if (diagnostic != DpBisDiagnostic::refine_only) {

@@ -10,6 +10,9 @@ struct BinsParams {
   uint64_t sorted, starts;
   uint32_t n, bins;
 };
+// The bin codes: one byte per row, 8 words per 32-row group, row r of a group in byte r / 8 of
+// its word r % 8. A selection's 4-byte tests set each byte's high bit, so word i's rows land in
+// their bitmap word with one shift (shaders/dpbis/dpbis_common.glsl).
 struct CodesParams {
   uint64_t rows, starts, codes;
   uint32_t n, bins;
@@ -36,8 +39,8 @@ struct CandidatesParams {
   uint32_t begin0, end0, begin1, end1, lo, hi;
 };
 // Refine::in_select: the selection passes also decide the boundary rows, from the row-ordered
-// values (dpbis_select_exact.comp) or the values clustered by bin (dpbis_sieve_exact.comp); [lo,
-// hi] is the accepted interval.
+// values (dpbis_select_exact.comp) or the values clustered by bin (dpbis_sieve_exact.comp, and the
+// CUDA pass over the codes); [lo, hi] is the accepted interval.
 struct SelectExactParams {
   uint64_t codes, values, bitmap;
   uint32_t rows;
@@ -59,8 +62,8 @@ struct ClusterParams {
 };
 static_assert(sizeof(ClusterParams) == 32);
 
-// Rows per tile of the clustered values' offsets: a sieve pass's 32 invocations (a CUDA warp) of
-// 128 rows each, and the tile of the radix sort whose histogram the offsets are.
+// Rows per tile of the clustered values' offsets: an in_select pass's 32 invocations (a CUDA warp)
+// of 128 rows each, and the tile of the radix sort whose histogram the offsets are.
 inline constexpr uint64_t kDpBisTileRows = 4096;
 inline uint32_t dpbis_tiles(uint64_t rows) {
   return static_cast<uint32_t>((rows + kDpBisTileRows - 1) / kDpBisTileRows);

@@ -32,7 +32,7 @@ __global__ void vectors_kernel(const uint32_t* codes, uint32_t* vectors, uint32_
     for (uint32_t j = 0u; j < 8u; ++j) {
       uint32_t w = codes[uint64_t{word} * 8u + j];
       for (uint32_t b = 0u; b < 4u; ++b) {
-        uint32_t r = j * 4u + b;
+        uint32_t r = b * 8u + j;  // byte b of the group's word j: row 8 b + j (dpbis_params.hpp)
         if (uint64_t{word} * 32u + r < rows && ((w >> (8u * b)) & 0xFFu) < k) bits |= 1u << r;
       }
     }
@@ -78,28 +78,31 @@ __global__ void __launch_bounds__(kSelectBlock)
   for (uint32_t j = 0u; first + j < words; ++j) bitmap[first + j] = b4[j];
 }
 
-// The twin of in_range4 in shaders/dpbis/dpbis_common.glsl: bit j set when byte j of w lies in
-// [lo, lo + width) (lo4, width4: the values in every byte; lo + width <= 256, width < 256).
+// The twin of in_range4 in shaders/dpbis/dpbis_common.glsl: the high bit of byte b set when byte
+// b of w lies in [lo, lo + width) (lo4, width4: the values in every byte; lo + width <= 256,
+// width < 256).
 __device__ inline uint32_t in_range4(uint32_t w, uint32_t lo4, uint32_t width4) {
   constexpr uint32_t H = 0x80808080u;
   uint32_t d = ((w | H) - (lo4 & ~H)) ^ ((w ^ ~lo4) & H);   // bytewise w - lo, modulo 256
   uint32_t t = (d | H) - (width4 & ~H);                     // high bits: low 7 bits of d >= width's
   uint32_t ge = ((d & ~width4) | (~(d ^ width4) & t)) & H;  // high bits: d >= width
-  return ((((~ge & H) >> 7) * 0x00204081u) >> 21) & 0xFu;   // the 4 high bits, gathered
+  return ~ge & H;
 }
 
-// The twin of equal4 in shaders/dpbis/dpbis_common.glsl: bit j set when byte j of w equals the
-// byte of a4 or of b4 (each the same value in every byte). A byte of w ^ a4 is zero exactly when
-// its low 7 bits plus 0x7F leave its high bit clear and its own high bit is clear; half the
-// operations of two in_range4 calls, which matters because the in_select pass over the codes is
-// bound by integer issue, not by memory.
-__device__ inline uint32_t equal4(uint32_t w, uint32_t a4, uint32_t b4) {
+// Word i of a 32-row group holds rows i, 8 + i, 16 + i and 24 + i in its bytes 0 to 3
+// (dpbis_params.hpp), so flags in the bytes' high bits (bits 8 b + 7) are that word's rows of
+// the group's bitmap word after one shift (bits 8 b + i).
+__device__ inline uint32_t group_rows(uint32_t flags, uint32_t i) {
+  return flags >> (7u - i);
+}
+
+// The twin of equal_byte4 in shaders/dpbis/dpbis_common.glsl: the high bit of byte b set when
+// byte b of w equals the byte of a4 (the same value in every byte). A byte of w ^ a4 is zero
+// exactly when its low 7 bits plus 0x7F leave its high bit clear and its own high bit is clear.
+__device__ inline uint32_t equal_byte4(uint32_t w, uint32_t a4) {
   constexpr uint32_t L = 0x7F7F7F7Fu, H = 0x80808080u;
-  uint32_t xa = w ^ a4, xb = w ^ b4;
-  uint32_t nonzero_a = ((xa & L) + L) | xa;  // high bits: the byte of xa is not 0
-  uint32_t nonzero_b = ((xb & L) + L) | xb;
-  uint32_t eq = ~(nonzero_a & nonzero_b) & H;
-  return (((eq >> 7) * 0x00204081u) >> 21) & 0xFu;  // the 4 high bits, gathered
+  uint32_t x = w ^ a4;
+  return ~(((x & L) + L) | x) & H;
 }
 
 __global__ void __launch_bounds__(kSelectBlock)
@@ -122,7 +125,7 @@ __global__ void __launch_bounds__(kSelectBlock)
     uint32_t lo4 = static_cast<uint32_t>(lo) * 0x01010101u;
     uint32_t width4 = static_cast<uint32_t>(width) * 0x01010101u;
 #pragma unroll
-    for (uint32_t i = 0u; i < 8u; ++i) bits |= in_range4(w8[i], lo4, width4) << (4u * i);
+    for (uint32_t i = 0u; i < 8u; ++i) bits |= group_rows(in_range4(w8[i], lo4, width4), i);
   }
   uint32_t valid = rows - first;
   if (valid < 32u) bits &= (1u << valid) - 1u;
@@ -167,110 +170,22 @@ __device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t cou
   }
 }
 
-// Refine::in_select over the codes, the twin of dpbis_select_exact.comp: codes_select_kernel's
-// pass that also decides the rows whose code is a boundary bin (b_lo or b_hi) from the
-// row-ordered values (lo <= value <= hi), so no second pass and no atomics.
-__device__ inline uint32_t select_exact_word(uint4 a, uint4 b, const uint32_t* __restrict__ values,
-                                             uint32_t word, uint32_t rows, int32_t b_lo,
-                                             int32_t b_hi, uint32_t lo_value, uint32_t hi_value) {
-  uint32_t first = word * 32u;
-  const uint32_t w8[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-  int32_t lo = max(b_lo + 1, 0);
-  int32_t width = min(b_hi, 256) - lo;
-  uint32_t lo4 = static_cast<uint32_t>(lo) * 0x01010101u;
-  uint32_t width4 = static_cast<uint32_t>(max(width, 0)) * 0x01010101u;
-  // The boundary bins: b_hi (0..255) and b_lo, or b_hi again where there is no lower one.
-  uint32_t hi4 = static_cast<uint32_t>(b_hi) * 0x01010101u;
-  uint32_t lo4_edge = b_lo >= 0 ? static_cast<uint32_t>(b_lo) * 0x01010101u : hi4;
-  uint32_t bits = 0u, edge = 0u;
-#pragma unroll
-  for (uint32_t i = 0u; i < 8u; ++i) {
-    if (width >= 256)
-      bits |= 0xFu << (4u * i);
-    else if (width > 0)
-      bits |= in_range4(w8[i], lo4, width4) << (4u * i);
-    edge |= equal4(w8[i], hi4, lo4_edge) << (4u * i);
-  }
-  uint32_t valid = rows - first;
-  uint32_t mask = valid < 32u ? (1u << valid) - 1u : 0xFFFFFFFFu;
-  edge &= mask;  // padding codes are 0 and may equal a boundary bin
-  // One boundary row at a time: with 256 bins a word rarely has two, and loading four at a time
-  // (as the sieve pass does) cost more issue slots than it saved (H200, 1e9 rows: 0.43 -> 0.49 ms).
-  while (edge != 0u) {
-    uint32_t j = static_cast<uint32_t>(__ffs(edge)) - 1u;
-    edge &= edge - 1u;
-    uint32_t v = __ldg(values + uint64_t{first} + j);  // 64-bit: more than 2^30 rows pass 4 GiB
-    if (v >= lo_value && v <= hi_value) bits |= 1u << j;
-  }
-  return bits & mask;
-}
-
-// Each thread decides kExactWords words, one grid apart (so a warp's loads stay contiguous), and
-// loads the next word's codes before it waits for this word's boundary values: the two round
-// trips of a word (codes, then values) overlap with the neighbouring words' instead of adding up.
-// (dpbis_select_exact.comp keeps one word per invocation: the same loop was slower there.)
-constexpr uint32_t kExactWords = 4;
-
-__global__ void __launch_bounds__(kSelectBlock)
-    codes_select_exact_kernel(const uint32_t* __restrict__ codes,
-                              const uint32_t* __restrict__ values, uint32_t* __restrict__ bitmap,
-                              uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo_value,
-                              uint32_t hi_value) {
-  uint32_t words = (rows + 31u) / 32u;
-  uint32_t threads = gridDim.x * kSelectBlock;
-  uint32_t word = select_index();
-  if (word >= words) return;
-  const uint4* q = reinterpret_cast<const uint4*>(codes);  // codes are padded to whole words
-  uint4 a = __ldg(q + word * 2u), b = __ldg(q + word * 2u + 1u);
-  for (;;) {
-    uint32_t next = word + threads;  // below 2^27 + 2^26 + 64: no overflow
-    bool more = next < words;
-    uint4 next_a = make_uint4(0u, 0u, 0u, 0u), next_b = next_a;
-    if (more) {
-      next_a = __ldg(q + next * 2u);
-      next_b = __ldg(q + next * 2u + 1u);
-    }
-    bitmap[word] = select_exact_word(a, b, values, word, rows, b_lo, b_hi, lo_value, hi_value);
-    if (!more) return;
-    word = next;
-    a = next_a;
-    b = next_b;
-  }
-}
-
-// Refine::in_select over the sieving vectors, the twin of dpbis_sieve_exact.comp: per word
+// Refine::in_select's two sources of a thread's quad (4 bitmap words, 128 rows): bits[w] gets the
+// rows of the bins strictly between b_lo and b_hi, edge_hi[w] the rows of bin b_hi, and edge_lo[w]
+// the rows of bin b_lo where it is a boundary bin of its own (`two`). `valid` masks the rows past
+// the column (a word past the bitmap has none).
+//
+// The sieving vectors, the twin of dpbis_sieve_exact.comp: per word
 //   inner      = V(b_hi) & ~V(b_lo + 1)   (b_lo < code < b_hi: set)
 //   bin b rows = V(b + 1) & ~V(b)         (b = b_lo, b_hi: the value decides)
-// The boundary rows' values come from the column clustered by bin, each bin in row order: a warp
-// is one 4096-row tile, whose rows of bin b start at offsets[b * tiles + tile], and each lane
-// takes its place by a prefix sum over the warp, so the warp's loads are one run per bin.
-// 4 bitmap words per thread (16-byte loads and store), as sieve_select_kernel.
-__global__ void __launch_bounds__(kSelectBlock)
-    sieve_select_exact_kernel(const uint32_t* __restrict__ vectors,
-                              const uint32_t* __restrict__ clustered,
-                              const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
-                              uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
-                              uint32_t bins, uint32_t stride, uint32_t lo_value, uint32_t hi_value,
-                              uint32_t tiles) {
-  uint32_t q = select_index();
-  uint64_t first64 = uint64_t{q} * 4u;
-  // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
-  bool active = first64 < words;
-  uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
-  // Every word of the quad is whole (all but the last quads), or each word's rows are masked.
-  uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
-                : active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
-                                      valid_bits(first + 2, rows), valid_bits(first + 3, rows))
-                         : make_uint4(0u, 0u, 0u, 0u);
-  bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
-  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
-  // The tile's offsets depend on nothing else: loaded with the vectors, they add no round trip.
-  const uint32_t tile = q / 32u;
-  uint32_t offset_hi = 0u, offset_lo = 0u;
-  if (active) {
-    offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
-    if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
-    // All four loads are issued before any is used.
+// from four 16-byte loads, all issued before any is used.
+struct VectorQuad {
+  const uint32_t* vectors;
+  uint32_t bins, stride;
+
+  __device__ void operator()(uint32_t q, uint4 valid, int32_t b_lo, int32_t b_hi, bool two,
+                             uint32_t (&bits)[4], uint32_t (&edge_hi)[4],
+                             uint32_t (&edge_lo)[4]) const {
     uint4 hi = vector_words(vectors, b_hi, q, stride, bins, valid);
     uint4 lo = vector_words(vectors, b_lo + 1, q, stride, bins, valid);
     uint4 hi1 = vector_words(vectors, b_hi + 1, q, stride, bins, valid);
@@ -284,6 +199,40 @@ __global__ void __launch_bounds__(kSelectBlock)
       edge_hi[w] = h1[w] & ~h[w] & v[w];
       edge_lo[w] = two ? l[w] & ~l0[w] & v[w] : 0u;
     }
+  }
+};
+
+// Refine::in_select over the sieving vectors: one pass that sets the inner bins' rows and decides
+// the boundary rows against [lo_value, hi_value]. Their values come from the column clustered by
+// bin, each bin in row order: a warp is one 4096-row tile, whose rows of bin b start at
+// offsets[b * tiles + tile], and each lane takes its place by a prefix sum over the warp, so the
+// warp's loads are one run per bin instead of one 32-byte sector per row. 4 bitmap words per
+// thread (16-byte store).
+template <class Quad>
+__global__ void __launch_bounds__(kSelectBlock)
+    clustered_exact_kernel(Quad quad, const uint32_t* __restrict__ clustered,
+                           const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
+                           uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
+                           uint32_t lo_value, uint32_t hi_value, uint32_t tiles) {
+  uint32_t q = select_index();
+  uint64_t first64 = uint64_t{q} * 4u;
+  // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
+  bool active = first64 < words;
+  uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
+  // Every word of the quad is whole (all but the last quads), or each word's rows are masked.
+  uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
+                : active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
+                                      valid_bits(first + 2, rows), valid_bits(first + 3, rows))
+                         : make_uint4(0u, 0u, 0u, 0u);
+  bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
+  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
+  // The tile's offsets depend on nothing else: loaded with the quad, they add no round trip.
+  const uint32_t tile = q / 32u;
+  uint32_t offset_hi = 0u, offset_lo = 0u;
+  if (active) {
+    offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
+    if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
+    quad(q, valid, b_lo, b_hi, two, bits, edge_hi, edge_lo);
   }
   uint32_t count_hi = 0u, count_lo = 0u;
 #pragma unroll
@@ -315,6 +264,122 @@ __global__ void __launch_bounds__(kSelectBlock)
     return;
   }
   for (uint32_t j = 0u; first + j < words; ++j) bitmap[first + j] = bits[j];
+}
+
+// Inclusive prefix sums over the warp of two 16-bit counts packed in one word (each sum below
+// 2^16).
+__device__ inline uint32_t warp_scan2(uint32_t packed, uint32_t lane) {
+#pragma unroll
+  for (uint32_t d = 1u; d < 32u; d <<= 1u) {
+    uint32_t up = __shfl_up_sync(0xFFFFFFFFu, packed, d);
+    if (lane >= d) packed += up;
+  }
+  return packed;
+}
+
+// Where each of a lane's 4 words (k = 0..3, word 32 k + lane of the tile) starts in its bin's run
+// of the tile, from the words' counts of that bin: the words before it in row order are all the
+// tile's words of lower k and the lower lanes' word k.
+__device__ inline void run_starts(const uint32_t (&count)[4], uint32_t lane, uint32_t (&start)[4]) {
+  uint32_t lo = warp_scan2(count[0] | count[1] << 16, lane);  // at most 32 rows a word
+  uint32_t hi = warp_scan2(count[2] | count[3] << 16, lane);
+  uint32_t total_lo = __shfl_sync(0xFFFFFFFFu, lo, 31), total_hi = __shfl_sync(0xFFFFFFFFu, hi, 31);
+  const uint32_t inclusive[4] = {lo & 0xFFFFu, lo >> 16, hi & 0xFFFFu, hi >> 16};
+  const uint32_t total[4] = {total_lo & 0xFFFFu, total_lo >> 16, total_hi & 0xFFFFu,
+                             total_hi >> 16};
+  uint32_t before = 0u;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    start[k] = before + inclusive[k] - count[k];
+    before += total[k];
+  }
+}
+
+// Sets the rows of edge[k] (one boundary bin's rows of word k, ascending) whose values, from
+// run + start[k] on, lie in [lo, hi]. A word rarely holds two boundary rows of a bin (32 rows of
+// 256 bins), so the four words' first rows are loaded together and any others after.
+__device__ inline void refine_words(const uint32_t* __restrict__ run, const uint32_t (&start)[4],
+                                    const uint32_t (&edge)[4], uint32_t (&bits)[4], uint32_t lo,
+                                    uint32_t hi) {
+  uint32_t first[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) first[k] = edge[k] != 0u ? __ldg(run + start[k]) : 0u;
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    uint32_t m = edge[k];
+    if (m == 0u) continue;
+    if (first[k] >= lo && first[k] <= hi) bits[k] |= m & (0u - m);
+    m &= m - 1u;
+    for (uint32_t j = 1u; m != 0u; ++j, m &= m - 1u) {
+      uint32_t v = __ldg(run + start[k] + j);
+      if (v >= lo && v <= hi) bits[k] |= m & (0u - m);
+    }
+  }
+}
+
+// Refine::in_select over the codes, the twin of dpbis_select_exact.comp: codes_select_kernel's
+// pass that also decides the rows whose code is a boundary bin, by their values clustered by bin
+// (as clustered_exact_kernel; the pass read them in row order before, one 32-byte sector per row:
+// docs/dpbis_refine.md). A warp is one 4096-row tile and lane l decides its words l, 32 + l,
+// 64 + l and 96 + l, so that each 16-byte code load and 4-byte bitmap store of the warp is
+// contiguous; with 4 consecutive words a lane (as the sieve's pass), each code load touched 32
+// cache lines. All 8 code loads are issued before any is used.
+__global__ void __launch_bounds__(kSelectBlock)
+    codes_exact_kernel(const uint32_t* __restrict__ codes, const uint32_t* __restrict__ clustered,
+                       const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
+                       uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t lo_value,
+                       uint32_t hi_value, uint32_t tiles) {
+  const uint32_t lane = threadIdx.x & 31u, tile = select_index() / 32u;
+  if (tile >= tiles) return;                   // the whole warp
+  const bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
+  // The tile's offsets depend on nothing else: loaded with the codes, they add no round trip.
+  const uint32_t offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
+  const uint32_t offset_lo = two ? __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile) : 0u;
+  const uint4* q = reinterpret_cast<const uint4*>(codes);  // codes are padded to whole words
+  uint32_t word[4];
+  uint4 c[8];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    word[k] = tile * 128u + 32u * k + lane;
+    bool in = word[k] < words;  // codes end at the last word
+    c[2 * k] = in ? __ldg(q + word[k] * 2u) : make_uint4(0u, 0u, 0u, 0u);
+    c[2 * k + 1] = in ? __ldg(q + word[k] * 2u + 1u) : make_uint4(0u, 0u, 0u, 0u);
+  }
+  int32_t lo = max(b_lo + 1, 0);
+  int32_t width = b_hi - lo;  // b_lo < code < b_hi: code in [lo, lo + width), b_hi < 256
+  uint32_t lo4 = static_cast<uint32_t>(lo) * 0x01010101u;
+  uint32_t width4 = static_cast<uint32_t>(max(width, 0)) * 0x01010101u;
+  uint32_t hi4 = static_cast<uint32_t>(b_hi) * 0x01010101u;
+  uint32_t lo4_edge = two ? static_cast<uint32_t>(b_lo) * 0x01010101u : 0u;
+  uint32_t bits[4], edge_hi[4], edge_lo[4], count_hi[4], count_lo[4];
+#pragma unroll
+  for (int k = 0; k < 4; ++k) {
+    const uint32_t w8[8] = {c[2 * k].x,     c[2 * k].y,     c[2 * k].z,     c[2 * k].w,
+                            c[2 * k + 1].x, c[2 * k + 1].y, c[2 * k + 1].z, c[2 * k + 1].w};
+    uint32_t inner = 0u, eh = 0u, el = 0u;
+#pragma unroll
+    for (uint32_t i = 0u; i < 8u; ++i) {
+      if (width > 0) inner |= group_rows(in_range4(w8[i], lo4, width4), i);
+      eh |= group_rows(equal_byte4(w8[i], hi4), i);
+      if (two) el |= group_rows(equal_byte4(w8[i], lo4_edge), i);
+    }
+    uint32_t valid = valid_bits(word[k], rows);  // padding codes are 0 and may equal a bin
+    bits[k] = inner & valid;
+    edge_hi[k] = eh & valid;
+    edge_lo[k] = el & valid;
+    count_hi[k] = static_cast<uint32_t>(__popc(edge_hi[k]));
+    count_lo[k] = static_cast<uint32_t>(__popc(edge_lo[k]));
+  }
+  uint32_t start[4];
+  run_starts(count_hi, lane, start);
+  refine_words(clustered + offset_hi, start, edge_hi, bits, lo_value, hi_value);  // 64-bit
+  if (two) {
+    run_starts(count_lo, lane, start);
+    refine_words(clustered + offset_lo, start, edge_lo, bits, lo_value, hi_value);
+  }
+#pragma unroll
+  for (int k = 0; k < 4; ++k)
+    if (word[k] < words) bitmap[word[k]] = bits[k];
 }
 
 __device__ inline uint32_t chunks(uint32_t begin, uint32_t end) {
@@ -376,13 +441,13 @@ cudaError_t codes_select(const uint32_t* codes, uint32_t* bitmap, uint32_t rows,
   return cudaGetLastError();
 }
 
-cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* values, uint32_t* bitmap,
-                               uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
-                               cudaStream_t s) {
-  uint64_t words = (uint64_t{rows} + 31) / 32;
+cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* clustered,
+                               const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
+                               uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
+                               uint32_t tiles, cudaStream_t s) {
   if (words == 0) return cudaSuccess;
-  codes_select_exact_kernel<<<select_blocks((words + kExactWords - 1) / kExactWords), kSelectBlock,
-                              0, s>>>(codes, values, bitmap, rows, b_lo, b_hi, lo, hi);
+  codes_exact_kernel<<<select_blocks(uint64_t{tiles} * 32u), kSelectBlock, 0, s>>>(
+      codes, clustered, offsets, bitmap, rows, words, b_lo, b_hi, lo, hi, tiles);
   return cudaGetLastError();
 }
 
@@ -392,8 +457,9 @@ cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustere
                                uint32_t stride, uint32_t lo, uint32_t hi, uint32_t tiles,
                                cudaStream_t s) {
   if (words == 0) return cudaSuccess;
-  sieve_select_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
-      vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
+  clustered_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
+      VectorQuad{vectors, bins, stride}, clustered, offsets, bitmap, rows, words, b_lo, b_hi, lo,
+      hi, tiles);
   return cudaGetLastError();
 }
 

@@ -87,17 +87,20 @@ void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uin
         "codes select kernel");
 }
 
-void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& values,
-                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
-                        uint32_t lo, uint32_t hi) {
+void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& clustered,
+                        const Buffer& offsets, const Buffer& bitmap, uint64_t rows, int32_t b_lo,
+                        int32_t b_hi, uint32_t bins, uint32_t lo, uint32_t hi) {
   uint32_t words = words_of(rows);
   if (words == 0) return;
+  const uint32_t tiles = dpbis_tiles(rows);
   need(codes, uint64_t{words} * 32, "codes");
-  need(values, rows * 4, "row-ordered values");
+  need(clustered, rows * 4, "clustered values");
+  need(offsets, uint64_t{bins} * tiles * 4, "bin offsets");
   need(bitmap, uint64_t{words} * 4, "bitmap");
-  check(kernels::codes_select_exact(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, values),
-                                    ptr<uint32_t>(ctx, bitmap), static_cast<uint32_t>(rows), b_lo,
-                                    b_hi, lo, hi, runtime(ctx).stream),
+  check(kernels::codes_select_exact(ptr<uint32_t>(ctx, codes), ptr<uint32_t>(ctx, clustered),
+                                    ptr<uint32_t>(ctx, offsets), ptr<uint32_t>(ctx, bitmap),
+                                    static_cast<uint32_t>(rows), words, b_lo, b_hi, lo, hi, tiles,
+                                    runtime(ctx).stream),
         "codes select (in_select) kernel");
 }
 

@@ -20,14 +20,13 @@ void sieve_select(VkContext& ctx, const Buffer& vectors, const Buffer& bitmap, u
 void codes_select(VkContext& ctx, const Buffer& codes, const Buffer& bitmap, uint64_t rows,
                   int32_t b_lo, int32_t b_hi);
 // dpbis_select_exact.comp (Refine::in_select): as codes_select, and the rows whose code is b_lo
-// or b_hi are set when their value in `values` (the column in row order, `rows` words) lies in
-// [lo, hi].
-void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& values,
-                        const Buffer& bitmap, uint64_t rows, int32_t b_lo, int32_t b_hi,
-                        uint32_t lo, uint32_t hi);
-// dpbis_sieve_exact.comp: the same over the sieving vectors, the boundary rows' values read from
-// `clustered` (the column by bin, each bin in row order) from `offsets` (bin * tiles + tile: a
-// 4096-row tile's first row of the bin there; RadixSort::Temps::hist of the clustering sort).
+// or b_hi are set when their value lies in [lo, hi], read from `clustered` (the column by bin,
+// each bin in row order) from `offsets` (bin * tiles + tile: a 4096-row tile's first row of the
+// bin there; RadixSort::Temps::hist of the clustering sort).
+void codes_select_exact(VkContext& ctx, const Buffer& codes, const Buffer& clustered,
+                        const Buffer& offsets, const Buffer& bitmap, uint64_t rows, int32_t b_lo,
+                        int32_t b_hi, uint32_t bins, uint32_t lo, uint32_t hi);
+// dpbis_sieve_exact.comp: the same over the sieving vectors.
 void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& clustered,
                         const Buffer& offsets, const Buffer& bitmap, uint64_t rows, int32_t b_lo,
                         int32_t b_hi, uint32_t bins, uint32_t lo, uint32_t hi);

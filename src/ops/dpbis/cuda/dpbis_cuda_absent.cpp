@@ -13,8 +13,8 @@ void sieve_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, i
 void codes_select(VkContext&, const Buffer&, const Buffer&, uint64_t, int32_t, int32_t) {
   unavailable();
 }
-void codes_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, uint64_t, int32_t,
-                        int32_t, uint32_t, uint32_t) {
+void codes_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,
+                        uint64_t, int32_t, int32_t, uint32_t, uint32_t, uint32_t) {
   unavailable();
 }
 void sieve_select_exact(VkContext&, const Buffer&, const Buffer&, const Buffer&, const Buffer&,

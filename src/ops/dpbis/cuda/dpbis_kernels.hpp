@@ -15,11 +15,13 @@ cudaError_t sieve_select(const uint32_t* vectors, uint32_t* bitmap, uint32_t row
                          cudaStream_t s);
 cudaError_t codes_select(const uint32_t* codes, uint32_t* bitmap, uint32_t rows, int32_t b_lo,
                          int32_t b_hi, cudaStream_t s);
-// Refine::in_select: the selections that also decide the boundary bins' rows from `values` (the
-// column in row order) against [lo, hi].
-cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* values, uint32_t* bitmap,
-                               uint32_t rows, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
-                               cudaStream_t s);
+// Refine::in_select: the selections that also decide the boundary bins' rows against [lo, hi],
+// their values read from `clustered` (the column by bin, each bin in row order) from `offsets`
+// (bin * tiles + tile: a 4096-row tile's first row of the bin there).
+cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* clustered,
+                               const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
+                               uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
+                               uint32_t tiles, cudaStream_t s);
 cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustered,
                                const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
                                uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t bins,
