@@ -5,7 +5,7 @@
 # (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
 # says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [refine-clustered] [in-select-hold] [sieve-refine] [dpbis-refine] [fixed-cost] [select-cuda] [select-memory]
+#   [refine-clustered] [in-select-hold] [sieve-refine] [dpbis-refine] [l2] [fixed-cost] [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -38,6 +38,11 @@
 #   dpbis-refine  the same for DP-BIS's in_select (its boundary values clustered by bin), label
 #           dpbis-refine-{base,now}, Vulkan dpbis-refine-vulkan-{base,now}; DPBIS_BACKENDS=cuda
 #           (or vulkan) runs one backend (about 1.5 minutes each)
+#   l2      CUDA in_select (DP-BIS, sieve) through R_BASE (when set) and this binary, each with L2
+#           as the query before left it (label l2-{base,now}-warm: the usual timing) and flushed
+#           by a read of twice its size before each timed region (--cuda-flush-l2, l2-*-cold);
+#           then the bitmap ops held, warm and cold (l2-bitmap-{warm,cold}); two rounds (about
+#           4.5 minutes with R_BASE)
 #   fixed-cost  CUDA in_select (DP-BIS, sieve) and bitmap ops at 1e5, 1e6 and 1e8 rows, the stream
 #           held: what a pass costs whatever its size, against its time at 1e8 rows, label
 #           fixed-cost (about 1 minute)
@@ -138,6 +143,26 @@ fi
 if [[ $what == *" dpbis-refine "* ]]; then
   echo "== DP-BIS's in_select: the binary before (R_BASE) and this one, two rounds"
   rounds_ab dpbis_refine dpbis "${DPBIS_BACKENDS:-cuda vulkan}"
+fi
+if [[ $what == *" l2 "* ]]; then
+  echo "== CUDA in_select and bitmap ops, L2 as the query before left it (warm) and flushed (cold)"
+  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
+  for round in 1 2; do
+    for l2 in warm cold; do
+      flush=
+      [[ $l2 == cold ]] && flush=--cuda-flush-l2
+      for build in ${R_BASE:+base} now; do
+        exe=$R
+        [[ $build == base ]] && exe=$R_BASE
+        L2="$exe bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --seed $seed $flush --label $(label l2 "$build-$l2")"
+        $L2 --rows 1e8 --columns 1,3 || rc=$?
+        $L2 --rows 1e9 --columns 1 || rc=$?
+      done
+      [[ $round == 1 ]] && { $R bench dpbis --out $OUT/results --backend cuda --rows 1e8,1e9 \
+        --columns 1 --seed "$seed" --cuda-hold-us 300 $flush --index bitmap_ops \
+        --label "$(label l2 "bitmap-$l2")" || rc=$?; }
+    done
+  done
 fi
 if [[ $what == *" fixed-cost "* ]]; then
   echo "== CUDA passes at 1e5, 1e6 and 1e8 rows, the stream held: the cost that does not scale"

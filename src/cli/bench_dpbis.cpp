@@ -36,6 +36,7 @@ struct BenchDpBisOptions {
   std::vector<std::string> refines = {"scatter"};
   std::string backend = "auto";
   double cuda_hold_us = 0;
+  bool cuda_flush_l2 = false;
   BenchRunOptions run;
 };
 
@@ -102,6 +103,7 @@ void bench_stream(const BenchDpBisOptions& o, const Context& ctx, uint64_t n, do
            {"pass", p.pass},
            {"backend", "vulkan"},
            {"cuda_hold_us", 0.0},
+           {"cuda_flush_l2", false},
            {"timing", "GPU"},
            {"rows", n},
            {"stream_bytes", st.bytes},
@@ -183,6 +185,8 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
          {"backend", to_string(ctx.resolve(Backend::automatic).value())},
          {"cuda_hold_us",
           ctx.resolve(Backend::automatic).value() == Backend::cuda ? o.cuda_hold_us : 0.0},
+         {"cuda_flush_l2",
+          ctx.resolve(Backend::automatic).value() == Backend::cuda && o.cuda_flush_l2},
          {"timing", "GPU"},
          {"rows", n},
          {"columns", std::string_view(op) == "not" ? 1 : 2},
@@ -244,6 +248,14 @@ void run(BenchDpBisOptions& o) {
     progress(fmt::format("CUDA timings start after a {} us hold of the stream{}", o.cuda_hold_us,
                          ctx.cuda().available ? "" : " (no CUDA here: nothing to hold)"));
     if (!ctx.cuda().available) o.cuda_hold_us = 0;
+  }
+  if (o.cuda_flush_l2) {
+    uint64_t bytes = ctx.cuda().available ? detail::cuda::set_timer_flush(ctx.vk(), true) : 0;
+    progress(
+        ctx.cuda().available
+            ? fmt::format("CUDA timings start after reading {} bytes (twice the L2 cache)", bytes)
+            : std::string("no CUDA here: --cuda-flush-l2 flushes nothing"));
+    if (!ctx.cuda().available) o.cuda_flush_l2 = false;
   }
   std::vector<nlohmann::json> rows;
   std::vector<std::string> table;
@@ -429,6 +441,7 @@ void run(BenchDpBisOptions& o) {
                    {"refine", dp ? nlohmann::json(refine_name) : nlohmann::json()},
                    {"backend", on_cpu ? "cpu" : to_string(dp ? index->backend() : Backend::vulkan)},
                    {"cuda_hold_us", dp && index->backend() == Backend::cuda ? o.cuda_hold_us : 0.0},
+                   {"cuda_flush_l2", dp && index->backend() == Backend::cuda && o.cuda_flush_l2},
                    {"timing", on_cpu ? "host wall clock" : "GPU"},
                    {"rows", n},
                    {"columns", ncols},
@@ -525,6 +538,9 @@ void register_bench_dpbis(CLI::App& bench) {
            "CUDA only: hold the stream this long before each timed region starts, so the "
            "host's kernel launches are not timed (0: off)",
            0, 1e6);
+  cmd->add_flag("--cuda-flush-l2", o->cuda_flush_l2,
+                "CUDA only: write twice the L2 cache's size before each timed region starts, so "
+                "no query finds its data in L2 from the one before");
   add_bench_run_options(*cmd, o->run);
   cmd->callback([o] { run(*o); });
 }

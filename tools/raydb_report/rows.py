@@ -63,8 +63,10 @@ def variant(r):
 
 
 def is_diagnostic(r):
-    """A bandwidth diagnostic: one pass alone, a stream pass, or CUDA timed after a held stream."""
-    return r.get("pass", "all") != "all" or (r.get("cuda_hold_us") or 0) > 0
+    """A bandwidth diagnostic: one pass alone, a stream pass, or CUDA timed after a held stream or
+    a flushed L2."""
+    return (r.get("pass", "all") != "all" or (r.get("cuda_hold_us") or 0) > 0
+            or bool(r.get("cuda_flush_l2")))
 
 
 def api_pairs(rows, key):

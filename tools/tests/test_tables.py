@@ -78,3 +78,12 @@ def test_baseline_targets_need_every_baseline():
         "| sorted (automatic) | unsorted | 32 ms | 33.0 ms | no |",
         "| sorted (automatic) | sorted | 4 ms | 3.00 ms | yes |"]
     assert rx.baseline_targets_table(pts[:2]) == []
+
+
+def test_held_streams_flushed_l2_and_single_passes_are_diagnostics():
+    query = {"index": "dpbis", "pass": "all", "cuda_hold_us": 0.0, "cuda_flush_l2": False}
+    assert not rows.is_diagnostic(query)
+    assert not rows.is_diagnostic({"index": "dpbis"})  # rows from before these fields
+    assert rows.is_diagnostic(dict(query, cuda_flush_l2=True))
+    assert rows.is_diagnostic(dict(query, cuda_hold_us=300.0))
+    assert rows.is_diagnostic(dict(query, **{"pass": "select"}))

@@ -88,6 +88,12 @@ void upload(VkContext& ctx, const Buffer& dst, const void* src, uint64_t bytes);
 // latency of the first kernel (nor gaps where the host fell behind), as Vulkan timestamps in one
 // command buffer do; nvbench blocks its stream for the same reason.
 void set_timer_hold(VkContext& ctx, double microseconds);
+// Benchmarks: from now on (on = true) each Timer's first mark() is preceded on the stream by a
+// read of twice the L2 cache's size from a scratch buffer, before any hold, so each timed region
+// starts with none of its data in L2 (nvbench flushes L2 for the same reason, by writing; a read
+// leaves no dirty lines for the timed region to write back). Returns the bytes read each time (0:
+// off, the default). Not thread-safe against other calls on the context.
+uint64_t set_timer_flush(VkContext& ctx, bool on);
 
 class Timer {
  public:

@@ -28,5 +28,7 @@ cudaError_t bitmap_scatter(const uint32_t* bitmap, const uint32_t* offsets, uint
 
 // One thread that spins for `ns` nanoseconds of the GPU's global timer (Timer's hold).
 cudaError_t hold_stream(uint64_t ns, cudaStream_t s);
+// Reads `bytes` of zeros (a multiple of 16, 16-byte aligned) through L2 (Timer's flush).
+cudaError_t read_through(void* zeros, uint64_t bytes, cudaStream_t s);
 
 }  // namespace raydb::detail::cuda::kernels

@@ -114,4 +114,23 @@ void set_timer_hold(VkContext& ctx, double microseconds) {
   runtime(ctx).timer_hold_ns = microseconds > 0 ? static_cast<uint64_t>(microseconds * 1e3) : 0;
 }
 
+uint64_t set_timer_flush(VkContext& ctx, bool on) {
+  Runtime& rt = runtime(ctx);
+  if (rt.flush_buffer) {
+    check(cudaStreamSynchronize(rt.stream), "cudaStreamSynchronize (set_timer_flush)");
+    check(cudaFree(rt.flush_buffer), "cudaFree (set_timer_flush)");
+    rt.flush_buffer = nullptr;
+    rt.flush_bytes = 0;
+  }
+  if (!on) return 0;
+  int l2 = 0;
+  check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, rt.device),
+        "cudaDeviceGetAttribute (L2 size)");
+  const uint64_t bytes = 2 * static_cast<uint64_t>(l2);
+  check(cudaMalloc(&rt.flush_buffer, bytes), "cudaMalloc (set_timer_flush)");
+  rt.flush_bytes = bytes;
+  check(cudaMemsetAsync(rt.flush_buffer, 0, bytes, rt.stream), "cudaMemsetAsync (set_timer_flush)");
+  return bytes;
+}
+
 }  // namespace raydb::detail::cuda

@@ -24,6 +24,7 @@ Runtime::~Runtime() {
   if (device >= 0) cudaSetDevice(device);
   if (stream) cudaStreamSynchronize(stream);
   if (semaphore) cudaDestroyExternalSemaphore(semaphore);
+  if (flush_buffer) cudaFree(flush_buffer);
   if (stream) cudaStreamDestroy(stream);
 }
 
@@ -218,6 +219,9 @@ uint32_t Timer::mark() {
   if (used_ >= capacity_) throw Error(Errc::internal, "cuda::Timer: out of events");
   auto& ev = static_cast<Events*>(events_.get())->events;
   Runtime& rt = runtime(ctx_);
+  if (used_ == 0 && rt.flush_bytes)
+    check(kernels::read_through(rt.flush_buffer, rt.flush_bytes, rt.stream),
+          "L2 flush kernel (set_timer_flush)");
   if (used_ == 0 && rt.timer_hold_ns)
     check(kernels::hold_stream(rt.timer_hold_ns, rt.stream), "hold kernel (set_timer_hold)");
   check(cudaEventRecord(ev[used_], rt.stream), "cudaEventRecord");

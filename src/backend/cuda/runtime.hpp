@@ -19,7 +19,9 @@ struct Runtime {
   cudaStream_t stream = nullptr;
   std::unique_ptr<Timeline> timeline;  // exported to CUDA; both APIs signal and wait on it
   cudaExternalSemaphore_t semaphore = nullptr;
-  uint64_t timer_hold_ns = 0;  // set_timer_hold: the GPU is held this long before a Timer starts
+  uint64_t timer_hold_ns = 0;    // set_timer_hold: the GPU is held this long before a Timer starts
+  void* flush_buffer = nullptr;  // set_timer_flush: zeros read before a Timer starts (cudaMalloc)
+  uint64_t flush_bytes = 0;
 
   Runtime() = default;
   Runtime(const Runtime&) = delete;

@@ -323,7 +323,9 @@ __device__ inline void refine_words(const uint32_t* __restrict__ run, const uint
 // docs/dpbis_refine.md). A warp is one 4096-row tile and lane l decides its words l, 32 + l,
 // 64 + l and 96 + l, so that each 16-byte code load and 4-byte bitmap store of the warp is
 // contiguous; with 4 consecutive words a lane (as the sieve's pass), each code load touched 32
-// cache lines. All 8 code loads are issued before any is used.
+// cache lines. All 8 code loads are issued before any is used. Codes and bitmap words are loaded
+// and stored evict-first (__ldcs, __stcs): 0.0455 -> 0.0428 ms at 1e8 rows on the H100, 0.375
+// -> 0.380 at 1e9 (docs/dpbis_refine.md, "Streaming hints").
 __global__ void __launch_bounds__(kSelectBlock)
     codes_exact_kernel(const uint32_t* __restrict__ codes, const uint32_t* __restrict__ clustered,
                        const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
@@ -342,8 +344,8 @@ __global__ void __launch_bounds__(kSelectBlock)
   for (int k = 0; k < 4; ++k) {
     word[k] = tile * 128u + 32u * k + lane;
     bool in = word[k] < words;  // codes end at the last word
-    c[2 * k] = in ? __ldg(q + word[k] * 2u) : make_uint4(0u, 0u, 0u, 0u);
-    c[2 * k + 1] = in ? __ldg(q + word[k] * 2u + 1u) : make_uint4(0u, 0u, 0u, 0u);
+    c[2 * k] = in ? __ldcs(q + word[k] * 2u) : make_uint4(0u, 0u, 0u, 0u);
+    c[2 * k + 1] = in ? __ldcs(q + word[k] * 2u + 1u) : make_uint4(0u, 0u, 0u, 0u);
   }
   int32_t lo = max(b_lo + 1, 0);
   int32_t width = b_hi - lo;  // b_lo < code < b_hi: code in [lo, lo + width), b_hi < 256
@@ -379,7 +381,7 @@ __global__ void __launch_bounds__(kSelectBlock)
   }
 #pragma unroll
   for (int k = 0; k < 4; ++k)
-    if (word[k] < words) bitmap[word[k]] = bits[k];
+    if (word[k] < words) __stcs(bitmap + word[k], bits[k]);
 }
 
 __device__ inline uint32_t chunks(uint32_t begin, uint32_t end) {
