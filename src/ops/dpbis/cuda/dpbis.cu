@@ -170,22 +170,39 @@ __device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t cou
   }
 }
 
-// Refine::in_select's two sources of a thread's quad (4 bitmap words, 128 rows): bits[w] gets the
-// rows of the bins strictly between b_lo and b_hi, edge_hi[w] the rows of bin b_hi, and edge_lo[w]
-// the rows of bin b_lo where it is a boundary bin of its own (`two`). `valid` masks the rows past
-// the column (a word past the bitmap has none).
-//
-// The sieving vectors, the twin of dpbis_sieve_exact.comp: per word
+// Refine::in_select over the sieving vectors, the twin of dpbis_sieve_exact.comp: per word
 //   inner      = V(b_hi) & ~V(b_lo + 1)   (b_lo < code < b_hi: set)
 //   bin b rows = V(b + 1) & ~V(b)         (b = b_lo, b_hi: the value decides)
-// from four 16-byte loads, all issued before any is used.
-struct VectorQuad {
-  const uint32_t* vectors;
-  uint32_t bins, stride;
-
-  __device__ void operator()(uint32_t q, uint4 valid, int32_t b_lo, int32_t b_hi, bool two,
-                             uint32_t (&bits)[4], uint32_t (&edge_hi)[4],
-                             uint32_t (&edge_lo)[4]) const {
+// The boundary rows' values come from the column clustered by bin, each bin in row order: a warp
+// is one 4096-row tile, whose rows of bin b start at offsets[b * tiles + tile], and each lane
+// takes its place by a prefix sum over the warp, so the warp's loads are one run per bin.
+// 4 bitmap words per thread (16-byte loads and store), as sieve_select_kernel.
+__global__ void __launch_bounds__(kSelectBlock)
+    sieve_select_exact_kernel(const uint32_t* __restrict__ vectors,
+                              const uint32_t* __restrict__ clustered,
+                              const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
+                              uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
+                              uint32_t bins, uint32_t stride, uint32_t lo_value, uint32_t hi_value,
+                              uint32_t tiles) {
+  uint32_t q = select_index();
+  uint64_t first64 = uint64_t{q} * 4u;
+  // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
+  bool active = first64 < words;
+  uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
+  // Every word of the quad is whole (all but the last quads), or each word's rows are masked.
+  uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
+                : active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
+                                      valid_bits(first + 2, rows), valid_bits(first + 3, rows))
+                         : make_uint4(0u, 0u, 0u, 0u);
+  bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
+  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
+  // The tile's offsets depend on nothing else: loaded with the vectors, they add no round trip.
+  const uint32_t tile = q / 32u;
+  uint32_t offset_hi = 0u, offset_lo = 0u;
+  if (active) {
+    offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
+    if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
+    // All four loads are issued before any is used.
     uint4 hi = vector_words(vectors, b_hi, q, stride, bins, valid);
     uint4 lo = vector_words(vectors, b_lo + 1, q, stride, bins, valid);
     uint4 hi1 = vector_words(vectors, b_hi + 1, q, stride, bins, valid);
@@ -199,40 +216,6 @@ struct VectorQuad {
       edge_hi[w] = h1[w] & ~h[w] & v[w];
       edge_lo[w] = two ? l[w] & ~l0[w] & v[w] : 0u;
     }
-  }
-};
-
-// Refine::in_select over the sieving vectors: one pass that sets the inner bins' rows and decides
-// the boundary rows against [lo_value, hi_value]. Their values come from the column clustered by
-// bin, each bin in row order: a warp is one 4096-row tile, whose rows of bin b start at
-// offsets[b * tiles + tile], and each lane takes its place by a prefix sum over the warp, so the
-// warp's loads are one run per bin instead of one 32-byte sector per row. 4 bitmap words per
-// thread (16-byte store).
-template <class Quad>
-__global__ void __launch_bounds__(kSelectBlock)
-    clustered_exact_kernel(Quad quad, const uint32_t* __restrict__ clustered,
-                           const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
-                           uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
-                           uint32_t lo_value, uint32_t hi_value, uint32_t tiles) {
-  uint32_t q = select_index();
-  uint64_t first64 = uint64_t{q} * 4u;
-  // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
-  bool active = first64 < words;
-  uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
-  // Every word of the quad is whole (all but the last quads), or each word's rows are masked.
-  uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
-                : active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
-                                      valid_bits(first + 2, rows), valid_bits(first + 3, rows))
-                         : make_uint4(0u, 0u, 0u, 0u);
-  bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
-  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
-  // The tile's offsets depend on nothing else: loaded with the quad, they add no round trip.
-  const uint32_t tile = q / 32u;
-  uint32_t offset_hi = 0u, offset_lo = 0u;
-  if (active) {
-    offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
-    if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
-    quad(q, valid, b_lo, b_hi, two, bits, edge_hi, edge_lo);
   }
   uint32_t count_hi = 0u, count_lo = 0u;
 #pragma unroll
@@ -317,11 +300,12 @@ __device__ inline void refine_words(const uint32_t* __restrict__ run, const uint
   }
 }
 
-// Refine::in_select over the codes, the twin of dpbis_select_exact.comp: codes_select_kernel's
-// pass that also decides the rows whose code is a boundary bin, by their values clustered by bin
-// (as clustered_exact_kernel; the pass read them in row order before, one 32-byte sector per row:
-// docs/dpbis_refine.md). A warp is one 4096-row tile and lane l decides its words l, 32 + l,
-// 64 + l and 96 + l, so that each 16-byte code load and 4-byte bitmap store of the warp is
+// Refine::in_select over the codes: codes_select_kernel's pass that also decides the rows whose
+// code is a boundary bin. It reads their values clustered by bin, as sieve_select_exact_kernel
+// does; its Vulkan counterpart, dpbis_select_exact.comp, reads them in row order, which measured
+// faster there (DpBisImpl::clustered_values, docs/dpbis_refine.md; in row order this pass took
+// 0.054 against 0.045 ms at 1e8 rows). A warp is one 4096-row tile and lane l decides its words l,
+// 32 + l, 64 + l and 96 + l, so that each 16-byte code load and 4-byte bitmap store of the warp is
 // contiguous; with 4 consecutive words a lane (as the sieve's pass), each code load touched 32
 // cache lines. All 8 code loads are issued before any is used. Codes and bitmap words are loaded
 // and stored evict-first (__ldcs, __stcs): 0.0455 -> 0.0428 ms at 1e8 rows on the H100, 0.375
@@ -459,9 +443,8 @@ cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustere
                                uint32_t stride, uint32_t lo, uint32_t hi, uint32_t tiles,
                                cudaStream_t s) {
   if (words == 0) return cudaSuccess;
-  clustered_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
-      VectorQuad{vectors, bins, stride}, clustered, offsets, bitmap, rows, words, b_lo, b_hi, lo,
-      hi, tiles);
+  sieve_select_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
+      vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
   return cudaGetLastError();
 }
 
