@@ -2,10 +2,11 @@
 # Runs on the GPU machine (see bench/gpu/README.md): why the sieve, DP-BIS and the bitmap ops fall
 # short of the copy ceiling, pass by pass, at 1e8 and 1e9 rows. Binaries are built on the developer
 # machine (with nvcc) and carried in build/; results go to $OUT/results/<device>/dpbis.jsonl
-# (rows with "pass" other than "all", or "cuda_hold_us" > 0, are the diagnostics; docs/baselines.md
-# says what each one separates).
+# (rows with "pass" other than "all", "cuda_hold_us" > 0 or "cuda_flush_l2" are the diagnostics;
+# docs/baselines.md says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
-#   [refine-clustered] [in-select-hold] [sieve-refine] [dpbis-refine] [l2] [fixed-cost] [select-cuda] [select-memory]
+#   [refine-clustered] [in-select-hold] [sieve-refine] [dpbis-refine] [l2] [fixed-cost]
+#   [select-cuda] [select-memory]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -52,6 +53,17 @@
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 rc=0
+seed=${SEED:-$((RANDOM * 32768 + RANDOM))}  # one data set for every part of this run
+
+# in_select EXE BACKEND INDEXES LABEL [ARGS...]: INDEXES' in_select queries at selectivities 0.01
+# and 0.5 over 1e8 rows (1 and 3 columns) and 1e9 rows (1 column), on $seed's data.
+in_select() {
+  local q="$1 bench dpbis --out $OUT/results --backend $2 --selectivity 0.01,0.5 --index $3 --refine in_select --seed $seed --label $4 ${*:5}"
+  $q --rows 1e8 --columns 1,3 || rc=$?
+  $q --rows 1e9 --columns 1 || rc=$?
+}
+# exe_of BUILD: the binary of BUILD (base: R_BASE, now: R).
+exe_of() { [[ $1 == base ]] && echo "$R_BASE" || echo "$R"; }
 
 if part tests; then
   echo "== CUDA kernel tests (each kernel against the CPU reference and its Vulkan twin)"
@@ -88,14 +100,11 @@ fi
 # refine_ab KEY_BASE KEY_NOW INDEXES: in_select queries over INDEXES through R_BASE (when set;
 # label KEY_BASE) and then $R (label KEY_NOW), per backend, on the same fresh data (one seed).
 refine_ab() {
-  local seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
   for backend in ${REFINE_BACKENDS:-cuda vulkan}; do
     for build in ${R_BASE:+base} now; do
-      local exe=$R key=$2
-      [[ $build == base ]] && exe=$R_BASE key=$1
-      RB="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index $3 --refine in_select --seed $seed --label $(label "$key" "$backend")"
-      $RB --rows 1e8 --columns 1,3 || rc=$?
-      $RB --rows 1e9 --columns 1 || rc=$?
+      local key=$2
+      [[ $build == base ]] && key=$1
+      in_select "$(exe_of $build)" "$backend" "$3" "$(label "$key" "$backend")"
     done
   done
 }
@@ -109,11 +118,8 @@ if [[ $what == *" refine-clustered "* ]]; then
 fi
 if [[ $what == *" in-select-hold "* ]]; then
   echo "== CUDA in_select, launches timed and stream held; bitmap ops held"
-  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
   for hold in 0 300; do
-    IH="$R bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --seed $seed --cuda-hold-us $hold --label $(label in_select_hold "$hold")"
-    $IH --rows 1e8 --columns 1,3 || rc=$?
-    $IH --rows 1e9 --columns 1 || rc=$?
+    in_select "$R" cuda dpbis,sieve "$(label in_select_hold "$hold")" --cuda-hold-us "$hold"
   done
   $R bench dpbis --out $OUT/results --backend cuda --rows 1e8,1e9 --columns 1 --seed "$seed" \
     --cuda-hold-us 300 --index bitmap_ops --label "$(label bitmap_hold)" || rc=$?
@@ -121,17 +127,12 @@ fi
 # rounds_ab KEY INDEX BACKENDS: INDEX's in_select through R_BASE (when set; label KEY-base, for
 # Vulkan KEY_vulkan-base) and this binary (-now) in turn, two rounds, one seed.
 rounds_ab() {
-  local seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
   for backend in $3; do
     local key=$1
     [[ $backend == vulkan ]] && key=${1}_vulkan
     for round in 1 2; do
       for build in ${R_BASE:+base} now; do
-        local exe=$R
-        [[ $build == base ]] && exe=$R_BASE
-        SR="$exe bench dpbis --out $OUT/results --backend $backend --selectivity 0.01,0.5 --index $2 --refine in_select --seed $seed --label $(label $key "$build")"
-        $SR --rows 1e8 --columns 1,3 || rc=$?
-        $SR --rows 1e9 --columns 1 || rc=$?
+        in_select "$(exe_of $build)" "$backend" "$2" "$(label "$key" "$build")"
       done
     done
   done
@@ -146,17 +147,12 @@ if [[ $what == *" dpbis-refine "* ]]; then
 fi
 if [[ $what == *" l2 "* ]]; then
   echo "== CUDA in_select and bitmap ops, L2 as the query before left it (warm) and flushed (cold)"
-  seed=${SEED:-$((RANDOM * 32768 + RANDOM))}
   for round in 1 2; do
     for l2 in warm cold; do
       flush=
       [[ $l2 == cold ]] && flush=--cuda-flush-l2
       for build in ${R_BASE:+base} now; do
-        exe=$R
-        [[ $build == base ]] && exe=$R_BASE
-        L2="$exe bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 --index dpbis,sieve --refine in_select --seed $seed $flush --label $(label l2 "$build-$l2")"
-        $L2 --rows 1e8 --columns 1,3 || rc=$?
-        $L2 --rows 1e9 --columns 1 || rc=$?
+        in_select "$(exe_of $build)" cuda dpbis,sieve "$(label l2 "$build-$l2")" $flush
       done
       [[ $round == 1 ]] && { $R bench dpbis --out $OUT/results --backend cuda --rows 1e8,1e9 \
         --columns 1 --seed "$seed" --cuda-hold-us 300 $flush --index bitmap_ops \
@@ -166,7 +162,7 @@ if [[ $what == *" l2 "* ]]; then
 fi
 if [[ $what == *" fixed-cost "* ]]; then
   echo "== CUDA passes at 1e5, 1e6 and 1e8 rows, the stream held: the cost that does not scale"
-  $R bench dpbis --out $OUT/results --backend cuda --rows 1e5,1e6,1e8 --columns 1 \
+  $R bench dpbis --seed "$seed" --out $OUT/results --backend cuda --rows 1e5,1e6,1e8 --columns 1 \
     --selectivity 0.5 --index dpbis,sieve,bitmap_ops --refine in_select --cuda-hold-us 300 \
     --label "$(label fixed_cost)" || rc=$?
 fi

@@ -179,14 +179,13 @@ void bench_bitmap_ops(const BenchDpBisOptions& o, const Context& ctx, const Colu
     double bytes = 4.0 * static_cast<double>(wa.size()) * (std::string_view(op) == "not" ? 2 : 3);
     double gbps = t > 0 ? bytes / (t * 1e-3) / 1e9 : 0;
     nlohmann::json j = result_fields(ctx, "dpbis", o.run);
+    const Backend backend = ctx.resolve(Backend::automatic).value();
     j.update(
         {{"index", fmt::format("bitmap_{}", op)},
          {"pass", "all"},
-         {"backend", to_string(ctx.resolve(Backend::automatic).value())},
-         {"cuda_hold_us",
-          ctx.resolve(Backend::automatic).value() == Backend::cuda ? o.cuda_hold_us : 0.0},
-         {"cuda_flush_l2",
-          ctx.resolve(Backend::automatic).value() == Backend::cuda && o.cuda_flush_l2},
+         {"backend", to_string(backend)},
+         {"cuda_hold_us", backend == Backend::cuda ? o.cuda_hold_us : 0.0},
+         {"cuda_flush_l2", backend == Backend::cuda && o.cuda_flush_l2},
          {"timing", "GPU"},
          {"rows", n},
          {"columns", std::string_view(op) == "not" ? 1 : 2},

@@ -16,7 +16,8 @@ RUNS = [
     ("rtscan.sh", "all"),
     ("ssb.sh", "all"),
     ("sql.sh", "all"),
-    ("bandwidth.sh", "all refine refine-cuda select-cuda select-memory"),
+    ("bandwidth.sh", "all refine refine-cuda refine-batch refine-clustered in-select-hold sieve-refine "
+                     "dpbis-refine l2 fixed-cost select-cuda select-memory"),
     ("cuda.sh", "bench"),
     ("optix.sh", "tests points variants prefer key64 ranges boxes rtscan rtscan-memory memory ias build ssb "
                  "ssb-variants join cgrx cgrx-prefer cgrx-ias vk-pipeline-cgrx vk-pipeline-rx vk-pipeline-rtscan "

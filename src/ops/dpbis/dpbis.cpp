@@ -319,9 +319,9 @@ struct DpBisImpl {
     return out;
   }
 
-  // Refine::in_select: one pass that sets the inner bins' rows and decides the boundary rows
-  // from the row-ordered values. Bytes: the codes or the (up to four) vectors read, the bitmap
-  // written, and one 32-byte sector of values per boundary row, at most all the column's values.
+  // Refine::in_select in Vulkan: one pass that sets the inner bins' rows and decides the boundary
+  // rows, over the codes from the row-ordered values, over the vectors from the clustered ones
+  // (bytes: count_select_exact).
   void record_select_exact(const DpBisColumn& col, BitmapImpl& out, int b_lo, int b_hi,
                            std::pair<uint32_t, uint32_t> interval, VkCommandBuffer cmd) {
     VkContext& c = *ctx;
