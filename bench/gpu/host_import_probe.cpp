@@ -1,9 +1,10 @@
 // What it costs to let the copy engines read and write a caller's ordinary host memory in place
 // (VK_EXT_external_memory_host), against copying it through pinned slots (docs/e2e.md, issue 21).
 // Standalone, no raydb; libstdc++ static so that it runs on the GPU machine's distribution:
-//   g++ -O2 -std=c++20 -static-libstdc++ -static-libgcc bench/gpu/host_import_probe.cpp -lvulkan
-//       -o host_import_probe
-//   ./host_import_probe [--runs N] [--sizes 64,256,512,2048] [--chunk 64]   (sizes in MiB)
+//   g++ -O2 -std=c++20 -static-libstdc++ -static-libgcc -pthread bench/gpu/host_import_probe.cpp
+//       -lvulkan -o host_import_probe
+//   ./host_import_probe [--runs N] [--sizes 64,256,512,2048] [--chunk 64] [--threads 1,4,8,16]
+//   (sizes in MiB)
 //   (--inject no-extension|mismatch: the failure paths, on a device where they do not occur)
 // On the GPU machine: bench/gpu/host_import.sh ./host_import_probe (see bench/gpu/README.md).
 //
@@ -16,7 +17,7 @@
 // alive (a `#` line says so where the driver refuses that), and does the same copies from a
 // HOST_VISIBLE|HOST_COHERENT allocation. Sizes of two chunks or more are also imported chunk by
 // chunk, each chunk's copy submitted before the next chunk is imported, so that imports overlap the
-// copies.
+// copies; and imported and freed in chunks on several threads at once (--threads).
 //
 // Output: `name size_mib ms gbps` lines (medians over the runs; gbps = bytes / ms / 1e6, the
 // vector's bytes, or the chunk's for *_chunk lines); `#` lines describe the device. A missing
@@ -33,6 +34,7 @@
 #include <cstring>
 #include <deque>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -82,6 +84,8 @@ constexpr uint64_t kMaxRegion = uint64_t{1} << 30;
 // --inject FAULT, to see the probe's own checks fire: `no-extension` treats the extension as
 // absent, `mismatch` changes one downloaded byte before the comparison.
 std::string g_inject;
+// --threads: the thread counts of parallel_imports.
+std::vector<uint64_t> g_threads = {1, 4, 8, 16};
 
 struct Vk {
   VkInstance instance = VK_NULL_HANDLE;
@@ -501,6 +505,38 @@ double chunked(Vk& vk, std::vector<uint8_t>& v, VkBuffer dev, uint64_t chunk, bo
   return wall;
 }
 
+// Imports the vector's pages in chunks on `threads` threads at once (each thread every
+// threads-th chunk), then frees them the same way: whether a caller's memory could be imported
+// as fast as a pipelined call needs it (2.5 GB a call) where one thread cannot. Wall clocks.
+void parallel_imports(Vk& vk, std::vector<uint8_t>& v, uint64_t chunk, uint64_t threads,
+                      Samples& s) {
+  const auto at = reinterpret_cast<uintptr_t>(v.data());
+  const uintptr_t base = at & ~uintptr_t(vk.align - 1);
+  const uintptr_t end = at + v.size();
+  std::vector<uintptr_t> starts;
+  for (uintptr_t lo = base; lo < end; lo += chunk) starts.push_back(lo);
+  std::vector<Imported> parts(starts.size());
+  auto on_threads = [&](auto&& work) {
+    std::vector<std::thread> pool;
+    for (uint64_t t = 0; t < threads; ++t)
+      pool.emplace_back([&, t] {
+        for (size_t k = t; k < starts.size(); k += threads) work(k);
+      });
+    for (auto& th : pool) th.join();
+  };
+  const double t0 = now_ms();
+  on_threads([&](size_t k) {
+    const uintptr_t first = std::max(starts[k], at);
+    const uintptr_t last = std::min<uintptr_t>(starts[k] + chunk, end);
+    parts[k] = import_range(vk, reinterpret_cast<void*>(first), last - first);
+  });
+  const double t1 = now_ms();
+  on_threads([&](size_t k) { release(vk, parts[k]); });
+  const double t2 = now_ms();
+  s["import_threads" + std::to_string(threads)].push_back(t1 - t0);
+  s["free_threads" + std::to_string(threads)].push_back(t2 - t1);
+}
+
 void probe_size(Vk& vk, uint64_t mib, int runs, uint64_t chunk_mib) {
   const uint64_t bytes = mib * kMiB;
   Owned dev = make_owned(vk, bytes, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT,
@@ -583,6 +619,11 @@ void probe_size(Vk& vk, uint64_t mib, int runs, uint64_t chunk_mib) {
       s["upload_chunked_overlap_wall"].push_back(up);
       s["download_chunked_overlap_wall"].push_back(down);
       expect_equal(out.data(), in.data(), bytes, "chunked imported upload and download", mib);
+      for (uint64_t t : g_threads) {
+        std::vector<uint8_t> fresh(bytes);
+        fill(fresh, 2 * r + 200 + t);
+        parallel_imports(vk, fresh, chunk_mib * kMiB, t, s);
+      }
     }
   }
   print(s, mib, chunk_mib);
@@ -590,15 +631,17 @@ void probe_size(Vk& vk, uint64_t mib, int runs, uint64_t chunk_mib) {
   destroy(vk, pinned);
 }
 
-std::vector<uint64_t> parse_sizes(const char* arg) {
+// `option`'s value: positive counts separated by commas (`what` names them in errors).
+std::vector<uint64_t> parse_counts(const char* option, const char* what, const char* arg) {
   std::vector<uint64_t> v;
   for (const char* p = arg; *p;) {
     char* end;
     const unsigned long long x = std::strtoull(p, &end, 10);
-    if (end == p || x == 0) fail("--sizes: expected MiB counts separated by commas, got '%s'", arg);
+    if (end == p || x == 0)
+      fail("%s: expected %s separated by commas, got '%s'", option, what, arg);
     v.push_back(x);
     p = *end == ',' ? end + 1 : end;
-    if (*end && *end != ',') fail("--sizes: unexpected '%c' in '%s'", *end, arg);
+    if (*end && *end != ',') fail("%s: unexpected '%c' in '%s'", option, *end, arg);
   }
   return v;
 }
@@ -606,7 +649,8 @@ std::vector<uint64_t> parse_sizes(const char* arg) {
 }  // namespace
 
 constexpr const char* kUsage =
-    "[--runs N] [--sizes MiB,...] [--chunk MiB] [--inject no-extension|mismatch]";
+    "[--runs N] [--sizes MiB,...] [--chunk MiB] [--threads N,...] "
+    "[--inject no-extension|mismatch]";
 
 int main(int argc, char** argv) {
   int runs = 5;
@@ -618,7 +662,9 @@ int main(int argc, char** argv) {
     if (a == "--runs")
       runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--sizes")
-      sizes = parse_sizes(argv[++i]);
+      sizes = parse_counts("--sizes", "MiB counts", argv[++i]);
+    else if (a == "--threads")
+      g_threads = parse_counts("--threads", "thread counts", argv[++i]);
     else if (a == "--inject") {
       g_inject = argv[++i];
       if (g_inject != "no-extension" && g_inject != "mismatch")
