@@ -3,20 +3,30 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include "common/parallel.hpp"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+#define RAYDB_STREAM_COPY_X86 1
 #endif
 
 namespace raydb::detail {
 
 namespace {
 
-void stream_copy(uint8_t* d, const uint8_t* s, uint64_t n) {
-#if defined(__SSE2__)
-  const uint64_t head = std::min<uint64_t>(n, (16 - reinterpret_cast<uintptr_t>(d) % 16) % 16);
+#if RAYDB_STREAM_COPY_X86
+// The bytes up to `d`'s next multiple of `align` (at most `n`), copied plainly: the streaming
+// stores need aligned destinations.
+uint64_t head_bytes(const uint8_t* d, uint64_t n, uint64_t align) {
+  return std::min<uint64_t>(n, (align - reinterpret_cast<uintptr_t>(d) % align) % align);
+}
+
+void stream_copy_sse2(void* dst, const void* src, uint64_t n) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  const uint64_t head = head_bytes(d, n, 16);
   std::memcpy(d, s, head);
   d += head;
   s += head;
@@ -34,15 +44,66 @@ void stream_copy(uint8_t* d, const uint8_t* s, uint64_t n) {
   std::memcpy(d, s, n);
   // Streaming stores are weakly ordered: fence them before the GPU is told to read.
   _mm_sfence();
-#else
+}
+
+__attribute__((target("avx2"))) void stream_copy_avx2(void* dst, const void* src, uint64_t n) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  const uint64_t head = head_bytes(d, n, 32);
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  n -= head;
+  for (; n >= 64; n -= 64, d += 64, s += 64) {
+    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), a);
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), b);
+  }
   std::memcpy(d, s, n);
+  _mm_sfence();
+}
+
+__attribute__((target("avx512f"))) void stream_copy_avx512(void* dst, const void* src, uint64_t n) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  const uint64_t head = head_bytes(d, n, 64);
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  n -= head;
+  for (; n >= 64; n -= 64, d += 64, s += 64)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
+  std::memcpy(d, s, n);
+  _mm_sfence();
+}
+#else
+void stream_copy_plain(void* dst, const void* src, uint64_t n) {
+  std::memcpy(dst, src, n);
+}
+#endif
+
+std::vector<StreamCopy> available_stream_copies() {
+#if RAYDB_STREAM_COPY_X86
+  std::vector<StreamCopy> v = {{"sse2", stream_copy_sse2}};
+  if (__builtin_cpu_supports("avx2")) v.push_back({"avx2", stream_copy_avx2});
+  if (__builtin_cpu_supports("avx512f")) v.push_back({"avx512", stream_copy_avx512});
+  return v;
+#else
+  return {{"memcpy", stream_copy_plain}};
 #endif
 }
 
 }  // namespace
 
+std::span<const StreamCopy> stream_copies() {
+  static const std::vector<StreamCopy> copies = available_stream_copies();
+  return copies;
+}
+
 void host_copies(std::initializer_list<HostCopy> copies) {
   HostPhaseScope timed(HostPhase::copy);
+  static const StreamCopyFn stream_copy = stream_copies().back().copy;
   uint64_t total = 0;
   for (const HostCopy& c : copies) total += c.bytes;
   unsigned parts = total < (uint64_t{4} << 20) ? 1u : std::min(host_threads(), 16u);

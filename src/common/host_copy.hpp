@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <span>
 
 namespace raydb::detail {
 
@@ -21,5 +22,17 @@ struct HostCopy {
 // ownership, no cache pollution): neither the caller's output nor the staging memory the GPU
 // reads next is read back by this thread soon. Ranges must not overlap.
 void host_copies(std::initializer_list<HostCopy> copies);
+
+// A streaming copy of `bytes` at any alignment, fenced before it returns (so that a GPU told to
+// read next sees every byte).
+using StreamCopyFn = void (*)(void* dst, const void* src, uint64_t bytes);
+struct StreamCopy {
+  const char* name;
+  StreamCopyFn copy;
+};
+// The streaming copies this host can run, narrowest stores first; host_copies uses the last one.
+// Wider stores stream more per thread: on the H100's host (16 threads, 2 GiB;
+// bench/gpu/host_copy_bandwidth.cpp) 16-byte stores copied 61.3 GB/s, 32-byte 69.0, 64-byte 73.1.
+std::span<const StreamCopy> stream_copies();
 
 }  // namespace raydb::detail
