@@ -89,8 +89,11 @@ struct RxBuildOptions {
   /// Sort each batch of lookups by key (ranges by lo) on the GPU before tracing (the thesis's
   /// sorted probes and spatially close query mapping: neighbouring rays then walk the same BVH
   /// nodes); results still come back in the caller's order. A lookup call from host memory
-  /// sorts each of its pipelined chunks alone. The sort's time is RxProbeStats::sort_ms, not
-  /// part of probe_ms. Can be changed after the build:
+  /// sorts each of its pipelined chunks alone, and its results then go through a download beside
+  /// the next chunk's trace: on the H100 such calls took 80-83 ms for 2^27 lookups over 2^26
+  /// keys, against 50 ms unsorted (docs/e2e.md), so sorting pays for whole batches and
+  /// device-resident lookups there, not for calls from host memory. The sort's time is
+  /// RxProbeStats::sort_ms, not part of probe_ms. Can be changed after the build:
   /// RxIndex::set_sort_probes().
   bool sort_probes = false;
   /// BVH partitioning: the key-sorted primitives are split into this many contiguous parts (key

@@ -1,6 +1,6 @@
 // detail::host_copies and its streaming copies (common/host_copy.hpp): the pipelined lookups'
-// staging copies. Each streaming copy this host can run is checked alone at every alignment of
-// its head and tail, since host_copies itself only runs the widest one.
+// staging copies. Each streaming copy this host can run is checked alone, over heads and tails of
+// many alignments, since host_copies itself only runs the widest one.
 #include <doctest/doctest.h>
 
 #include <algorithm>
