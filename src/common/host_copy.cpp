@@ -17,64 +17,42 @@ namespace raydb::detail {
 namespace {
 
 #if RAYDB_STREAM_COPY_X86
-// The bytes up to `d`'s next multiple of `align` (at most `n`), copied plainly: the streaming
-// stores need aligned destinations.
-uint64_t head_bytes(const uint8_t* d, uint64_t n, uint64_t align) {
-  return std::min<uint64_t>(n, (align - reinterpret_cast<uintptr_t>(d) % align) % align);
+// Streams `blocks` 64-byte blocks to a 64-byte-aligned `d`, one routine per store width.
+using BlockCopy = void (*)(uint8_t* d, const uint8_t* s, uint64_t blocks);
+
+void blocks_sse2(uint8_t* d, const uint8_t* s, uint64_t blocks) {
+  for (; blocks > 0; --blocks, d += 64, s += 64)
+    for (int k = 0; k < 64; k += 16)
+      _mm_stream_si128(reinterpret_cast<__m128i*>(d + k),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k)));
 }
 
-void stream_copy_sse2(void* dst, const void* src, uint64_t n) {
-  auto* d = static_cast<uint8_t*>(dst);
-  const auto* s = static_cast<const uint8_t*>(src);
-  const uint64_t head = head_bytes(d, n, 16);
-  std::memcpy(d, s, head);
-  d += head;
-  s += head;
-  n -= head;
-  for (; n >= 64; n -= 64, d += 64, s += 64) {
-    __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-    __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 16));
-    __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 32));
-    __m128i e = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 48));
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d), a);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 16), b);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 32), c);
-    _mm_stream_si128(reinterpret_cast<__m128i*>(d + 48), e);
-  }
-  std::memcpy(d, s, n);
-  // Streaming stores are weakly ordered: fence them before the GPU is told to read.
-  _mm_sfence();
+__attribute__((target("avx2"))) void blocks_avx2(uint8_t* d, const uint8_t* s, uint64_t blocks) {
+  for (; blocks > 0; --blocks, d += 64, s += 64)
+    for (int k = 0; k < 64; k += 32)
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(d + k),
+                          _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k)));
 }
 
-__attribute__((target("avx2"))) void stream_copy_avx2(void* dst, const void* src, uint64_t n) {
-  auto* d = static_cast<uint8_t*>(dst);
-  const auto* s = static_cast<const uint8_t*>(src);
-  const uint64_t head = head_bytes(d, n, 32);
-  std::memcpy(d, s, head);
-  d += head;
-  s += head;
-  n -= head;
-  for (; n >= 64; n -= 64, d += 64, s += 64) {
-    __m256i a = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-    __m256i b = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 32));
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), a);
-    _mm256_stream_si256(reinterpret_cast<__m256i*>(d + 32), b);
-  }
-  std::memcpy(d, s, n);
-  _mm_sfence();
-}
-
-__attribute__((target("avx512f"))) void stream_copy_avx512(void* dst, const void* src, uint64_t n) {
-  auto* d = static_cast<uint8_t*>(dst);
-  const auto* s = static_cast<const uint8_t*>(src);
-  const uint64_t head = head_bytes(d, n, 64);
-  std::memcpy(d, s, head);
-  d += head;
-  s += head;
-  n -= head;
-  for (; n >= 64; n -= 64, d += 64, s += 64)
+__attribute__((target("avx512f"))) void blocks_avx512(uint8_t* d, const uint8_t* s,
+                                                      uint64_t blocks) {
+  for (; blocks > 0; --blocks, d += 64, s += 64)
     _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
-  std::memcpy(d, s, n);
+}
+
+// The bytes before `dst`'s first 64-byte boundary and after its last one are copied plainly;
+// the streaming stores need aligned destinations.
+template <BlockCopy copy_blocks>
+void stream_copy(void* dst, const void* src, uint64_t n) {
+  auto* d = static_cast<uint8_t*>(dst);
+  const auto* s = static_cast<const uint8_t*>(src);
+  const uint64_t head = std::min<uint64_t>(n, (64 - reinterpret_cast<uintptr_t>(d) % 64) % 64);
+  std::memcpy(d, s, head);
+  const uint64_t blocks = (n - head) / 64;
+  copy_blocks(d + head, s + head, blocks);
+  const uint64_t done = head + blocks * 64;
+  std::memcpy(d + done, s + done, n - done);
+  // Streaming stores are weakly ordered: fence them before the GPU is told to read.
   _mm_sfence();
 }
 #else
@@ -85,9 +63,9 @@ void stream_copy_plain(void* dst, const void* src, uint64_t n) {
 
 std::vector<StreamCopy> available_stream_copies() {
 #if RAYDB_STREAM_COPY_X86
-  std::vector<StreamCopy> v = {{"sse2", stream_copy_sse2}};
-  if (__builtin_cpu_supports("avx2")) v.push_back({"avx2", stream_copy_avx2});
-  if (__builtin_cpu_supports("avx512f")) v.push_back({"avx512", stream_copy_avx512});
+  std::vector<StreamCopy> v = {{"sse2", stream_copy<blocks_sse2>}};
+  if (__builtin_cpu_supports("avx2")) v.push_back({"avx2", stream_copy<blocks_avx2>});
+  if (__builtin_cpu_supports("avx512f")) v.push_back({"avx512", stream_copy<blocks_avx512>});
   return v;
 #else
   return {{"memcpy", stream_copy_plain}};
@@ -103,7 +81,7 @@ std::span<const StreamCopy> stream_copies() {
 
 void host_copies(std::initializer_list<HostCopy> copies) {
   HostPhaseScope timed(HostPhase::copy);
-  static const StreamCopyFn stream_copy = stream_copies().back().copy;
+  static const StreamCopyFn widest = stream_copies().back().copy;
   uint64_t total = 0;
   for (const HostCopy& c : copies) total += c.bytes;
   unsigned parts = total < (uint64_t{4} << 20) ? 1u : std::min(host_threads(), 16u);
@@ -116,7 +94,7 @@ void host_copies(std::initializer_list<HostCopy> copies) {
       if (b >= e) continue;
       auto* d = static_cast<uint8_t*>(c.dst) + b;
       if (c.src)
-        stream_copy(d, static_cast<const uint8_t*>(c.src) + b, e - b);
+        widest(d, static_cast<const uint8_t*>(c.src) + b, e - b);
       else
         std::memset(d, c.fill_byte, e - b);
     }
