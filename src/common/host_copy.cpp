@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <vector>
 
 #include "common/parallel.hpp"
+#include "common/worker_pool.hpp"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
@@ -84,21 +86,47 @@ void host_copies(std::initializer_list<HostCopy> copies) {
   static const StreamCopyFn widest = stream_copies().back().copy;
   uint64_t total = 0;
   for (const HostCopy& c : copies) total += c.bytes;
-  unsigned parts = total < (uint64_t{4} << 20) ? 1u : std::min(host_threads(), 16u);
-  parallel_slices(2 * size_t{parts}, parts, [&](size_t, size_t, unsigned t) {
-    for (const HostCopy& c : copies) {
-      // Shares of whole cache lines, so that no two threads write one line.
-      uint64_t per = (c.bytes / parts + 63) & ~uint64_t{63};
-      uint64_t b = std::min(c.bytes, t * per), e = std::min(c.bytes, b + per);
-      if (t + 1 == parts) e = c.bytes;
-      if (b >= e) continue;
-      auto* d = static_cast<uint8_t*>(c.dst) + b;
-      if (c.src)
-        widest(d, static_cast<const uint8_t*>(c.src) + b, e - b);
-      else
-        std::memset(d, c.fill_byte, e - b);
-    }
-  });
+  if (total == 0) return;
+  WorkerPool& pool = WorkerPool::shared();
+  // About four blocks per thread, so that threads the OS runs late leave theirs to the others;
+  // below 4 MiB in all, one block per copy (the caller alone).
+  const uint64_t piece = total < (uint64_t{4} << 20)
+                             ? total
+                             : std::max<uint64_t>(uint64_t{256} << 10,
+                                                  (total / (4 * pool.size()) + 63) & ~uint64_t{63});
+  std::vector<uint32_t> first_block;  // copy i's blocks start at first_block[i]
+  uint32_t blocks = 0;
+  for (const HostCopy& c : copies) {
+    first_block.push_back(blocks);
+    blocks += static_cast<uint32_t>((c.bytes + piece - 1) / piece);
+  }
+  const std::function<void(uint32_t)> block = [&](uint32_t b) {
+    size_t i =
+        std::upper_bound(first_block.begin(), first_block.end(), b) - first_block.begin() - 1;
+    const HostCopy& c = copies.begin()[i];
+    // Block boundaries on the destination's cache lines, so that no two threads write one line.
+    auto* dst = static_cast<uint8_t*>(c.dst);
+    auto at = [&](uint64_t k) {
+      const uint64_t raw = k * piece;
+      if (raw >= c.bytes) return c.bytes;
+      const uint64_t lined = (reinterpret_cast<uintptr_t>(dst) + raw + 63) / 64 * 64 -
+                             reinterpret_cast<uintptr_t>(dst);
+      return k == 0 ? 0 : std::min(c.bytes, lined);
+    };
+    const uint64_t k = b - first_block[i], begin = at(k), end = at(k + 1);
+    if (begin >= end) return;
+    if (c.src)
+      widest(dst + begin, static_cast<const uint8_t*>(c.src) + begin, end - begin);
+    else
+      std::memset(dst + begin, c.fill_byte, end - begin);
+  };
+  // Another thread's call holds the pool: threads of its own for this one.
+  if (!pool.try_run(blocks, block)) {
+    const unsigned parts = std::min<unsigned>(pool.size(), blocks);
+    parallel_slices(blocks, parts, [&](size_t begin, size_t end, unsigned) {
+      for (size_t b = begin; b < end; ++b) block(static_cast<uint32_t>(b));
+    });
+  }
 }
 
 }  // namespace raydb::detail

@@ -17,10 +17,11 @@ struct HostCopy {
   uint8_t fill_byte = 0;
 };
 
-// Runs the copies in one parallel pass; each thread takes its share of every copy. Below 4 MiB in
-// all, one thread. The destination bytes are written with non-temporal stores (no read for
-// ownership, no cache pollution): neither the caller's output nor the staging memory the GPU
-// reads next is read back by this thread soon. Ranges must not overlap.
+// Runs the copies in one parallel pass, in blocks of at least 256 KiB, on the shared WorkerPool
+// (common/worker_pool.hpp), or on threads of its own while another thread's pass holds the pool.
+// Below 4 MiB in all, the calling thread alone. The destination bytes are written with non-temporal
+// stores (no read for ownership, no cache pollution): neither the caller's output nor the staging
+// memory the GPU reads next is read back by this thread soon. Ranges must not overlap.
 void host_copies(std::initializer_list<HostCopy> copies);
 
 // A streaming copy of `bytes` at any alignment, fenced before it returns (so that a GPU told to

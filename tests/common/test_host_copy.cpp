@@ -58,4 +58,15 @@ TEST_CASE("host copy: copies and fills split over threads equal one plain copy")
   CHECK(std::memcmp(b_out.data(), b.data(), m) == 0);
   detail::host_copies({{fill_out.data(), nullptr, n, 0x5A}});
   CHECK(std::count(fill_out.begin(), fill_out.end(), uint8_t{0x5A}) == static_cast<long>(n));
+  // Many blocks (64 MiB and more), an empty copy among them, destinations off cache lines.
+  const size_t big = (size_t{64} << 20) + 5;
+  const std::vector<uint8_t> c = random_bytes(big, 4);
+  std::vector<uint8_t> c_out(big + 9, 0), d_out(n + 1, 0);
+  detail::host_copies({{c_out.data() + 9, c.data(), big},
+                       {d_out.data(), a.data(), 0},
+                       {d_out.data() + 1, a.data(), n}});
+  CHECK(std::memcmp(c_out.data() + 9, c.data(), big) == 0);
+  CHECK(std::count(c_out.begin(), c_out.begin() + 9, uint8_t{0}) == 9);
+  CHECK(d_out[0] == 0);
+  CHECK(std::memcmp(d_out.data() + 1, a.data(), n) == 0);
 }

@@ -5,7 +5,8 @@
 #         -fsanitize=undefined leaves out) + LeakSanitizer, over the subset below: every operator,
 #         every file reader, the SQL engine and the CLI (its bad-input battery and smoke runs).
 #   tsan: ThreadSanitizer over the concurrency tests (tests/reliability/test_threads.cpp: several
-#         threads, several indexes, builds beside lookups), built as their own small executable.
+#         threads, several indexes, builds beside lookups; tests/common/test_worker_pool.cpp), built
+#         as their own small executable.
 # Usage: tests/reliability/sanitize.sh [asan|tsan|all]   (default all). Build folders: build-asan,
 # build-tsan. Each step prints its build and run times.
 #
@@ -51,6 +52,7 @@ configure() {  # folder, sanitizer flags, extra cmake arguments...
 asan_cases=(
   # backend, workload generators, the count parser and every file reader
   'context: ' 'radix sort: ' 'scan: three levels' 'workload: ' 'key index: '
+  'host copy: ' 'worker pool: '
   'cli counts: ' 'cli reals: ' 'cli errors ' 'cli host memory: ' 'cli readers: '
   'rtscan data: ' 'tpch scans: ' 'ssb generator' 'ssb loader' 'ssb names' 'ssb encoding'
   # operators: an exact case against the CPU reference and the bad-input case of each
