@@ -210,6 +210,7 @@ VkContext::~VkContext() {
   release_queue.reset();  // frees what is queued, while CUDA and the allocator are still there
   spares.reset();
   lookup_slots.reset();
+  upload_ring.reset();
   optix.reset();
   cuda.reset();
   kernel_cache.clear();

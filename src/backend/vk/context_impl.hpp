@@ -90,6 +90,9 @@ struct VkContext {
   // ops/common's ring of pipelined-lookup slots (LookupBatch), shared by every index of this
   // context and released before the command pools; empty until an index reserves it.
   std::shared_ptr<void> lookup_slots;
+  // backend/vk/staged_upload.cpp's staging chunks for uploads from host memory; empty until the
+  // first such upload, released before the command pools.
+  std::shared_ptr<void> upload_ring;
 
   std::atomic<uint64_t> validation_messages{0};
   std::function<void(std::string_view)> on_validation_message;

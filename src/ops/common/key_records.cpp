@@ -8,7 +8,9 @@
 #include "backend/cuda/cuda.hpp"
 #include "backend/optix/optix.hpp"
 #include "backend/vk/commands.hpp"
+#include "backend/vk/host_buffers.hpp"
 #include "backend/vk/spare_buffers.hpp"
+#include "backend/vk/staged_upload.hpp"
 
 namespace raydb::detail {
 
@@ -69,6 +71,9 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // wait.)
   GpuTimer timer(c, 6);
   Buffer s0, s1;
+  const bool staged = !source && n > 0 && worth_staging(c, k.data, kb) &&
+                      (!values_row || !find_host_buffer(c, v.data(), v.size() * 4));
+  std::optional<StagedUpload> staged_upload;
   CommandBatch upload(c);
   std::optional<CommandBatch> key_upload;
   // With the values first, the upload's time is its two copies' (the gap between them is the
@@ -93,6 +98,14 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
         c.vk.vkCmdCopyBuffer(cmd, source->values, values_row.handle(), 1, &vr);
       }
     }
+  } else if (staged) {
+    // Large columns from ordinary host memory: through the staging chunks on the copy queue,
+    // while the buffers below are made (staged_upload.hpp).
+    if (!keys) keys = make_keys();
+    std::vector<StagedCopy> copies;
+    if (values_row) copies.push_back({&values_row, 0, v.data(), v.size() * 4});
+    copies.push_back({&keys, 0, k.data, kb});
+    staged_upload.emplace(c, std::move(copies));
   } else {
     if (values_first) {
       record_upload(c, cmd, s1, values_row, v.data(), v.size() * 4);
@@ -117,6 +130,12 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // Submitted after the upload on the same queue: the barriers below order its copies too.
   CommandBatch batch(c);
   cmd = batch.cmd();
+  if (staged_upload) {
+    staged_upload->record_acquire(cmd);
+    batch.wait_for(staged_upload->semaphore(), staged_upload->done_value(),
+                   VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    t1 = timer.mark(cmd);  // the sort's time starts once the columns are in, not at `upload`
+  }
   c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
   // In row order the keys stay as given; a sorted copy only tells whether keys repeat.
   Buffer copy;
@@ -138,6 +157,8 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   std::optional<CommandBatch> layout_batch;
   std::optional<cuda::Timer> cuda_timer;
   uint32_t c0 = 0, c1 = 0, t_layout = 0;
+  // The staged copies' failure surfaces here, before anything reads their destinations.
+  if (staged_upload) staged_upload->wait();
   if (cuda) {
     cuda::cuda_after(c, batch);
     batch.submit();
@@ -177,8 +198,9 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   }
   upload.wait();
   if (key_upload) key_upload->wait();
-  out.upload_ms =
-      key_upload ? timer.ms(t0, values_done) + timer.ms(keys_start, t1) : timer.ms(t0, t1);
+  out.upload_ms = staged_upload ? staged_upload->gpu_ms()
+                  : key_upload  ? timer.ms(t0, values_done) + timer.ms(keys_start, t1)
+                                : timer.ms(t0, t1);
   counter_host.invalidate();
   uint32_t duplicates = 0;
   std::memcpy(&duplicates, counter_host.mapped(), 4);

@@ -1,0 +1,217 @@
+#include "backend/vk/staged_upload.hpp"
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <utility>
+
+#include "backend/vk/call_lock.hpp"
+#include "backend/vk/commands.hpp"
+#include "backend/vk/host_buffers.hpp"
+#include "backend/vk/timeline.hpp"
+#include "common/host_copy.hpp"
+#include "common/host_time.hpp"
+
+namespace raydb::detail {
+
+namespace {
+
+constexpr uint64_t kDefaultThreshold = uint64_t{32} << 20, kDefaultChunk = uint64_t{16} << 20;
+std::atomic<uint64_t> g_threshold{kDefaultThreshold}, g_chunk{kDefaultChunk};
+
+// The context's staging chunks (VkContext::upload_ring), with their command buffers and fences,
+// in a command pool of their own: the copies may run on another thread than the caller's.
+struct Ring {
+  static constexpr unsigned kSlots = 4;
+  struct Slot {
+    Buffer host;
+    VkCommandBuffer cmd = VK_NULL_HANDLE;
+    VkFence done = VK_NULL_HANDLE;
+    bool busy = false;
+  };
+  VkContext& c;
+  VkQueue queue;
+  uint32_t family;
+  VkCommandPool pool = VK_NULL_HANDLE;
+  std::array<Slot, kSlots> slots;
+  Timeline timeline;
+  std::unique_ptr<GpuTimer> timer;  // where the queue keeps timestamps the host can reset
+
+  explicit Ring(VkContext& ctx)
+      : c(ctx),
+        queue(ctx.has_copy_queues() ? ctx.copy_queues[0] : ctx.queue),
+        family(ctx.has_copy_queues() ? ctx.copy_family : ctx.queue_family),
+        timeline(ctx, false) {
+    VkCommandPoolCreateInfo pi{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+    pi.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pi.queueFamilyIndex = family;
+    vk_check(c.vk.vkCreateCommandPool(c.device, &pi, nullptr, &pool), "vkCreateCommandPool");
+    for (Slot& s : slots) {
+      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+      ai.commandPool = pool;
+      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+      ai.commandBufferCount = 1;
+      vk_check(c.vk.vkAllocateCommandBuffers(c.device, &ai, &s.cmd), "vkAllocateCommandBuffers");
+      VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+      vk_check(c.vk.vkCreateFence(c.device, &fi, nullptr, &s.done), "vkCreateFence");
+    }
+    const uint32_t bits =
+        ctx.has_copy_queues() ? ctx.copy_timestamp_bits : ctx.timestamp_valid_bits;
+    if (ctx.host_query_reset && bits > 0) timer = std::make_unique<GpuTimer>(ctx, 2, bits);
+  }
+  ~Ring() {
+    for (Slot& s : slots) {
+      if (s.busy) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
+      c.vk.vkDestroyFence(c.device, s.done, nullptr);
+    }
+    c.vk.vkDestroyCommandPool(c.device, pool, nullptr);
+  }
+
+  // The slot's last copy is done, so its chunk may be written again.
+  void finish(Slot& s) {
+    if (!s.busy) return;
+    s.busy = false;
+    VkResult r = c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
+    if (r == VK_ERROR_DEVICE_LOST) mark_lost(c);
+    vk_check(r, "vkWaitForFences");
+    vk_check(c.vk.vkResetFences(c.device, 1, &s.done), "vkResetFences");
+  }
+};
+
+Ring& context_ring(VkContext& c, uint64_t chunk) {
+  if (!c.upload_ring) c.upload_ring = std::make_shared<Ring>(c);
+  Ring& r = *static_cast<Ring*>(c.upload_ring.get());
+  for (Ring::Slot& s : r.slots)
+    if (s.host.size() != chunk) {
+      r.finish(s);
+      s.host = Buffer(c, chunk, VK_BUFFER_USAGE_TRANSFER_SRC_BIT, MemoryUse::readback,
+                      "staged upload chunk");
+    }
+  return r;
+}
+
+// Hands `dst` from the ring's queue family to the context's (or takes it), where they differ.
+void ownership_barrier(VkContext& c, VkCommandBuffer cmd, const std::vector<StagedCopy>& copies,
+                       uint32_t from, bool release) {
+  if (from == c.queue_family) return;
+  std::vector<VkBufferMemoryBarrier> b;
+  for (const StagedCopy& s : copies) {
+    VkBufferMemoryBarrier m{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
+    m.srcAccessMask = release ? VK_ACCESS_TRANSFER_WRITE_BIT : 0;
+    m.dstAccessMask = release ? 0 : VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
+    m.srcQueueFamilyIndex = from;
+    m.dstQueueFamilyIndex = c.queue_family;
+    m.buffer = s.dst->handle();
+    m.offset = s.dst_offset;
+    m.size = s.bytes;
+    b.push_back(m);
+  }
+  c.vk.vkCmdPipelineBarrier(
+      cmd, release ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
+      release ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT : VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0,
+      nullptr, static_cast<uint32_t>(b.size()), b.data(), 0, nullptr);
+}
+
+}  // namespace
+
+bool worth_staging(VkContext& ctx, const void* src, uint64_t bytes) {
+  return bytes >= g_threshold.load() && ctx.timeline_semaphore &&
+         !find_host_buffer(ctx, src, bytes);
+}
+
+void set_staged_upload_sizes(uint64_t threshold, uint64_t chunk) {
+  g_threshold = threshold ? threshold : kDefaultThreshold;
+  g_chunk = chunk ? chunk : kDefaultChunk;
+}
+
+StagedUpload::StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies)
+    : ctx_(ctx), copies_(std::move(copies)) {
+  // The ring and its chunks are made here, on the caller's thread.
+  Ring& r = context_ring(ctx_, g_chunk.load());
+  done_value_ = r.timeline.next();
+  if (ctx_.has_copy_queues())
+    thread_ = std::thread([this] {
+      // Its copies overlap the caller's work; the caller's wait() is what a breakdown shows.
+      exclude_thread_from_host_time();
+      try {
+        run();
+      } catch (...) {
+        failure_ = std::current_exception();
+      }
+    });
+  else
+    run();
+}
+
+StagedUpload::~StagedUpload() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void StagedUpload::wait() {
+  HostPhaseScope timed(HostPhase::wait);
+  if (thread_.joinable()) thread_.join();
+  if (failure_) std::rethrow_exception(std::exchange(failure_, nullptr));
+}
+
+VkSemaphore StagedUpload::semaphore() const {
+  return static_cast<Ring*>(ctx_.upload_ring.get())->timeline.handle();
+}
+
+void StagedUpload::record_acquire(VkCommandBuffer cmd) const {
+  const auto* r = static_cast<Ring*>(ctx_.upload_ring.get());
+  ownership_barrier(ctx_, cmd, copies_, r->family, false);
+}
+
+void StagedUpload::run() {
+  Ring& r = *static_cast<Ring*>(ctx_.upload_ring.get());
+  const uint64_t chunk = r.slots[0].host.size();
+  uint64_t pieces = 0;
+  for (const StagedCopy& s : copies_) pieces += (s.bytes + chunk - 1) / chunk;
+  if (r.timer) r.timer->reset_on_host();
+  uint32_t t0 = 0, t1 = 0;
+  uint64_t k = 0;
+  for (const StagedCopy& s : copies_)
+    for (uint64_t at = 0; at < s.bytes; at += chunk, ++k) {
+      Ring::Slot& slot = r.slots[k % Ring::kSlots];
+      r.finish(slot);
+      const uint64_t n = std::min(chunk, s.bytes - at);
+      host_copies({{slot.host.mapped(), static_cast<const uint8_t*>(s.src) + at, n}});
+      slot.host.flush();
+      const bool last = k + 1 == pieces;
+      vk_check(ctx_.vk.vkResetCommandBuffer(slot.cmd, 0), "vkResetCommandBuffer");
+      VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+      bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+      vk_check(ctx_.vk.vkBeginCommandBuffer(slot.cmd, &bi), "vkBeginCommandBuffer");
+      if (r.timer && k == 0) t0 = r.timer->mark(slot.cmd);
+      VkBufferCopy region{0, s.dst_offset + at, n};
+      ctx_.vk.vkCmdCopyBuffer(slot.cmd, slot.host.handle(), s.dst->handle(), 1, &region);
+      if (last) {
+        if (r.timer) t1 = r.timer->mark(slot.cmd);
+        ownership_barrier(ctx_, slot.cmd, copies_, r.family, true);
+      }
+      vk_check(ctx_.vk.vkEndCommandBuffer(slot.cmd), "vkEndCommandBuffer");
+      // The last piece signals the timeline, which the submission reading the copies waits for.
+      VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
+      const VkSemaphore sem = r.timeline.handle();
+      ts.signalSemaphoreValueCount = 1;
+      ts.pSignalSemaphoreValues = &done_value_;
+      VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+      si.pNext = last ? &ts : nullptr;
+      si.commandBufferCount = 1;
+      si.pCommandBuffers = &slot.cmd;
+      si.signalSemaphoreCount = last ? 1 : 0;
+      si.pSignalSemaphores = &sem;
+      if (ctx_.lose_on_next_submit.exchange(false)) {
+        mark_lost(ctx_);
+        vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
+      }
+      VkResult res = ctx_.vk.vkQueueSubmit(r.queue, 1, &si, slot.done);
+      if (res == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
+      vk_check(res, "vkQueueSubmit");
+      slot.busy = true;
+    }
+  for (Ring::Slot& slot : r.slots) r.finish(slot);
+  if (r.timer && pieces > 0) gpu_ms_ = r.timer->ms(t0, t1);
+}
+
+}  // namespace raydb::detail

@@ -1,0 +1,66 @@
+// Uploads from ordinary host memory at the copy engines' speed. A build's keys and values went
+// through one staging buffer that the host filled whole before the GPU copied it (record_upload);
+// that staging is memory of the device which the host writes across PCIe, about 21 GB/s on the
+// H100 against the copy engines' 50 (docs/e2e.md). Here the host streams each piece into one of a
+// few pinned, host-cached chunks while a copy queue moves the piece before it.
+#pragma once
+
+#include <cstdint>
+#include <exception>
+#include <thread>
+#include <vector>
+
+#include "backend/vk/buffer.hpp"
+
+namespace raydb::detail {
+
+struct StagedCopy {
+  const Buffer* dst;  // must not be in use by the GPU until the upload is waited for
+  VkDeviceSize dst_offset;
+  const void* src;
+  uint64_t bytes;
+};
+
+// Whether an upload of `bytes` from `src` goes through a StagedUpload: large ones from memory that
+// is not a HostBuffer's (those the copy engines read in place), on a device with timeline
+// semaphores.
+bool worth_staging(VkContext& ctx, const void* src, uint64_t bytes);
+
+// Tests: uploads of at least `threshold` bytes are staged in chunks of `chunk` bytes (0, 0: the
+// defaults, 32 MiB and 16 MiB). Process-wide.
+void set_staged_upload_sizes(uint64_t threshold, uint64_t chunk);
+
+// The copies, in order, through the context's ring of staging chunks (kept between uploads). Where
+// the context has a copy queue they run on a thread of their own from the constructor on, so that
+// the caller makes its next buffers meanwhile; else on the context's queue, within the
+// constructor. The caller holds the call lock until wait() has returned.
+class StagedUpload {
+ public:
+  StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies);
+  StagedUpload(const StagedUpload&) = delete;
+  StagedUpload& operator=(const StagedUpload&) = delete;
+  ~StagedUpload();  // waits; a failure wait() did not collect is dropped
+
+  // Returns once every byte is in place, rethrowing a failure of the copies. `done_value` of
+  // `semaphore()` is then signalled: a submission that reads the destinations waits for it, which
+  // makes the copy queue's writes visible to it.
+  void wait();
+  VkSemaphore semaphore() const;
+  uint64_t done_value() const { return done_value_; }
+  // Records, into a command buffer of the context's queue that waits for done_value(), the
+  // destinations' hand-over from the copy queue's family (nothing where the families agree).
+  void record_acquire(VkCommandBuffer cmd) const;
+  // The copies' GPU time, first start to last end, in ms (0 where the queue keeps no timestamps).
+  double gpu_ms() const { return gpu_ms_; }
+
+ private:
+  void run();
+  VkContext& ctx_;
+  std::vector<StagedCopy> copies_;
+  std::thread thread_;
+  std::exception_ptr failure_;
+  uint64_t done_value_ = 0;
+  double gpu_ms_ = 0;
+};
+
+}  // namespace raydb::detail
