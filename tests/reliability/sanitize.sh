@@ -52,7 +52,7 @@ configure() {  # folder, sanitizer flags, extra cmake arguments...
 asan_cases=(
   # backend, workload generators, the count parser and every file reader
   'context: ' 'radix sort: ' 'scan: three levels' 'workload: ' 'key index: '
-  'host copy: ' 'worker pool: '
+  'host copy: ' 'worker pool: ' 'staged upload: '
   'cli counts: ' 'cli reals: ' 'cli errors ' 'cli host memory: ' 'cli readers: '
   'rtscan data: ' 'tpch scans: ' 'ssb generator' 'ssb loader' 'ssb names' 'ssb encoding'
   # operators: an exact case against the CPU reference and the bad-input case of each
