@@ -28,6 +28,7 @@ struct Ring {
     VkCommandBuffer cmd = VK_NULL_HANDLE;
     VkFence done = VK_NULL_HANDLE;
     bool busy = false;
+    std::unique_ptr<GpuTimer> timer;  // around its copy, where the queue keeps timestamps
   };
   VkContext& c;
   VkQueue queue;
@@ -35,7 +36,6 @@ struct Ring {
   VkCommandPool pool = VK_NULL_HANDLE;
   std::array<Slot, kSlots> slots;
   Timeline timeline;
-  std::unique_ptr<GpuTimer> timer;  // where the queue keeps timestamps the host can reset
 
   explicit Ring(VkContext& ctx)
       : c(ctx),
@@ -55,9 +55,12 @@ struct Ring {
       VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
       vk_check(c.vk.vkCreateFence(c.device, &fi, nullptr, &s.done), "vkCreateFence");
     }
+    // Timestamps where the queue keeps them and the host may reset them (a transfer-only queue
+    // cannot itself).
     const uint32_t bits =
         ctx.has_copy_queues() ? ctx.copy_timestamp_bits : ctx.timestamp_valid_bits;
-    if (ctx.host_query_reset && bits > 0) timer = std::make_unique<GpuTimer>(ctx, 2, bits);
+    if (ctx.host_query_reset && bits > 0)
+      for (Slot& s : slots) s.timer = std::make_unique<GpuTimer>(ctx, 2, bits);
   }
   ~Ring() {
     for (Slot& s : slots) {
@@ -67,14 +70,15 @@ struct Ring {
     c.vk.vkDestroyCommandPool(c.device, pool, nullptr);
   }
 
-  // The slot's last copy is done, so its chunk may be written again.
-  void finish(Slot& s) {
-    if (!s.busy) return;
+  // The slot's last copy is done, so its chunk may be written again; its copy's GPU time, in ms.
+  double finish(Slot& s) {
+    if (!s.busy) return 0;
     s.busy = false;
     VkResult r = c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
     if (r == VK_ERROR_DEVICE_LOST) mark_lost(c);
     vk_check(r, "vkWaitForFences");
     vk_check(c.vk.vkResetFences(c.device, 1, &s.done), "vkResetFences");
+    return s.timer ? s.timer->ms(0, 1) : 0;
   }
 };
 
@@ -167,13 +171,11 @@ void StagedUpload::run() {
   const uint64_t chunk = r.slots[0].host.size();
   uint64_t pieces = 0;
   for (const StagedCopy& s : copies_) pieces += (s.bytes + chunk - 1) / chunk;
-  if (r.timer) r.timer->reset_on_host();
-  uint32_t t0 = 0, t1 = 0;
   uint64_t k = 0;
   for (const StagedCopy& s : copies_)
     for (uint64_t at = 0; at < s.bytes; at += chunk, ++k) {
       Ring::Slot& slot = r.slots[k % Ring::kSlots];
-      r.finish(slot);
+      gpu_ms_ += r.finish(slot);
       const uint64_t n = std::min(chunk, s.bytes - at);
       host_copies({{slot.host.mapped(), static_cast<const uint8_t*>(s.src) + at, n}});
       slot.host.flush();
@@ -182,13 +184,14 @@ void StagedUpload::run() {
       VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
       bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
       vk_check(ctx_.vk.vkBeginCommandBuffer(slot.cmd, &bi), "vkBeginCommandBuffer");
-      if (r.timer && k == 0) t0 = r.timer->mark(slot.cmd);
+      if (slot.timer) {
+        slot.timer->reset_on_host();
+        slot.timer->mark(slot.cmd);
+      }
       VkBufferCopy region{0, s.dst_offset + at, n};
       ctx_.vk.vkCmdCopyBuffer(slot.cmd, slot.host.handle(), s.dst->handle(), 1, &region);
-      if (last) {
-        if (r.timer) t1 = r.timer->mark(slot.cmd);
-        ownership_barrier(ctx_, slot.cmd, copies_, r.family, true);
-      }
+      if (slot.timer) slot.timer->mark(slot.cmd);
+      if (last) ownership_barrier(ctx_, slot.cmd, copies_, r.family, true);
       vk_check(ctx_.vk.vkEndCommandBuffer(slot.cmd), "vkEndCommandBuffer");
       // The last piece signals the timeline, which the submission reading the copies waits for.
       VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
@@ -210,8 +213,7 @@ void StagedUpload::run() {
       vk_check(res, "vkQueueSubmit");
       slot.busy = true;
     }
-  for (Ring::Slot& slot : r.slots) r.finish(slot);
-  if (r.timer && pieces > 0) gpu_ms_ = r.timer->ms(t0, t1);
+  for (Ring::Slot& slot : r.slots) gpu_ms_ += r.finish(slot);
 }
 
 }  // namespace raydb::detail

@@ -50,7 +50,8 @@ class StagedUpload {
   // Records, into a command buffer of the context's queue that waits for done_value(), the
   // destinations' hand-over from the copy queue's family (nothing where the families agree).
   void record_acquire(VkCommandBuffer cmd) const;
-  // The copies' GPU time, first start to last end, in ms (0 where the queue keeps no timestamps).
+  // The copies' GPU time summed over the pieces, in ms (0 where the queue keeps no timestamps):
+  // the copy engines' time, without the gaps where they waited for the host's next piece.
   double gpu_ms() const { return gpu_ms_; }
 
  private:
