@@ -5,7 +5,7 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] [sort-ab] | all   (all: about 7 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] [sort-ab] [carry-ab] [ramp-ab] | all   (all: about 7 minutes on the H100)
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 #   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
 #   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
@@ -20,6 +20,13 @@
 #   sort-ab: RX's pipelined calls that sort each chunk (--order gpu_sorted, 2^26 keys), then 2^22
 #   keys unsorted and gpu_sorted, through R_BASE (label e2e-sort-base) and $R (e2e-sort-now),
 #   alternating for SORT_ROUNDS rounds (default 2); not part of all (about 4 minutes)
+#   carry-ab: RX's pipelined calls that sort each chunk (--order gpu_sorted), their results
+#   downloaded on a copy queue (--result-path download, label e2e-carry-download) and carried
+#   out by the next chunk's trace (the default, e2e-carry-carried), alternating for CARRY_ROUNDS
+#   rounds (default 2); not part of all
+#   ramp-ab: RX unsorted and gpu_sorted through R_BASE (label e2e-ramp-base) and $R (e2e-ramp-now),
+#   alternating for RAMP_ROUNDS rounds (default 2): the chunks' sizes at a call's ends; not part
+#   of all
 set -uo pipefail
 source "$(dirname "$0")/common.sh" "$@"
 { nproc; grep -m1 "model name" /proc/cpuinfo; free -g | head -2; } >> "$OUT/gpu.txt"
@@ -82,6 +89,24 @@ if [[ $what == *" sort-ab "* ]]; then
   echo "== chunks sorted on the GPU: the binary before (R_BASE) and this one, alternating"
   ab "${SORT_ROUNDS:-2}" e2e_sort_ab sorted_chunks
   ab 1 e2e_sort_ab sorted_chunks_dense
+fi
+if [[ $what == *" carry-ab "* ]]; then
+  echo "== chunks sorted on the GPU: results downloaded, then carried out by the next chunk's trace"
+  for _ in $(seq "${CARRY_ROUNDS:-2}"); do
+    for path in download auto; do
+      $R bench rx --out $OUT/results --label "$(label e2e_carry_ab ${path/auto/carried})" \
+        --pinned --result-path $path --index rx --method hit_and_scan --order gpu_sorted \
+        --build-repeats 1
+    done
+  done
+fi
+ramp_calls() {
+  $1 bench rx --out $OUT/results --label "$2" --pinned --index rx --method hit_and_scan \
+    --order unsorted,gpu_sorted --build-repeats 1
+}
+if [[ $what == *" ramp-ab "* ]]; then
+  echo "== chunk sizes at the calls' ends: the binary before (R_BASE) and this one, alternating"
+  ab "${RAMP_ROUNDS:-2}" e2e_ramp_ab ramp_calls
 fi
 if part direct; then
   echo "== results downloaded by a copy queue, then written by the kernels into pinned memory"

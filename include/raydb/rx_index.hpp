@@ -89,10 +89,10 @@ struct RxBuildOptions {
   /// Sort each batch of lookups by key (ranges by lo) on the GPU before tracing (the thesis's
   /// sorted probes and spatially close query mapping: neighbouring rays then walk the same BVH
   /// nodes); results still come back in the caller's order. A lookup call from host memory
-  /// sorts each of its pipelined chunks alone, and its results then go through a download beside
-  /// the next chunk's trace: on the H100 such calls took 80-83 ms for 2^27 lookups over 2^26
-  /// keys, against 50 ms unsorted (docs/e2e.md), so sorting pays for whole batches and
-  /// device-resident lookups there, not for calls from host memory. The sort's time is
+  /// sorts each of its pipelined chunks alone, and the next chunk's trace writes its results out:
+  /// on the H100 such calls took 62 ms from HostBuffers (62.5-67.8 ms from std::vectors) for
+  /// 2^27 lookups over 2^26 keys, against 50 ms unsorted (docs/e2e.md), so sorting pays for whole
+  /// batches and device-resident lookups there, not for calls from host memory. The sort's time is
   /// RxProbeStats::sort_ms, not part of probe_ms. Can be changed after the build:
   /// RxIndex::set_sort_probes().
   bool sort_probes = false;
@@ -205,7 +205,9 @@ class RxIndex {
   TraversalMode traversal() const;  ///< never automatic
   RxLookupMethod method() const;    ///< never automatic
   bool opaque_hits() const;         ///< RxBuildOptions::opaque_triangles in effect
-  /// RxBuildOptions::sort_probes for the following lookups; needs no rebuild.
+  /// RxBuildOptions::sort_probes for the following lookups; needs no rebuild. Switching it on
+  /// makes the device buffers the pipelined calls sort in, as such a build does, so that the next
+  /// call allocates nothing; should that fail, the next call makes them and reports why.
   void set_sort_probes(bool sort);
   /// For measuring, not for answers: the following point lookups run only part of their work and
   /// return no usable results (bench rx --diagnostic). Needs hit_and_scan over opaque triangles in

@@ -45,6 +45,11 @@ layout(push_constant, scalar) uniform RxProbeParams {
   uint num_primitives;   // records in the index
   // Ranges over more 2^23-key lines than this cast no ray (rx_range_over_bound).
   uint64_t max_range_lines;
+  // Pipelined sorted probes: the previous chunk's results, which rx_carry_results writes out.
+  uint64_t carry_from;   // device memory, 16-byte aligned
+  uint64_t carry_to;     // pinned host memory, 8-byte aligned
+  uint carry_count;
+  uint carry_stride;     // the launch's lookups: slot i writes results i, i + stride, ...
 }
 pc;
 
@@ -94,6 +99,22 @@ void rx_write_result(uint query, uint first_row, uint count, uint64_t sum) {
     ResultWords(pc.results).r[query] = uvec4(first_row, count, uint(sum), uint(sum >> 32));
   else
     ResultArray(pc.results).r[query] = RxResult(first_row, count, sum);
+}
+
+layout(buffer_reference, scalar, buffer_reference_align = 16) readonly buffer CarriedWords { uvec4 r[]; };
+
+// Sorted probes in chunks (ResultPath::carried): launch slot `slot` writes result `slot` (and
+// every carry_stride-th after it) of the previous chunk across PCIe. The stores ride along with
+// this chunk's rays, as an unsorted chunk's own results do, where a download on a copy queue would
+// halve the trace beside it (docs/e2e.md).
+void rx_carry_results(uint slot) {
+  for (uint i = slot; i < pc.carry_count; i += pc.carry_stride) {
+    uvec4 r = CarriedWords(pc.carry_from).r[i];
+    if ((pc.carry_to & 15ul) == 0ul)
+      ResultWords(pc.carry_to).r[i] = r;
+    else
+      ResultArray(pc.carry_to).r[i] = RxResult(r.x, r.y, packUint2x32(r.zw));
+  }
 }
 
 // results is 0 for collect_rows on device buffers (raydb/device_buffers.hpp): matches only.

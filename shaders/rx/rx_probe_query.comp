@@ -41,6 +41,7 @@ void main() {
                gl_LocalInvocationID.x;
   if (local >= pc.num_queries) return;
   const uint slot = local + pc.query_offset;
+  rx_carry_results(slot);
   const uint q = rx_query_id(slot);
   uint64_t lo, hi;
   rx_load_launch_query(slot, q, lo, hi);

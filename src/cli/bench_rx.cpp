@@ -288,8 +288,9 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
                   "the library's default)");
   cmd->add_option("--result-path", o->result_path,
                   "where the pipelined calls' kernels write results: auto (each index's own: "
-                  "direct for RX and cgRX, download for the others), download (device memory, "
-                  "then a copy queue), direct (straight into pinned host memory); docs/e2e.md")
+                  "direct for RX and cgRX, carried for RX's sorted probes, download for the "
+                  "others), download (device memory, then a copy queue), direct (straight into "
+                  "pinned host memory); docs/e2e.md")
       ->check(CLI::IsMember({"auto", "download", "direct"}));
   cmd->add_flag("--pinned", o->pinned,
                 "also time the pipelined calls with queries and results in pinned HostBuffers "

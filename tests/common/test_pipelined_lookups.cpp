@@ -397,7 +397,8 @@ TEST_CASE("pipelined lookups: the indexes of a context share one ring of slots")
 
 TEST_CASE("pipelined lookups: each index's own result path") {
   // RX writes straight into pinned memory, unless it sorts its probes (its results then land
-  // scattered across the chunk); the hash table downloads.
+  // scattered across the chunk, and the next chunk's trace writes them out); the hash table
+  // downloads.
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
   auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
@@ -419,4 +420,52 @@ TEST_CASE("pipelined lookups: each index's own result path") {
   REQUIRE(sorted_rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
   CHECK(!sorted_rx.last_stats().results_direct);
   test::check_lookups(out, want, "rx, sorted probes");
+  // Every chunk but the last is carried by the next one's kernel (no download of its own, though
+  // the chunks shrink towards the end: a kernel then writes several results per invocation).
+  const auto& timeline = detail::last_pipelined_timeline();
+  REQUIRE(timeline.size() >= 4);
+  for (size_t i = 0; i < timeline.size(); ++i) {
+    CAPTURE(i);
+    CHECK(timeline[i].carried == (i + 1 < timeline.size()));
+  }
+}
+
+TEST_CASE("pipelined lookups: chunks ramp up and down at the ends of a call") {
+  using detail::pipelined_chunk;
+  auto plan = [](uint64_t count, uint64_t chunk, uint64_t min_piece) {
+    std::vector<uint64_t> pieces;
+    for (uint64_t done = 0; done < count;) {
+      pieces.push_back(pipelined_chunk(pieces.size(), count - done, chunk, min_piece));
+      REQUIRE(pieces.back() >= 1);
+      REQUIRE(pieces.back() <= chunk);
+      done += pieces.back();
+    }
+    return pieces;
+  };
+  // The H100's call: 2^27 lookups in chunks of 2^22.
+  const uint64_t c = uint64_t{1} << 22;
+  std::vector<uint64_t> want = {c / 4, c / 2};
+  want.insert(want.end(), 30, c);
+  for (uint64_t p : {c * 5 / 8, c * 5 / 16, c * 5 / 16}) want.push_back(p);
+  CHECK(plan(uint64_t{1} << 27, c, uint64_t{1} << 16) == want);
+  // Fewer lookups than a slot's minimum piece: one chunk.
+  CHECK(plan(1000, 1000, uint64_t{1} << 16) == std::vector<uint64_t>{1000});
+  // Every size around the boundaries adds up, in chunks that fit the slots; the first and last
+  // chunks of a long call are at most a quarter (and three eighths) of a chunk.
+  for (uint64_t chunk : {1, 2, 3, 4, 7, 64, 1000})
+    for (uint64_t count = 1; count <= 9 * chunk + 3; ++count) {
+      CAPTURE(chunk);
+      CAPTURE(count);
+      const uint64_t slots = std::min(chunk, count);
+      const uint64_t min_piece = std::max<uint64_t>(chunk / 4, 1);
+      std::vector<uint64_t> pieces = plan(count, slots, min_piece);
+      uint64_t sum = 0;
+      for (uint64_t p : pieces) sum += p;
+      CHECK(sum == count);
+      CHECK(*std::max_element(pieces.begin(), pieces.end()) <= slots);
+      if (count >= 4 * chunk && chunk >= 4) {
+        CHECK(pieces.front() <= chunk / 4);
+        CHECK(pieces.back() * 8 <= 3 * chunk + 8);
+      }
+    }
 }

@@ -85,17 +85,29 @@ void ensure_buffer(VkContext& c, Buffer& b, uint64_t bytes, VkBufferUsageFlags u
 uint64_t lookup_chunk();
 void set_lookup_chunk(uint64_t lookups);
 inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
+// The size of a pipelined call's chunk k, `remaining` lookups still to go: at most `chunk` (the
+// slots' size), smaller at both ends, since the first kernel waits for its chunk's copy in and
+// upload, and the call for its last chunk's download and copy out. The first two ramp up (a
+// quarter, a half), the last ones halve down to about a quarter (H100, 2^27 lookups: docs/e2e.md).
+// None is under min_piece lookups (the calls use min(lookup_chunk() / 4, kMinPipelinedChunk))
+// unless fewer remain, nor leaves a remainder under half its size.
+uint64_t pipelined_chunk(uint64_t k, uint64_t remaining, uint64_t chunk, uint64_t min_piece);
+inline constexpr uint64_t kMinPipelinedChunk = uint64_t{1} << 16;
 
 // Where a pipelined chunk's kernel writes its results (docs/e2e.md):
 // - download: into device memory, poisoned first (kResultPoison), then a copy queue downloads
 //   them into pinned memory;
 // - direct: straight into the pinned memory the results go to (the slot's, or the caller's
-//   HostBuffer), across PCIe: no download, no poison.
+//   HostBuffer), across PCIe: no download, no poison;
+// - carried: into device memory, not poisoned, and the next chunk's kernel writes them across PCIe
+//   into the pinned memory in order (ChunkCarry), so that no download runs beside a kernel; the
+//   last chunk downloads its own.
 // Each index picks its own (LookupBatch's constructor, set_result_path): direct for RX and cgRX,
 // whose traces run ~40% slower beside a download (H100: RX unsorted from HostBuffers 73.3 ->
 // 65.5 ms a call); download for the sorted array and the hash table, whose kernels would wait on
-// their PCIe writes (46.0 -> 56.4 ms), and for RX with sorted probes, whose results land scattered.
-enum class ResultPath { download, direct };
+// their PCIe writes (46.0 -> 56.4 ms); carried for RX with sorted probes, whose results land
+// scattered in the chunk, which direct stores over PCIe could not merge (82 -> 62 ms).
+enum class ResultPath { download, direct, carried };
 // A process-wide override of every index's choice, for measuring (bench rx --result-path);
 // nullopt (the default): each index's own.
 std::optional<ResultPath> result_path_override();
@@ -105,7 +117,18 @@ void set_result_path_override(std::optional<ResultPath> path);
 // the call's first upload (timestamps of three queues, which share the device's clock).
 struct ChunkTimes {
   double up_begin, up_end, kernel_begin, kernel_end, down_begin, down_end;
+  bool carried;  // written out by the next chunk's kernel: no download (down_* are kernel_end)
 };
+// ResultPath::carried: the previous chunk's results, which the kernel of a chunk writes out.
+// `count` results of kResultBytes at device address `from` (device memory, 16-byte aligned) go to
+// `to` (pinned host memory, 8-byte aligned), result i to result i; 0 where nothing is carried.
+// Chunks shrink towards a call's end (pipelined_chunk), so count may exceed the kernel's own lookup
+// count: its invocations then write several each.
+struct ChunkCarry {
+  VkDeviceAddress from = 0, to = 0;
+  uint64_t count = 0;
+};
+
 // The chunks of this thread's last pipelined call, in order: a diagnostic of how copies and
 // kernels overlapped (docs/e2e.md). Empty where the copies are not timed. Read it on the thread
 // that made the call, before its next one.
@@ -167,6 +190,10 @@ class LookupBatch {
   // Within a SlotLaunch, once at most: what the launch recorded before this mark (RX's sort) is
   // timed as the stats' sort_ms, what follows as probe_ms.
   void mark_sorted(VkCommandBuffer cmd);
+  // Within a SlotLaunch: what its kernel must write out (ResultPath::carried). The launch orders
+  // its reads of `from` after the previous chunk's kernel (a barrier from the run's `stage`, which
+  // covers the earlier submission on the queue).
+  const ChunkCarry& carry() const { return carry_; }
   // Makes the slots for chunks of min(lookup_chunk(), `lookups`) queries of `query_bytes` bytes
   // now, unless the context's are that large already: an index build calls it (with its key count
   // and point size), so that a first lookup call of that shape allocates nothing.
@@ -203,8 +230,11 @@ class LookupBatch {
     const Buffer* up_src = nullptr;
     const Buffer* down_dst = nullptr;
     uint64_t up_src_offset = 0, down_dst_offset = 0;
-    bool busy = false;     // all three submitted, results not yet copied out
-    bool partial = false;  // a submit failed midway: the semaphores are suspect
+    bool busy = false;  // all three submitted, results not yet copied out
+    // A submit failed midway: the semaphores are suspect. A carried chunk stays partial until the
+    // chunk that carries its results (and signals its fence) has been submitted.
+    bool partial = false;
+    bool carried = false;  // ResultPath::carried: the next chunk's kernel writes its results out
   };
   using Slots = std::array<Slot, kSlots>;
   // The context's ring (VkContext::lookup_slots), made empty on first use. One ring serves every
@@ -216,7 +246,9 @@ class LookupBatch {
   // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its GPU
   // times to `stats`.
   void finish(Slot& s, RxLookup* out, RxProbeStats& stats);
-  void submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stage, const SlotLaunch& launch);
+  // `carry`: the previous chunk's slot, where this chunk's kernel writes that chunk's results out.
+  void submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stage, const SlotLaunch& launch,
+                    Slot* carry);
 
   VkContext& ctx_;
   uint64_t count_ = 0, query_bytes_ = 0;
@@ -224,6 +256,7 @@ class LookupBatch {
   // What run() hands the kernel: the whole batch's device buffers, or the current chunk's slot.
   VkDeviceAddress cur_queries_ = 0, cur_results_ = 0;
   Slot* recording_ = nullptr;  // the slot a SlotLaunch is recording into
+  ChunkCarry carry_;           // and what its kernel writes out
   Slots& slots_;
   ResultPath result_path_;  // this index's own choice (result_path_override() takes precedence)
 };

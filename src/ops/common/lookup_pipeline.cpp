@@ -4,8 +4,10 @@
 // them into device memory; the kernel probes there (results poisoned first, so that a lookup it
 // failed to write cannot pass as a result); a copy queue downloads the results; later the host
 // copies them out. With ResultPath::direct the kernel writes the results into the pinned memory
-// itself, and neither poison nor download runs. Binary semaphores order the three submissions
-// across queues, and the download's fence tells the host the slot is free. Kernels then run at
+// itself, and neither poison nor download runs. With ResultPath::carried the kernel of the next
+// chunk writes them there, and that kernel's submission signals the chunk's fence. Binary
+// semaphores order the three submissions across queues, and the fence of the submission that
+// leaves the results in pinned memory tells the host the slot is free. Kernels then run at
 // device-memory speed while the copy engines move the neighbouring chunks (reading host memory from
 // a kernel made RX probes 1.6x slower on the H100, docs/e2e.md).
 #include <algorithm>
@@ -69,6 +71,15 @@ const std::vector<ChunkTimes>& last_pipelined_timeline() {
   return timeline;
 }
 
+uint64_t pipelined_chunk(uint64_t k, uint64_t remaining, uint64_t chunk, uint64_t min_piece) {
+  const uint64_t cap = k == 0 ? chunk / 4 : k == 1 ? chunk / 2 : chunk;
+  uint64_t s = remaining >= 2 * chunk ? chunk : std::max((remaining + 1) / 2, chunk / 4);
+  s = std::max(std::min(s, cap), min_piece);
+  // A remainder of less than half a chunk joins it, where the slots hold both.
+  if (s >= remaining || (remaining - s < s / 2 && remaining <= chunk)) return remaining;
+  return s;
+}
+
 LookupBatch::Slots& LookupBatch::context_slots(VkContext& c) {
   if (!c.lookup_slots) {
     VkContext* ctx = &c;
@@ -91,7 +102,8 @@ void LookupBatch::destroy_slots(VkContext& c, Slots& slots) {
   }
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
   for (Slot& s : slots) {
-    if (s.busy) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
+    // A partial slot's fence may never be signalled; the queues are idle by now.
+    if (s.busy && !s.partial) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
     if (s.done) c.vk.vkDestroyFence(c.device, s.done, nullptr);
     for (VkSemaphore sem : {s.uploaded, s.probed})
       if (sem) c.vk.vkDestroySemaphore(c.device, sem, nullptr);
@@ -159,11 +171,13 @@ void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
   }
   if (s.copy_timer) {
     stats.upload_ms += s.copy_timer->ms(0, 1);
-    stats.download_ms += s.copy_timer->ms(2, 3);
-    // The kernel's span includes a chunk's sort, where it has one.
+    // The kernel's span includes a chunk's sort, where it has one. A carried chunk has no download
+    // of its own (its results went out during the next chunk's kernel).
+    const double kernel_end = s.kernel_timer->at_ms(s.kernel_marks - 1);
+    if (!s.carried) stats.download_ms += s.copy_timer->ms(2, 3);
     timeline.push_back({s.copy_timer->at_ms(0), s.copy_timer->at_ms(1), s.kernel_timer->at_ms(0),
-                        s.kernel_timer->at_ms(s.kernel_marks - 1), s.copy_timer->at_ms(2),
-                        s.copy_timer->at_ms(3)});
+                        kernel_end, s.carried ? kernel_end : s.copy_timer->at_ms(2),
+                        s.carried ? kernel_end : s.copy_timer->at_ms(3), s.carried});
   }
   if (!out) return;
   s.down_dst->invalidate();
@@ -172,7 +186,7 @@ void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
 }
 
 void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stage,
-                               const SlotLaunch& launch) {
+                               const SlotLaunch& launch, Slot* carry) {
   VkContext& c = ctx_;
   const uint64_t in_bytes = s.in_bytes;
   const uint64_t out_bytes = s.count * kResultBytes;
@@ -190,41 +204,53 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   const bool direct = result_path() == ResultPath::direct;
   begin(c, s.probe);
   s.kernel_timer->reset(s.probe);
-  if (!direct) c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
+  // Carried results go unpoisoned, as direct ones do: RX's kernels write every lookup's result
+  // (the fill cost 0.8 ms of a 62 ms call on the H100).
+  if (result_path() == ResultPath::download)
+    c.vk.vkCmdFillBuffer(s.probe, s.out_dev.handle(), 0, out_bytes, kResultPoison);
   memory_barrier(s.probe, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT, stage,
                  VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT, c);
   s.kernel_timer->mark(s.probe);
   s.kernel_marks = 1;
   recording_ = &s;
+  carry_ = carry ? ChunkCarry{carry->out_dev.address(),
+                              carry->down_dst->address() + carry->down_dst_offset, carry->count}
+                 : ChunkCarry{};
   launch(s.probe, slot, s.in_dev.address(),
          direct ? s.down_dst->address() + s.down_dst_offset : s.out_dev.address(), s.count);
   recording_ = nullptr;
+  carry_ = {};
   s.kernel_timer->mark(s.probe);
   ++s.kernel_marks;
-  if (direct)
+  if (direct || carry)
     memory_barrier(s.probe, stage, VK_ACCESS_SHADER_WRITE_BIT, VK_PIPELINE_STAGE_HOST_BIT,
                    VK_ACCESS_HOST_READ_BIT, c);
   vk_check(c.vk.vkEndCommandBuffer(s.probe), "vkEndCommandBuffer");
 
-  begin(c, s.down);
-  if (s.copy_timer) s.copy_timer->mark(s.down);
-  VkBufferCopy down{0, s.down_dst_offset, out_bytes};
-  if (!direct) c.vk.vkCmdCopyBuffer(s.down, s.out_dev.handle(), s.down_dst->handle(), 1, &down);
-  if (s.copy_timer) s.copy_timer->mark(s.down);
-  // The fence alone does not make the copy's writes visible to the host.
-  memory_barrier(s.down, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                 VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
-  vk_check(c.vk.vkEndCommandBuffer(s.down), "vkEndCommandBuffer");
+  if (!s.carried) {
+    begin(c, s.down);
+    if (s.copy_timer) s.copy_timer->mark(s.down);
+    VkBufferCopy down{0, s.down_dst_offset, out_bytes};
+    if (!direct) c.vk.vkCmdCopyBuffer(s.down, s.out_dev.handle(), s.down_dst->handle(), 1, &down);
+    if (s.copy_timer) s.copy_timer->mark(s.down);
+    // The fence alone does not make the copy's writes visible to the host.
+    memory_barrier(s.down, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_HOST_BIT, VK_ACCESS_HOST_READ_BIT, c);
+    vk_check(c.vk.vkEndCommandBuffer(s.down), "vkEndCommandBuffer");
+  }
 
   vk_check(c.vk.vkResetFences(c.device, 1, &s.done), "vkResetFences");
   VkQueue up_queue = copy_queues ? c.copy_queues[0] : c.queue;
   VkQueue down_queue = copy_queues ? c.copy_queues[1] : c.queue;
   s.partial = true;
   submit(c, up_queue, s.up, VK_NULL_HANDLE, 0, s.uploaded, VK_NULL_HANDLE);
-  submit(c, c.queue, s.probe, s.uploaded, VK_PIPELINE_STAGE_TRANSFER_BIT | stage, s.probed,
-         VK_NULL_HANDLE);
-  submit(c, down_queue, s.down, s.probed, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_NULL_HANDLE, s.done);
-  s.partial = false;
+  // The kernel's submission signals the carried chunk's fence: its results are out with it.
+  submit(c, c.queue, s.probe, s.uploaded, VK_PIPELINE_STAGE_TRANSFER_BIT | stage,
+         s.carried ? VK_NULL_HANDLE : s.probed, carry ? carry->done : VK_NULL_HANDLE);
+  if (carry) carry->partial = false;
+  if (!s.carried)
+    submit(c, down_queue, s.down, s.probed, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_NULL_HANDLE, s.done);
+  s.partial = s.carried;
   s.busy = true;
 }
 
@@ -249,10 +275,12 @@ RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipeline
   // Chunks a failed call left in flight are waited for, their results dropped, by ensure_slots.
   RxProbeStats stats;
   stats.results_direct = result_path() == ResultPath::direct;
+  const bool carrying = result_path() == ResultPath::carried;
   timeline.clear();
   if (q.count == 0) return stats;
   check_not_lost(ctx_);
   const uint64_t chunk = std::min(std::max<uint64_t>(lookup_chunk(), 1), q.count);
+  const uint64_t min_piece = std::clamp<uint64_t>(lookup_chunk() / 4, 1, kMinPipelinedChunk);
   const uint64_t qbytes = q.bytes() / q.count;
   ensure_slots(chunk, qbytes);
   const auto* src = static_cast<const uint8_t*>(q.data);
@@ -261,10 +289,11 @@ RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipeline
   const HostRange pinned_out = find_host_buffer(ctx_, out, q.count * kResultBytes);
   if (pinned_in) pinned_in.buffer->flush();
   unsigned k = 0;
-  for (uint64_t first = 0; first < q.count; first += chunk, ++k) {
+  Slot* carry = nullptr;  // the previous chunk's slot, where this chunk's kernel writes it out
+  for (uint64_t first = 0, count = 0; first < q.count; first += count, ++k) {
     const unsigned slot = k % kSlots;
     Slot& s = slots_[slot];
-    const uint64_t count = std::min(chunk, q.count - first);
+    count = pipelined_chunk(k, q.count - first, chunk, min_piece);
     // The slot's last chunk must be done before its memory is reused; its results go out in the
     // same parallel pass that brings this chunk's queries in.
     const bool results_out = s.busy && s.down_dst == &s.out_host;
@@ -286,7 +315,9 @@ RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipeline
     s.up_src_offset = pinned_in ? pinned_in.offset + first * qbytes : 0;
     s.down_dst = pinned_out ? pinned_out.buffer : &s.out_host;
     s.down_dst_offset = pinned_out ? pinned_out.offset + first * kResultBytes : 0;
-    submit_chunk(s, slot, stage, launch);
+    s.carried = carrying && first + count < q.count;  // by the next chunk's kernel
+    submit_chunk(s, slot, stage, launch, carry);
+    carry = s.carried ? &s : nullptr;
   }
   // The last chunks, oldest first.
   for (unsigned j = 0; j < kSlots; ++j) finish(slots_[(k + j) % kSlots], out, stats);

@@ -61,7 +61,8 @@ struct RxIndexImpl {
   // Traces run ~40% slower beside a copy queue's download (lookup_batch.hpp): the pipelined
   // chunks write their results straight into pinned memory. Not with sort_probes: its results
   // land at scattered places in the chunk, and 16-byte writes scattered across PCIe made its
-  // chunk kernels ten times slower (H100: 514 ms a call against 51 ms), so those download.
+  // chunk kernels ten times slower (H100: 514 ms a call against 51 ms), so the next chunk's trace
+  // writes them out in order (ResultPath::carried).
   static constexpr ResultPath kResultPath = ResultPath::direct;
   // Per-query (query, row) output of collect_rows, kept between calls.
   Buffer matches_dev, matches_host, counter_dev;
@@ -184,8 +185,10 @@ struct RxIndexImpl {
   void reserve_chunk_sorts();
   // Grows `slot`'s chunk sort to `count` queries; records their sort (keys, then the radix sort
   // into its order) and the barrier before a trace reads the order.
+  // carrying: the trace also writes out the previous chunk's results (ChunkCarry).
   void record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries,
-                         uint64_t count, bool ranges, VkPipelineStageFlags trace_stage);
+                         uint64_t count, bool ranges, VkPipelineStageFlags trace_stage,
+                         bool carrying);
   void lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr,
                const std::function<void()>& while_uploading = {});
   RxCollectResult read_matches(RxRowMatch* matches, uint64_t capacity);

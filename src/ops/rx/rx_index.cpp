@@ -63,7 +63,7 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
   ensure_probe_kernels();
   if (!batch) batch = std::make_unique<LookupBatch>(c, kResultPath);
   bool sorting = options.sort_probes && q.count > 1;
-  batch->set_result_path(sorting ? ResultPath::download : kResultPath);
+  batch->set_result_path(sorting ? ResultPath::carried : kResultPath);
   VkPipelineStageFlags trace_stage = mode == TraversalMode::pipeline
                                          ? VK_PIPELINE_STAGE_RAY_TRACING_SHADER_BIT_KHR
                                          : VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT;
@@ -81,7 +81,13 @@ RxCollectResult RxIndexImpl::probe(const QueryBatch& q, RxLookup* out, bool coll
         q, stage,
         [&](VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries, VkDeviceAddress results,
             uint64_t count) {
-          if (sorting) record_chunk_sort(cmd, slot, queries, count, q.ranges, trace_stage);
+          const ChunkCarry& carry = batch->carry();
+          if (sorting)
+            record_chunk_sort(cmd, slot, queries, count, q.ranges, trace_stage, carry.count > 0);
+          p.carry_from = carry.from;
+          p.carry_to = carry.to;
+          p.carry_count = static_cast<uint32_t>(carry.count);
+          p.carry_stride = static_cast<uint32_t>(count);
           p.order = sorting ? chunk_sorts[slot].order.address() : 0;
           p.queries = queries;
           read_sorted_points(p, q.ranges, sorting ? chunk_sorts[slot].keys.address() : 0);
@@ -204,7 +210,8 @@ void RxIndexImpl::reserve_chunk_sorts() {
 }
 
 void RxIndexImpl::record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDeviceAddress queries,
-                                    uint64_t count, bool ranges, VkPipelineStageFlags trace_stage) {
+                                    uint64_t count, bool ranges, VkPipelineStageFlags trace_stage,
+                                    bool carrying) {
   VkContext& c = *ctx;
   const bool key64 = width == KeyWidth::bits64;
   ChunkSort& cs = chunk_sorts[slot];
@@ -221,8 +228,12 @@ void RxIndexImpl::record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDevice
   // sort instead of four or eight) put neighbouring keys together as well, for half the time.
   probe_sort->record(cmd, cs.keys, cs.order, count, key64, cs.temps, key64 ? 48 : 16);
   batch->mark_sorted(cmd);
-  memory_barrier(cmd, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_WRITE_BIT, trace_stage,
-                 VK_ACCESS_SHADER_READ_BIT, c);
+  // Carrying: the previous chunk's trace (an earlier submission) wrote the results this trace
+  // writes out. Only then does this trace wait for that one.
+  const VkPipelineStageFlags writers =
+      VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT | (carrying ? trace_stage : 0);
+  memory_barrier(cmd, writers, VK_ACCESS_SHADER_WRITE_BIT, trace_stage, VK_ACCESS_SHADER_READ_BIT,
+                 c);
 }
 
 void RxIndexImpl::read_sorted_points(RxProbeParams& p, bool ranges, VkDeviceAddress sorted_keys) {
@@ -471,6 +482,10 @@ RxLookupMethod RxIndex::method() const {
 }
 void RxIndex::set_sort_probes(bool sort) {
   impl_->options.sort_probes = sort;
+  // The chunk sorts' buffers now, as a build with sort_probes makes them, so that the next call
+  // allocates nothing (its wall clock is the user's). Should that fail, the next call makes them
+  // and reports why.
+  if (sort) (void)guarded(*impl_->ctx, [&] { impl_->reserve_chunk_sorts(); });
 }
 void RxIndex::set_diagnostic(RxDiagnostic diagnostic) {
   impl_->diagnostic = diagnostic;

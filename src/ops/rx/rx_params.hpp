@@ -20,9 +20,14 @@ struct RxProbeParams {
   // Range lookups: a range over more 2^23-key lines than this casts no ray and gets the
   // RX_RANGE_OVER_BOUND result (the device path cannot refuse it on the host).
   uint64_t max_range_lines;
+  // Pipelined sorted probes (ResultPath::carried, ChunkCarry): launch slot i also copies results
+  // i, i + carry_stride, ... below carry_count of the previous chunk from carry_from to carry_to.
+  uint64_t carry_from, carry_to;
+  uint32_t carry_count, carry_stride;
 };
-static_assert(sizeof(RxProbeParams) == 96 && offsetof(RxProbeParams, query_offset) == 64 &&
-              offsetof(RxProbeParams, max_range_lines) == 88);
+static_assert(sizeof(RxProbeParams) == 120 && offsetof(RxProbeParams, query_offset) == 64 &&
+              offsetof(RxProbeParams, max_range_lines) == 88 &&
+              offsetof(RxProbeParams, carry_count) == 112);
 
 // The RX_FLAG_* bits of one probe launch. Unique keys let point lookups stop at their hit;
 // hit_and_scan makes every lookup stop at its first match and walk the sorted records; with
