@@ -16,6 +16,7 @@
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/vk_common.hpp"
 #include "common/append_file.hpp"
+#include "ops/common/lookup_batch.hpp"
 #include "raydb/rtscan.hpp"
 #include "raydb/rx_reference.hpp"
 #include "raydb/sorted_index.hpp"
@@ -219,6 +220,32 @@ TEST_CASE("faults: after a lost device every call on that Context fails with dev
   auto ok = elsewhere->lookup(KeySpan(keys));
   REQUIRE(ok.ok());
   test::check_lookups(*ok, ref.lookup(KeySpan(keys)), "another Context");
+}
+
+TEST_CASE("faults: a device lost midway through a pipelined call leaves nothing to wait for") {
+  // A pipelined chunk submits its upload, its kernel and, unless the next chunk's kernel carries
+  // its results out (RX with sort_probes), its download. A loss at any of them leaves chunks in
+  // flight, and a carried chunk whose carrier never ran has a fence that nothing will signal:
+  // the Context's destruction must still return (a hang fails by the test's timeout). Losses at
+  // the first six submissions cover the first chunks' uploads and kernels, the fourth the kernel
+  // that would have signalled the first chunk's fence.
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = random_keys(1000, rng);
+  const uint64_t saved = detail::lookup_chunk();
+  detail::set_lookup_chunk(64);
+  for (unsigned submits = 0; submits < 6; ++submits) {
+    CAPTURE(submits);
+    OwnContext own;
+    RxBuildOptions o;
+    o.sort_probes = true;
+    auto index = RxIndex::build(*own.ctx, KeySpan(keys), {}, o);
+    REQUIRE(index.ok());
+    detail::inject_device_loss(*own.ctx, submits);
+    auto lost = index->lookup(KeySpan(keys));
+    REQUIRE_FALSE(lost.ok());
+    CHECK(lost.error().code() == Errc::device_lost);
+  }
+  detail::set_lookup_chunk(saved);
 }
 
 TEST_CASE("faults: a results writer killed midway leaves only whole lines") {

@@ -34,8 +34,17 @@ void mark_lost(VkContext& ctx) {
   ctx.device_lost.store(true);
 }
 
-void inject_device_loss(Context& ctx) {
-  ctx.vk().lose_on_next_submit.store(true);
+void inject_device_loss(Context& ctx, unsigned submits_first) {
+  ctx.vk().submits_before_loss.store(submits_first);
+}
+
+void fail_if_loss_injected(VkContext& ctx) {
+  int64_t n = ctx.submits_before_loss.load();
+  while (n >= 0 && !ctx.submits_before_loss.compare_exchange_weak(n, n - 1)) {
+  }
+  if (n != 0) return;
+  mark_lost(ctx);
+  vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
 }
 
 }  // namespace raydb::detail

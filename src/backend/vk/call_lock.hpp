@@ -44,9 +44,12 @@ void check_not_lost(const VkContext& ctx);
 // Records a VK_ERROR_DEVICE_LOST seen on this context, so that every later call refuses.
 void mark_lost(VkContext& ctx);
 
-// Test hook (compiled into every build; tests/test_faults.cpp): the next command submission on
-// this context fails with VK_ERROR_DEVICE_LOST as a real device loss would, without reaching the
-// driver, and the context then refuses every later call with Errc::device_lost. Irreversible.
-void inject_device_loss(Context& ctx);
+// Test hook (compiled into every build; tests/test_faults.cpp): after `submits_first` more
+// command submissions on this context, the next one fails with VK_ERROR_DEVICE_LOST as a real
+// device loss would, without reaching the driver, and the context then refuses every later call
+// with Errc::device_lost. Irreversible.
+void inject_device_loss(Context& ctx, unsigned submits_first = 0);
+// Called before every vkQueueSubmit: throws the loss inject_device_loss armed, when it is due.
+void fail_if_loss_injected(VkContext& ctx);
 
 }  // namespace raydb::detail

@@ -90,10 +90,7 @@ void CommandBatch::submit() {
     si.signalSemaphoreCount = static_cast<uint32_t>(signal_sems_.size());
     si.pSignalSemaphores = signal_sems_.data();
   }
-  if (ctx_.lose_on_next_submit.exchange(false)) {
-    mark_lost(ctx_);
-    vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
-  }
+  fail_if_loss_injected(ctx_);
   VkResult r = ctx_.vk.vkQueueSubmit(ctx_.queue, 1, &si, fence_);
   if (r == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
   vk_check(r, "vkQueueSubmit");

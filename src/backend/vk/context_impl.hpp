@@ -128,8 +128,9 @@ struct VkContext {
   // Set once a submit or wait returned VK_ERROR_DEVICE_LOST: every later call fails with
   // Errc::device_lost (CallLock) instead of touching the lost device.
   std::atomic<bool> device_lost{false};
-  // detail::inject_device_loss (a test hook): the next submit fails as if the device were lost.
-  std::atomic<bool> lose_on_next_submit{false};
+  // detail::inject_device_loss (a test hook): submits to let through before one fails as if the
+  // device were lost; -1: none.
+  std::atomic<int64_t> submits_before_loss{-1};
 
   // HostBuffers (raydb/host_buffer.hpp) made on this context, by first byte, which the pipelined
   // lookups copy from and into directly (backend/vk/host_buffers.hpp). Under host_buffers_mutex,

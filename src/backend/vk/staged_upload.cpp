@@ -204,10 +204,7 @@ void StagedUpload::run() {
       si.pCommandBuffers = &slot.cmd;
       si.signalSemaphoreCount = last ? 1 : 0;
       si.pSignalSemaphores = &sem;
-      if (ctx_.lose_on_next_submit.exchange(false)) {
-        mark_lost(ctx_);
-        vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
-      }
+      fail_if_loss_injected(ctx_);
       VkResult res = ctx_.vk.vkQueueSubmit(r.queue, 1, &si, slot.done);
       if (res == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
       vk_check(res, "vkQueueSubmit");

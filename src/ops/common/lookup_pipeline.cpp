@@ -40,6 +40,12 @@ VkSemaphore new_semaphore(VkContext& c) {
   return s;
 }
 
+void idle_queues(VkContext& c) {
+  c.vk.vkQueueWaitIdle(c.queue);
+  for (VkQueue q : c.copy_queues)
+    if (q) c.vk.vkQueueWaitIdle(q);
+}
+
 void begin(VkContext& c, VkCommandBuffer cmd) {
   vk_check(c.vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
   VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
@@ -57,10 +63,7 @@ void submit(VkContext& c, VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait,
   si.pCommandBuffers = &cmd;
   si.signalSemaphoreCount = signal ? 1 : 0;
   si.pSignalSemaphores = &signal;
-  if (c.lose_on_next_submit.exchange(false)) {
-    mark_lost(c);
-    vk_fail(VK_ERROR_DEVICE_LOST, "vkQueueSubmit (device loss injected by the test hook)");
-  }
+  fail_if_loss_injected(c);
   VkResult r = c.vk.vkQueueSubmit(queue, 1, &si, fence);
   if (r == VK_ERROR_DEVICE_LOST) mark_lost(c);
   vk_check(r, "vkQueueSubmit");
@@ -96,9 +99,7 @@ void LookupBatch::destroy_slots(VkContext& c, Slots& slots) {
   HostPhaseScope timed(HostPhase::release);
   if (std::any_of(slots.begin(), slots.end(), [](const Slot& s) { return s.partial; })) {
     // A chunk whose download was never submitted has no fence to wait for.
-    c.vk.vkQueueWaitIdle(c.queue);
-    for (VkQueue q : c.copy_queues)
-      if (q) c.vk.vkQueueWaitIdle(q);
+    idle_queues(c);
   }
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
   for (Slot& s : slots) {
@@ -290,37 +291,45 @@ RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipeline
   if (pinned_in) pinned_in.buffer->flush();
   unsigned k = 0;
   Slot* carry = nullptr;  // the previous chunk's slot, where this chunk's kernel writes it out
-  for (uint64_t first = 0, count = 0; first < q.count; first += count, ++k) {
-    const unsigned slot = k % kSlots;
-    Slot& s = slots_[slot];
-    count = pipelined_chunk(k, q.count - first, chunk, min_piece);
-    // The slot's last chunk must be done before its memory is reused; its results go out in the
-    // same parallel pass that brings this chunk's queries in.
-    const bool results_out = s.busy && s.down_dst == &s.out_host;
-    finish(s, nullptr, stats);
-    const HostCopy copy_in{s.in_host.mapped(), src + first * qbytes, count * qbytes};
-    const HostCopy copy_out{out + s.first, s.out_host.mapped(), s.count * kResultBytes};
-    if (results_out) s.out_host.invalidate();
-    if (results_out && !pinned_in)
-      host_copies({copy_out, copy_in});
-    else if (results_out)
-      host_copies({copy_out});
-    else if (!pinned_in)
-      host_copies({copy_in});
-    s.in_host.flush();
-    s.first = first;
-    s.count = count;
-    s.in_bytes = count * qbytes;
-    s.up_src = pinned_in ? pinned_in.buffer : &s.in_host;
-    s.up_src_offset = pinned_in ? pinned_in.offset + first * qbytes : 0;
-    s.down_dst = pinned_out ? pinned_out.buffer : &s.out_host;
-    s.down_dst_offset = pinned_out ? pinned_out.offset + first * kResultBytes : 0;
-    s.carried = carrying && first + count < q.count;  // by the next chunk's kernel
-    submit_chunk(s, slot, stage, launch, carry);
-    carry = s.carried ? &s : nullptr;
+  try {
+    for (uint64_t first = 0, count = 0; first < q.count; first += count, ++k) {
+      const unsigned slot = k % kSlots;
+      Slot& s = slots_[slot];
+      count = pipelined_chunk(k, q.count - first, chunk, min_piece);
+      // The slot's last chunk must be done before its memory is reused; its results go out in the
+      // same parallel pass that brings this chunk's queries in.
+      const bool results_out = s.busy && s.down_dst == &s.out_host;
+      finish(s, nullptr, stats);
+      const HostCopy copy_in{s.in_host.mapped(), src + first * qbytes, count * qbytes};
+      const HostCopy copy_out{out + s.first, s.out_host.mapped(), s.count * kResultBytes};
+      if (results_out) s.out_host.invalidate();
+      if (results_out && !pinned_in)
+        host_copies({copy_out, copy_in});
+      else if (results_out)
+        host_copies({copy_out});
+      else if (!pinned_in)
+        host_copies({copy_in});
+      s.in_host.flush();
+      s.first = first;
+      s.count = count;
+      s.in_bytes = count * qbytes;
+      s.up_src = pinned_in ? pinned_in.buffer : &s.in_host;
+      s.up_src_offset = pinned_in ? pinned_in.offset + first * qbytes : 0;
+      s.down_dst = pinned_out ? pinned_out.buffer : &s.out_host;
+      s.down_dst_offset = pinned_out ? pinned_out.offset + first * kResultBytes : 0;
+      s.carried = carrying && first + count < q.count;  // by the next chunk's kernel
+      submit_chunk(s, slot, stage, launch, carry);
+      carry = s.carried ? &s : nullptr;
+    }
+    // The last chunks, oldest first.
+    for (unsigned j = 0; j < kSlots; ++j) finish(slots_[(k + j) % kSlots], out, stats);
+  } catch (...) {
+    // A call that fails midway returns with no chunk running: its caller may destroy the index,
+    // whose buffers and descriptor sets the kernels use, at once. The slots are sorted out by the
+    // next call (ensure_slots).
+    idle_queues(ctx_);
+    throw;
   }
-  // The last chunks, oldest first.
-  for (unsigned j = 0; j < kSlots; ++j) finish(slots_[(k + j) % kSlots], out, stats);
   if (!timeline.empty()) {
     const double t0 = timeline.front().up_begin;
     for (ChunkTimes& t : timeline)
