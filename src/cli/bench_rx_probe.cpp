@@ -13,6 +13,7 @@
 #include <variant>
 
 #include "cli/bench_rx.hpp"
+#include "cli/host_split.hpp"
 #include "ops/common/lookup_batch.hpp"
 #include "raydb/host_buffer.hpp"
 
@@ -75,11 +76,13 @@ RxProbeStats last_stats(Candidate& c) {
 }
 
 // Repeated calls of one kind (pipelined, pinned): the first call's wall clock, then each timed
-// call's wall clock and its GPU times (kernels, sorts, uploads, downloads summed over its chunks).
+// call's wall clock and its GPU times (kernels, sorts, uploads, downloads summed over its chunks),
+// and where the first and the timed calls' host time went.
 struct CallTimes {
   double first = 0;
   std::vector<double> walls, kernels, sorts, up, down;
   bool direct = false;  // the kernels wrote results into pinned memory (RxProbeStats)
+  HostSplits first_split, split;
 };
 
 double median_or_0(const std::vector<double>& v) {
@@ -90,9 +93,15 @@ double median_or_0(const std::vector<double>& v) {
 template <class F>
 CallTimes time_calls(Candidate& c, int warmup, int repeats, F&& call) {
   CallTimes t;
+  HostSplits warm;  // the later warm-up calls: not reported
   for (int r = 0; r < warmup + repeats; ++r) {
-    double ms = wall_ms(call);
+    HostSplits& into = r == 0 ? t.first_split : r < warmup ? warm : t.split;
+    double ms = into.add(call);
     if (r == 0) t.first = ms;
+    if (r == 0 && warmup == 0) {  // also a timed call
+      t.split.wall_ms.push_back(ms);
+      t.split.parts.push_back(t.first_split.parts.back());
+    }
     if (r < warmup) continue;
     RxProbeStats s = last_stats(c);
     t.walls.push_back(ms);
@@ -346,6 +355,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pipelined_host_ms", median_or_0(piped_t.walls)},
                     {"pipelined_host_ms_all", piped_t.walls},
                     {"pipelined_first_ms", piped_t.first},
+                    {"pipelined_first_host_split", piped_t.first_split.json()},
+                    {"pipelined_host_split", piped_t.split.json()},
                     {"pipelined_gpu_ms", median_or_0(piped_t.kernels)},
                     // gpu_sorted RX: each chunk sorts its own lookups, apart from the kernels.
                     {"pipelined_sort_ms", median_or_0(piped_t.sorts)},
@@ -357,6 +368,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pinned_host_ms", median_or_0(pin_t.walls)},
                     {"pinned_host_ms_all", pin_t.walls},
                     {"pinned_first_ms", pin_t.first},
+                    {"pinned_first_host_split", pin_t.first_split.json()},
+                    {"pinned_host_split", pin_t.split.json()},
                     {"pinned_gpu_ms", median_or_0(pin_t.kernels)},
                     {"pinned_upload_ms", median_or_0(pin_t.up)},
                     {"pinned_download_ms", median_or_0(pin_t.down)},

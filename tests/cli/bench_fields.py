@@ -6,7 +6,9 @@ as the row's GPU times:
 - host_time_ms: the median of host_time_ms_all, one wall-clock time per timed repeat (the row's
   `repeats`), each at least the GPU time of the same repeat (the call holds its GPU spans);
 - where the suite builds from host data: build_host_ms (and the suite's other build fields), at
-  least the GPU build time it reports.
+  least the GPU build time it reports;
+- where a row ran pipelined lookup calls (rx, cgrx): where the first and the timed calls' host
+  time went (pipelined_first_host_split, pipelined_host_split; pinned_* with --pinned).
 
 The bench must exit 0 (its results equal the CPU or SQLite reference). Before the real rows are
 accepted, the checker is shown to reject copies of them with a field dropped, a time negative or
@@ -109,6 +111,35 @@ def row_errors(suite, r):
     for build, gpu in spec["inside"]:
         if number(r.get(build)) and number(r.get(gpu)) and r[build] + SLACK_MS < r[gpu]:
             errs.append(f"{build} {r[build]} ms < {gpu} {r[gpu]} ms")
+    if suite in ("rx", "cgrx"):
+        errs += split_errors(r)
+    return errs
+
+
+SPLIT_PARTS = ("allocate_ms", "release_ms", "pipeline_ms", "wait_ms", "copy_ms", "other_ms")
+
+
+def ran(r, calls):
+    """Whether the row timed `calls` (pipelined, pinned): its median wall clock is above 0."""
+    return number(r.get(f"{calls}_host_ms")) and r[f"{calls}_host_ms"] > 0
+
+
+def split_errors(r):
+    """The host splits of the pipelined (and pinned) lookup calls a row timed."""
+    errs = []
+    for calls in ("pipelined", "pinned"):
+        if not ran(r, calls):
+            continue
+        for f in (f"{calls}_first_host_split", f"{calls}_host_split"):
+            split = r.get(f)
+            if not isinstance(split, dict):
+                errs.append(f"no {f}")
+                continue
+            # other_ms is the wall clock less the parts, read by the same clock: it may dip a hair.
+            bad = [k for k in SPLIT_PARTS
+                   if not isinstance(split.get(k), (int, float)) or split[k] < -SLACK_MS]
+            if bad:
+                errs.append(f"{f}: {bad} are not numbers >= 0")
     return errs
 
 
@@ -172,6 +203,14 @@ def main():
     if any(fields(r) for r in rows):
         must_reject(suite, rows, "a negative build or first-call time",
                     lambda r: r.update({fields(r)[0]: -1.0}), pick=lambda r: bool(fields(r)))
+
+    if suite in ("rx", "cgrx") and any(ran(r, "pipelined") for r in rows):
+        must_reject(suite, rows, "no host split of the first pipelined call",
+                    lambda r: r.pop("pipelined_first_host_split"),
+                    pick=lambda r: ran(r, "pipelined"))
+        must_reject(suite, rows, "a host split part missing",
+                    lambda r: r["pipelined_host_split"].pop("wait_ms"),
+                    pick=lambda r: ran(r, "pipelined"))
 
     bad = [(name(r), e) for r in rows for e in row_errors(suite, r)]
     for n, e in bad:
