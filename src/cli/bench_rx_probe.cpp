@@ -114,13 +114,6 @@ CallTimes time_calls(Candidate& c, int warmup, int repeats, F&& call) {
   return t;
 }
 
-// Sets the library's pipelined chunk (ops/common/lookup_batch.hpp) for one scope.
-struct ChunkScope {
-  uint64_t saved = detail::lookup_chunk();
-  explicit ChunkScope(uint64_t c) { detail::set_lookup_chunk(c); }
-  ~ChunkScope() { detail::set_lookup_chunk(saved); }
-};
-
 // Sets detail::result_path_override for one scope (--result-path; "auto": none).
 struct ResultPathScope {
   std::optional<detail::ResultPath> saved = detail::result_path_override();
@@ -210,7 +203,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           auto time_it = [&](auto&& call, auto&& pinned_call, const void* queries,
                              uint64_t query_bytes) {
             {
-              ChunkScope whole(0);
+              detail::LookupChunkScope whole(0);
               for (int i = 0; i < o.run.warmup; ++i) {
                 double ms = wall_ms([&] { call(out).value(); });
                 if (i == 0) first_host = ms;
@@ -226,7 +219,8 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
               pr.rays = last_stats(c).rays;
             }
             if (c.api != "vulkan") return;
-            ChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk : detail::kDefaultLookupChunk);
+            detail::LookupChunkScope pipelined(o.lookup_chunk ? o.lookup_chunk
+                                                              : detail::kDefaultLookupChunk);
             ResultPathScope result_path(o.result_path);
             piped.assign(w.nlookups, RxLookup{});
             piped_t = time_calls(c, o.run.warmup, o.run.repeats, [&] { call(piped).value(); });

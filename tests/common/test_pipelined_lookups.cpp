@@ -32,13 +32,6 @@ namespace {
 
 constexpr uint64_t kChunk = 64;
 
-// Sets the process-wide chunk size for one scope.
-struct ChunkScope {
-  uint64_t saved = detail::lookup_chunk();
-  explicit ChunkScope(uint64_t c) { detail::set_lookup_chunk(c); }
-  ~ChunkScope() { detail::set_lookup_chunk(saved); }
-};
-
 // The batch sizes at and around the chunk boundaries; 7 chunks + 1 reuses every slot twice.
 const uint64_t kCounts[] = {0, 1, kChunk - 1, kChunk, kChunk + 1, 7 * kChunk + 1};
 
@@ -92,12 +85,12 @@ void check_modes(Lookup&& lookup, Span queries, const std::vector<RxLookup>& wan
                  const std::string& what) {
   std::vector<RxLookup> out(want.size(), RxLookup{7, 7, 7});
   {
-    ChunkScope pipelined(kChunk);
+    detail::LookupChunkScope pipelined(kChunk);
     REQUIRE(lookup(queries, std::span<RxLookup>(out)).ok());
     test::check_lookups(out, want, (what + " pipelined, caller's span").c_str());
   }
   {
-    ChunkScope pipelined(kChunk);
+    detail::LookupChunkScope pipelined(kChunk);
     const uint64_t qbytes = queries.size * (queries.width == KeyWidth::bits64 ? 8 : 4) *
                             (std::is_same_v<Span, RangeSpan> ? 2 : 1);
     auto in = HostBuffer::allocate(test::context(), qbytes + 48).value();
@@ -119,7 +112,7 @@ void check_modes(Lookup&& lookup, Span queries, const std::vector<RxLookup>& wan
     }
   }
   {
-    ChunkScope whole(0);
+    detail::LookupChunkScope whole(0);
     std::fill(out.begin(), out.end(), RxLookup{7, 7, 7});
     REQUIRE(lookup(queries, std::span<RxLookup>(out)).ok());
     test::check_lookups(out, want, (what + " whole batch").c_str());
@@ -157,7 +150,7 @@ TEST_CASE("pipelined lookups: RX points and ranges at chunk boundaries equal the
             [&](RangeSpan q, std::span<RxLookup> out) { return index.lookup_ranges(q, out); },
             ranges.span(), ref.lookup_ranges(ranges.span()), what + "ranges");
         // The returned-vector call takes the same path.
-        ChunkScope pipelined(kChunk);
+        detail::LookupChunkScope pipelined(kChunk);
         test::check_lookups(index.lookup(points.span()).value(), ref.lookup(points.span()),
                             (what + "points, returned vector").c_str());
       }
@@ -231,11 +224,11 @@ TEST_CASE("pipelined lookups: cgRX at chunk boundaries, its counters summed over
         // The extra rays and fallbacks, counted on the GPU, equal the whole batch's.
         std::vector<RxLookup> out(count);
         {
-          ChunkScope whole(0);
+          detail::LookupChunkScope whole(0);
           REQUIRE(index.lookup(points.span(), std::span<RxLookup>(out)).ok());
         }
         const uint64_t rays = index.last_stats().rays, fallbacks = index.last_fallbacks();
-        ChunkScope pipelined(kChunk);
+        detail::LookupChunkScope pipelined(kChunk);
         REQUIRE(index.lookup(points.span(), std::span<RxLookup>(out)).ok());
         test::check_lookups(out, want, (what + "points, counted").c_str());
         CHECK_MESSAGE(index.last_stats().rays == rays, what);
@@ -254,7 +247,7 @@ TEST_CASE("pipelined lookups: RX sorted probes and cgRX allocate nothing from th
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
   detail::VkContext& vk = test::context().vk();
-  ChunkScope pipelined(kChunk);
+  detail::LookupChunkScope pipelined(kChunk);
   for (KeyWidth w : {KeyWidth::bits32, KeyWidth::bits64}) {
     auto keys = random_keys(w, 1000, rng, false);
     RxBuildOptions o;
@@ -318,7 +311,7 @@ TEST_CASE("pipelined lookups: the sorted array, the hash table and RX through ei
             [&](RangeSpan q, std::span<RxLookup> out) { return sorted.lookup_ranges(q, out); },
             ranges.span(), ref.lookup_ranges(ranges.span()), "sorted " + what + "ranges");
         if (count == 0) continue;
-        ChunkScope pipelined(kChunk);
+        detail::LookupChunkScope pipelined(kChunk);
         std::vector<RxLookup> out(count);
         REQUIRE(rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
         CHECK(rx.last_stats().results_direct == direct);
@@ -344,7 +337,7 @@ TEST_CASE("pipelined lookups: chunks large enough for parallel host copies, the 
   auto hash = HashIndex::build(test::context(), keys.span(), values).value();
   RxReference ref(keys.span(), values);
   constexpr uint64_t kLarge = uint64_t{1} << 18;
-  ChunkScope pipelined(kLarge);
+  detail::LookupChunkScope pipelined(kLarge);
   for (uint64_t count : {6 * kLarge - 1, 6 * kLarge - 656, 5 * kLarge + kLarge / 2}) {
     auto points = probes_for(keys, count, rng);
     auto want = ref.lookup(points.span());
@@ -365,7 +358,7 @@ TEST_CASE("pipelined lookups: the indexes of a context share one ring of slots")
   std::atomic<int> messages{0};
   o.on_validation_message = [&](std::string_view) { messages.fetch_add(1); };
   auto ctx = Context::create(o).value();
-  ChunkScope pipelined(kChunk);
+  detail::LookupChunkScope pipelined(kChunk);
   std::mt19937_64 rng(test::fresh_seed());
   auto keys = random_keys(KeyWidth::bits32, 2000, rng, true);
   std::vector<uint32_t> values(keys.size());
@@ -410,7 +403,7 @@ TEST_CASE("pipelined lookups: each index's own result path") {
   auto points = probes_for(keys, 3 * kChunk + 1, rng);
   auto want = RxReference(keys.span()).lookup(points.span());
   std::vector<RxLookup> out(points.size());
-  ChunkScope pipelined(kChunk);
+  detail::LookupChunkScope pipelined(kChunk);
   REQUIRE(rx.lookup(points.span(), std::span<RxLookup>(out)).ok());
   CHECK(rx.last_stats().results_direct);
   test::check_lookups(out, want, "rx");

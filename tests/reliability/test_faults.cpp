@@ -231,8 +231,7 @@ TEST_CASE("faults: a device lost midway through a pipelined call leaves nothing 
   // that would have signalled the first chunk's fence.
   std::mt19937_64 rng(test::fresh_seed());
   auto keys = random_keys(1000, rng);
-  const uint64_t saved = detail::lookup_chunk();
-  detail::set_lookup_chunk(64);
+  detail::LookupChunkScope chunks(64);
   for (unsigned submits = 0; submits < 6; ++submits) {
     CAPTURE(submits);
     OwnContext own;
@@ -245,7 +244,6 @@ TEST_CASE("faults: a device lost midway through a pipelined call leaves nothing 
     REQUIRE_FALSE(lost.ok());
     CHECK(lost.error().code() == Errc::device_lost);
   }
-  detail::set_lookup_chunk(saved);
 }
 
 TEST_CASE("faults: a results writer killed midway leaves only whole lines") {

@@ -141,6 +141,23 @@ void GpuTimer::reset_on_host() {
   fetched_ = false;
 }
 
+VkCommandBuffer allocate_command_buffer(VkContext& ctx, VkCommandPool pool) {
+  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
+  ai.commandPool = pool;
+  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+  ai.commandBufferCount = 1;
+  VkCommandBuffer cmd = VK_NULL_HANDLE;
+  vk_check(ctx.vk.vkAllocateCommandBuffers(ctx.device, &ai, &cmd), "vkAllocateCommandBuffers");
+  return cmd;
+}
+
+void begin_one_time(VkContext& ctx, VkCommandBuffer cmd) {
+  vk_check(ctx.vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
+  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
+  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+  vk_check(ctx.vk.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
+}
+
 uint32_t GpuTimer::mark(VkCommandBuffer cmd) {
   if (used_ >= capacity_) throw Error(Errc::internal, "GpuTimer: out of timestamp slots");
   ctx_.vk.vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, pool_, used_);

@@ -79,6 +79,11 @@ class GpuTimer {
   uint64_t mask_ = ~0ull;
 };
 
+// A primary command buffer from `pool`, kept by its owner for many submissions (the pipelined
+// lookups' slots, the staged uploads' ring), and its reset and begin for one submission.
+VkCommandBuffer allocate_command_buffer(VkContext& ctx, VkCommandPool pool);
+void begin_one_time(VkContext& ctx, VkCommandBuffer cmd);
+
 // A full memory barrier between two stages; raydb's kernels are few and large, so finer barriers
 // would buy nothing.
 void memory_barrier(VkCommandBuffer cmd, VkPipelineStageFlags src_stage, VkAccessFlags src_access,

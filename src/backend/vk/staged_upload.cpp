@@ -47,11 +47,7 @@ struct Ring {
     pi.queueFamilyIndex = family;
     vk_check(c.vk.vkCreateCommandPool(c.device, &pi, nullptr, &pool), "vkCreateCommandPool");
     for (Slot& s : slots) {
-      VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-      ai.commandPool = pool;
-      ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-      ai.commandBufferCount = 1;
-      vk_check(c.vk.vkAllocateCommandBuffers(c.device, &ai, &s.cmd), "vkAllocateCommandBuffers");
+      s.cmd = allocate_command_buffer(c, pool);
       VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
       vk_check(c.vk.vkCreateFence(c.device, &fi, nullptr, &s.done), "vkCreateFence");
     }
@@ -180,10 +176,7 @@ void StagedUpload::run() {
       host_copies({{slot.host.mapped(), static_cast<const uint8_t*>(s.src) + at, n}});
       slot.host.flush();
       const bool last = k + 1 == pieces;
-      vk_check(ctx_.vk.vkResetCommandBuffer(slot.cmd, 0), "vkResetCommandBuffer");
-      VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-      bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-      vk_check(ctx_.vk.vkBeginCommandBuffer(slot.cmd, &bi), "vkBeginCommandBuffer");
+      begin_one_time(ctx_, slot.cmd);
       if (slot.timer) {
         slot.timer->reset_on_host();
         slot.timer->mark(slot.cmd);

@@ -85,6 +85,17 @@ void ensure_buffer(VkContext& c, Buffer& b, uint64_t bytes, VkBufferUsageFlags u
 uint64_t lookup_chunk();
 void set_lookup_chunk(uint64_t lookups);
 inline constexpr uint64_t kDefaultLookupChunk = uint64_t{1} << 22;
+// Sets lookup_chunk() for one scope and restores it after (benchmarks and tests).
+class LookupChunkScope {
+ public:
+  explicit LookupChunkScope(uint64_t lookups) { set_lookup_chunk(lookups); }
+  ~LookupChunkScope() { set_lookup_chunk(saved_); }
+  LookupChunkScope(const LookupChunkScope&) = delete;
+  LookupChunkScope& operator=(const LookupChunkScope&) = delete;
+
+ private:
+  uint64_t saved_ = lookup_chunk();
+};
 // The size of a pipelined call's chunk k, `remaining` lookups still to go: at most `chunk` (the
 // slots' size), smaller at both ends, since the first kernel waits for its chunk's copy in and
 // upload, and the call for its last chunk's download and copy out. The first two ramp up (a

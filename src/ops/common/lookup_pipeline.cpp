@@ -23,16 +23,6 @@ namespace {
 // last_pipelined_timeline(): per thread, as contexts on other threads pipeline calls of their own.
 thread_local std::vector<ChunkTimes> timeline;
 
-VkCommandBuffer new_command_buffer(VkContext& c, VkCommandPool pool) {
-  VkCommandBufferAllocateInfo ai{VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO};
-  ai.commandPool = pool;
-  ai.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-  ai.commandBufferCount = 1;
-  VkCommandBuffer cmd = VK_NULL_HANDLE;
-  vk_check(c.vk.vkAllocateCommandBuffers(c.device, &ai, &cmd), "vkAllocateCommandBuffers");
-  return cmd;
-}
-
 VkSemaphore new_semaphore(VkContext& c) {
   VkSemaphoreCreateInfo si{VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
   VkSemaphore s = VK_NULL_HANDLE;
@@ -44,13 +34,6 @@ void idle_queues(VkContext& c) {
   c.vk.vkQueueWaitIdle(c.queue);
   for (VkQueue q : c.copy_queues)
     if (q) c.vk.vkQueueWaitIdle(q);
-}
-
-void begin(VkContext& c, VkCommandBuffer cmd) {
-  vk_check(c.vk.vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
-  VkCommandBufferBeginInfo bi{VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO};
-  bi.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-  vk_check(c.vk.vkBeginCommandBuffer(cmd, &bi), "vkBeginCommandBuffer");
 }
 
 void submit(VkContext& c, VkQueue queue, VkCommandBuffer cmd, VkSemaphore wait,
@@ -137,9 +120,9 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
     ensure_buffer(c, s.out_dev, chunk * kResultBytes, kStorageUsage, MemoryUse::device,
                   "lookup chunk out", true);
     if (!s.probe) {
-      s.probe = new_command_buffer(c, c.command_pool);
-      s.up = new_command_buffer(c, copy_pool);
-      s.down = new_command_buffer(c, copy_pool);
+      s.probe = allocate_command_buffer(c, c.command_pool);
+      s.up = allocate_command_buffer(c, copy_pool);
+      s.down = allocate_command_buffer(c, copy_pool);
       s.uploaded = new_semaphore(c);
       s.probed = new_semaphore(c);
       VkFenceCreateInfo fi{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
@@ -194,7 +177,7 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   const bool copy_queues = c.has_copy_queues();
   if (s.copy_timer && copy_queues) s.copy_timer->reset_on_host();
 
-  begin(c, s.up);
+  begin_one_time(c, s.up);
   if (s.copy_timer && !copy_queues) s.copy_timer->reset(s.up);
   if (s.copy_timer) s.copy_timer->mark(s.up);
   VkBufferCopy up{s.up_src_offset, 0, in_bytes};
@@ -203,7 +186,7 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   vk_check(c.vk.vkEndCommandBuffer(s.up), "vkEndCommandBuffer");
 
   const bool direct = result_path() == ResultPath::direct;
-  begin(c, s.probe);
+  begin_one_time(c, s.probe);
   s.kernel_timer->reset(s.probe);
   // Carried results go unpoisoned, as direct ones do: RX's kernels write every lookup's result
   // (the fill cost 0.8 ms of a 62 ms call on the H100).
@@ -229,7 +212,7 @@ void LookupBatch::submit_chunk(Slot& s, unsigned slot, VkPipelineStageFlags stag
   vk_check(c.vk.vkEndCommandBuffer(s.probe), "vkEndCommandBuffer");
 
   if (!s.carried) {
-    begin(c, s.down);
+    begin_one_time(c, s.down);
     if (s.copy_timer) s.copy_timer->mark(s.down);
     VkBufferCopy down{0, s.down_dst_offset, out_bytes};
     if (!direct) c.vk.vkCmdCopyBuffer(s.down, s.out_dev.handle(), s.down_dst->handle(), 1, &down);
