@@ -76,6 +76,22 @@ TEST_CASE("cuda kernels: radix sort of 32- and 64-bit keys with row ids") {
   }
 }
 
+TEST_CASE(
+    "cuda kernels: the sort's scratch stays in the pool between sorts until memory runs out") {
+  // A build's sort gave its scratch back to the driver at the next synchronisation and mapped it
+  // again for the next sort, ~1-2 ms each way for 2^26 keys on an H100 (docs/e2e.md).
+  if (!test::cuda_or_skip()) return;
+  std::mt19937_64 rng(test::fresh_seed());
+  VkContext& c = test::context().vk();
+  check_sort<uint32_t>(rng, 100003, ~0ull);  // waits for the stream: its frees are done
+  const uint64_t held = cuda::pool_reserved_bytes(c);
+  CHECK(held >= 2 * 100003 * 4);  // at least the keys' and row ids' other halves
+  check_sort<uint32_t>(rng, 100003, ~0ull);
+  CHECK(cuda::pool_reserved_bytes(c) == held);  // taken again from the pool, nothing more
+  CHECK(c.drain_releases());                    // what an allocation out of memory calls
+  CHECK(cuda::pool_reserved_bytes(c) == 0);
+}
+
 TEST_CASE("cuda kernels: bitmap and or not popcount and count") {
   if (!test::cuda_or_skip()) return;
   VkContext& c = test::context().vk();

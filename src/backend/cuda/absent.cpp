@@ -32,6 +32,9 @@ void map(VkContext&, const Buffer&) {
   unavailable();
 }
 
+uint64_t pool_reserved_bytes(VkContext&) {
+  unavailable();
+}
 void fill_zero(VkContext&, const Buffer&) {
   unavailable();
 }

@@ -98,7 +98,7 @@ cudaError_t bitmap_count(const uint32_t* bitmap, uint32_t words, unsigned long l
 }
 
 cudaError_t bitmap_offsets(const uint32_t* bitmap, uint32_t words, uint32_t* offsets,
-                           cudaStream_t s) {
+                           cudaMemPool_t pool, cudaStream_t s) {
   uint32_t* counts = nullptr;
   void* temp = nullptr;
   size_t temp_bytes = 0;
@@ -108,7 +108,8 @@ cudaError_t bitmap_offsets(const uint32_t* bitmap, uint32_t words, uint32_t* off
     return e != cudaSuccess ? e : f1 != cudaSuccess ? f1 : f2;
   };
   uint32_t n = words + 1;
-  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&counts), sizeof(uint32_t) * n, s);
+  if (cudaError_t e =
+          cudaMallocFromPoolAsync(reinterpret_cast<void**>(&counts), sizeof(uint32_t) * n, pool, s);
       e != cudaSuccess)
     return done(e);
   popcount_kernel<<<blocks_for(n), kBlock, 0, s>>>(bitmap, words, counts);
@@ -116,7 +117,8 @@ cudaError_t bitmap_offsets(const uint32_t* bitmap, uint32_t words, uint32_t* off
   if (cudaError_t e = cub::DeviceScan::ExclusiveSum(nullptr, temp_bytes, counts, offsets, n, s);
       e != cudaSuccess)
     return done(e);
-  if (cudaError_t e = cudaMallocAsync(&temp, temp_bytes, s); e != cudaSuccess) return done(e);
+  if (cudaError_t e = cudaMallocFromPoolAsync(&temp, temp_bytes, pool, s); e != cudaSuccess)
+    return done(e);
   return done(cub::DeviceScan::ExclusiveSum(temp, temp_bytes, counts, offsets, n, s));
 }
 

@@ -61,6 +61,9 @@ void cuda_after(VkContext& ctx, CommandBatch& batch);
 void vulkan_after(VkContext& ctx, CommandBatch& batch);
 // Blocks the host until the context's CUDA stream has finished.
 void finish(VkContext& ctx);
+// Bytes the context's stream-ordered pool holds for the kernels' temporaries (kept between calls
+// without a memory budget; VkContext::drain_releases frees them).
+uint64_t pool_reserved_bytes(VkContext& ctx);
 
 // Kernels over exportable buffers, each with the exact results of its Vulkan twin. Operators'
 // own kernels are declared beside them (src/ops/<op>/cuda/*_cuda.hpp).

@@ -10,9 +10,11 @@
 namespace raydb::detail::cuda::kernels {
 
 // Stable sort of n keys in place; rows[i] becomes the original position of the i-th key.
-// Temporary buffers come from the stream-ordered allocator.
-cudaError_t sort_pairs32(uint32_t* keys, uint32_t* rows, uint32_t n, cudaStream_t s);
-cudaError_t sort_pairs64(uint64_t* keys, uint32_t* rows, uint32_t n, cudaStream_t s);
+// Temporary buffers come from `pool`, stream-ordered.
+cudaError_t sort_pairs32(uint32_t* keys, uint32_t* rows, uint32_t n, cudaMemPool_t pool,
+                         cudaStream_t s);
+cudaError_t sort_pairs64(uint64_t* keys, uint32_t* rows, uint32_t n, cudaMemPool_t pool,
+                         cudaStream_t s);
 
 cudaError_t bitmap_op(uint32_t* a, uint32_t* b, uint32_t words, uint32_t rows, uint32_t op,
                       cudaStream_t s);
@@ -20,9 +22,9 @@ cudaError_t bitmap_op(uint32_t* a, uint32_t* b, uint32_t words, uint32_t rows, u
 cudaError_t bitmap_count(const uint32_t* bitmap, uint32_t words, unsigned long long* total,
                          cudaStream_t s);
 // offsets (words + 1 entries): exclusive prefix sums of the words' population counts, the last
-// entry the total.
+// entry the total. Temporary buffers come from `pool`, stream-ordered.
 cudaError_t bitmap_offsets(const uint32_t* bitmap, uint32_t words, uint32_t* offsets,
-                           cudaStream_t s);
+                           cudaMemPool_t pool, cudaStream_t s);
 cudaError_t bitmap_scatter(const uint32_t* bitmap, const uint32_t* offsets, uint32_t words,
                            uint32_t* rows, cudaStream_t s);
 

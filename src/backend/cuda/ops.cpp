@@ -18,6 +18,13 @@ void need(const Buffer& b, uint64_t bytes, const char* what) {
                 fmt::format("{}: buffer of {} bytes, {} needed", what, b.size(), bytes));
 }
 
+uint64_t pool_reserved_bytes(VkContext& ctx) {
+  uint64_t bytes = 0;
+  check(cudaMemPoolGetAttribute(runtime(ctx).pool, cudaMemPoolAttrReservedMemCurrent, &bytes),
+        "cudaMemPoolGetAttribute (reserved)");
+  return bytes;
+}
+
 void fill_zero(VkContext& ctx, const Buffer& buffer) {
   check(cudaMemsetAsync(device_ptr(ctx, buffer), 0, buffer.size(), runtime(ctx).stream),
         "cudaMemsetAsync");
@@ -31,13 +38,13 @@ void sort_pairs(VkContext& ctx, const Buffer& keys, const Buffer& rows, uint64_t
   Runtime& rt = runtime(ctx);
   uint32_t count = static_cast<uint32_t>(n);
   if (key64)
-    check(
-        kernels::sort_pairs64(ptr<uint64_t>(ctx, keys), ptr<uint32_t>(ctx, rows), count, rt.stream),
-        "cub::DeviceRadixSort::SortPairs (64-bit keys)");
+    check(kernels::sort_pairs64(ptr<uint64_t>(ctx, keys), ptr<uint32_t>(ctx, rows), count, rt.pool,
+                                rt.stream),
+          "cub::DeviceRadixSort::SortPairs (64-bit keys)");
   else
-    check(
-        kernels::sort_pairs32(ptr<uint32_t>(ctx, keys), ptr<uint32_t>(ctx, rows), count, rt.stream),
-        "cub::DeviceRadixSort::SortPairs (32-bit keys)");
+    check(kernels::sort_pairs32(ptr<uint32_t>(ctx, keys), ptr<uint32_t>(ctx, rows), count, rt.pool,
+                                rt.stream),
+          "cub::DeviceRadixSort::SortPairs (32-bit keys)");
 }
 
 void bitmap_op(VkContext& ctx, const Buffer& a, const Buffer* b, uint64_t rows, uint32_t op) {
@@ -59,8 +66,9 @@ uint64_t bitmap_count(VkContext& ctx, const Buffer& bitmap, uint64_t rows) {
   need(bitmap, uint64_t{words} * 4, "bitmap");
   Runtime& rt = runtime(ctx);
   unsigned long long* total = nullptr;
-  check(cudaMallocAsync(reinterpret_cast<void**>(&total), sizeof *total, rt.stream),
-        "cudaMallocAsync");
+  check(
+      cudaMallocFromPoolAsync(reinterpret_cast<void**>(&total), sizeof *total, rt.pool, rt.stream),
+      "cudaMallocFromPoolAsync");
   unsigned long long host = 0;
   cudaError_t e = cudaMemsetAsync(total, 0, sizeof *total, rt.stream);
   if (e == cudaSuccess)
@@ -79,15 +87,17 @@ uint64_t bitmap_to_rows(VkContext& ctx, const Buffer& bitmap, uint64_t rows, con
   need(bitmap, uint64_t{words} * 4, "bitmap");
   Runtime& rt = runtime(ctx);
   uint32_t* offsets = nullptr;
-  check(cudaMallocAsync(reinterpret_cast<void**>(&offsets), (uint64_t{words} + 1) * 4, rt.stream),
-        "cudaMallocAsync");
+  check(cudaMallocFromPoolAsync(reinterpret_cast<void**>(&offsets), (uint64_t{words} + 1) * 4,
+                                rt.pool, rt.stream),
+        "cudaMallocFromPoolAsync");
   struct Free {  // stream-ordered, so it may be released before the kernels have run
     uint32_t* p;
     cudaStream_t s;
     ~Free() { cudaFreeAsync(p, s); }
   } free_offsets{offsets, rt.stream};
   const uint32_t* bits = ptr<uint32_t>(ctx, bitmap);
-  check(kernels::bitmap_offsets(bits, words, offsets, rt.stream), "bitmap offsets (CUB scan)");
+  check(kernels::bitmap_offsets(bits, words, offsets, rt.pool, rt.stream),
+        "bitmap offsets (CUB scan)");
   uint32_t total = 0;
   check(cudaMemcpyAsync(&total, offsets + words, 4, cudaMemcpyDeviceToHost, rt.stream),
         "cudaMemcpyAsync (row count)");

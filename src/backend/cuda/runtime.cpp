@@ -23,6 +23,7 @@ Runtime::~Runtime() {
   // Errors cannot leave a destructor; a failing release here changes no result.
   if (device >= 0) cudaSetDevice(device);
   if (stream) cudaStreamSynchronize(stream);
+  if (pool) cudaMemPoolDestroy(pool);
   if (semaphore) cudaDestroyExternalSemaphore(semaphore);
   if (flush_buffer) cudaFree(flush_buffer);
   if (stream) cudaStreamDestroy(stream);
@@ -83,6 +84,30 @@ void create_runtime(VkContext& ctx, int device) {
   rt->device = device;
   check(cudaSetDevice(device), "cudaSetDevice");
   check(cudaStreamCreateWithFlags(&rt->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  cudaMemPoolProps props{};
+  props.allocType = cudaMemAllocationTypePinned;
+  props.location.type = cudaMemLocationTypeDevice;
+  props.location.id = device;
+  check(cudaMemPoolCreate(&rt->pool, &props), "cudaMemPoolCreate");
+  // With a budget nothing is kept, as with the spare buffers: the budget bounds what is held.
+  uint64_t keep = ctx.memory_budget == 0 ? UINT64_MAX : 0;
+  check(cudaMemPoolSetAttribute(rt->pool, cudaMemPoolAttrReleaseThreshold, &keep),
+        "cudaMemPoolSetAttribute (release threshold)");
+  std::weak_ptr<Runtime> weak = rt;
+  ctx.trim_caches = [weak] {
+    auto held = weak.lock();
+    if (!held) return false;
+    // The pool gives back only what it has seen freed in stream order, so the stream is
+    // synchronised first, where it has finished: never waited for, as it may be waiting for
+    // Vulkan work that the caller has yet to submit.
+    cudaSetDevice(held->device);
+    if (cudaStreamQuery(held->stream) == cudaSuccess) cudaStreamSynchronize(held->stream);
+    uint64_t before = 0, after = 0;
+    cudaMemPoolGetAttribute(held->pool, cudaMemPoolAttrReservedMemCurrent, &before);
+    cudaMemPoolTrimTo(held->pool, 0);
+    cudaMemPoolGetAttribute(held->pool, cudaMemPoolAttrReservedMemCurrent, &after);
+    return after < before;
+  };
   rt->timeline = std::make_unique<Timeline>(ctx, true);
   cudaExternalSemaphoreHandleDesc desc{};
   desc.type = cudaExternalSemaphoreHandleTypeTimelineSemaphoreFd;

@@ -17,6 +17,11 @@ void check(cudaError_t e, const char* what);
 struct Runtime {
   int device = -1;
   cudaStream_t stream = nullptr;
+  // Where the kernels' temporaries come from (cudaMallocFromPoolAsync). Without a memory budget it
+  // keeps what it has between calls: with CUDA's default, every synchronisation gave a build's
+  // sort scratch back to the driver (~1-2 ms on an H100 for 512 MiB) and the next sort mapped it
+  // again (docs/e2e.md). VkContext::drain_releases trims it.
+  cudaMemPool_t pool = nullptr;
   std::unique_ptr<Timeline> timeline;  // exported to CUDA; both APIs signal and wait on it
   cudaExternalSemaphore_t semaphore = nullptr;
   uint64_t timer_hold_ns = 0;    // set_timer_hold: the GPU is held this long before a Timer starts

@@ -16,7 +16,7 @@ static __global__ void iota_rows(uint32_t* rows, uint32_t n) {
 }
 
 template <class Key>
-cudaError_t sort_pairs(Key* keys, uint32_t* rows, uint32_t n, cudaStream_t s) {
+cudaError_t sort_pairs(Key* keys, uint32_t* rows, uint32_t n, cudaMemPool_t pool, cudaStream_t s) {
   if (n == 0) return cudaSuccess;
   Key* keys_alt = nullptr;
   uint32_t* rows_alt = nullptr;
@@ -31,10 +31,12 @@ cudaError_t sort_pairs(Key* keys, uint32_t* rows, uint32_t n, cudaStream_t s) {
   };
   iota_rows<<<blocks_for(n), kBlock, 0, s>>>(rows, n);
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) return done(e);
-  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&keys_alt), sizeof(Key) * n, s);
+  if (cudaError_t e =
+          cudaMallocFromPoolAsync(reinterpret_cast<void**>(&keys_alt), sizeof(Key) * n, pool, s);
       e != cudaSuccess)
     return done(e);
-  if (cudaError_t e = cudaMallocAsync(reinterpret_cast<void**>(&rows_alt), sizeof(uint32_t) * n, s);
+  if (cudaError_t e = cudaMallocFromPoolAsync(reinterpret_cast<void**>(&rows_alt),
+                                              sizeof(uint32_t) * n, pool, s);
       e != cudaSuccess)
     return done(e);
   cub::DoubleBuffer<Key> k(keys, keys_alt);
@@ -43,7 +45,8 @@ cudaError_t sort_pairs(Key* keys, uint32_t* rows, uint32_t n, cudaStream_t s) {
   if (cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, k, v, n, 0, kBits, s);
       e != cudaSuccess)
     return done(e);
-  if (cudaError_t e = cudaMallocAsync(&temp, temp_bytes, s); e != cudaSuccess) return done(e);
+  if (cudaError_t e = cudaMallocFromPoolAsync(&temp, temp_bytes, pool, s); e != cudaSuccess)
+    return done(e);
   if (cudaError_t e = cub::DeviceRadixSort::SortPairs(temp, temp_bytes, k, v, n, 0, kBits, s);
       e != cudaSuccess)
     return done(e);

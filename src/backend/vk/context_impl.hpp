@@ -107,9 +107,12 @@ struct VkContext {
   // temporaries whose GPU work is done, so that the host goes on to its next submission.
   void release_later(Buffer&& buffer);
   // Waits until every buffer given to release_later is freed, and frees the kept spare buffers
-  // (spare_buffers.hpp); whether anything was freed. An allocation that fails for lack of memory
-  // calls it and tries again.
+  // (spare_buffers.hpp) and what trim_caches frees; whether anything was freed. An allocation
+  // that fails for lack of memory calls it and tries again.
   bool drain_releases();
+  // Set by a backend that keeps device memory of its own between calls (CUDA's stream-ordered
+  // pool, backend/cuda/runtime.cpp): frees it; whether it held any.
+  std::function<bool()> trim_caches;
   std::mutex release_mutex;
   std::shared_ptr<ReleaseQueue> release_queue;  // made on first use, under release_mutex
   std::shared_ptr<SpareBuffers> spares;         // spare_buffers.hpp; under release_mutex

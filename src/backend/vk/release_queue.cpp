@@ -69,7 +69,8 @@ bool VkContext::drain_releases() {
     queue = release_queue;
   }
   const bool dropped = SpareBuffers::drop(*this);
-  return (queue && queue->drain()) || dropped;
+  const bool trimmed = trim_caches && trim_caches();
+  return (queue && queue->drain()) || dropped || trimmed;
 }
 
 }  // namespace raydb::detail

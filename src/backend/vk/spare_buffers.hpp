@@ -1,7 +1,8 @@
 // Large temporaries a context keeps between calls for the next call that needs the same kind.
-// A build's sort scratch is the case: keys and row ids shared with CUDA take ~3 ms per 256 MiB to
-// make on an H100 (cuMemCreate and the import into Vulkan), and a build makes them before it can
-// sort, while its upload runs; kept, the next build of that size makes nothing (docs/e2e.md).
+// A build's upload and sort buffers are the case: keys and row ids shared with CUDA take ~3 ms
+// per 256 MiB to make on an H100 (cuMemCreate and the import into Vulkan), and Vulkan's own
+// allocations hold the copy queue's submissions while they run (staged_upload.hpp); kept, the
+// next build of that size makes none of them (docs/e2e.md).
 #pragma once
 
 #include <array>
@@ -11,7 +12,14 @@
 
 namespace raydb::detail {
 
-enum class SpareSlot { sort_keys, sort_rows };
+enum class SpareSlot {
+  sort_keys,          // a build's uploaded keys, sorted in place
+  sort_rows,          // the row ids the sort pairs with them
+  upload_values,      // a build's uploaded values, before the records gather them
+  sort_scratch_keys,  // the radix sort's other half (RadixSort::Temps)
+  sort_scratch_rows,
+  count
+};
 
 // The kept buffers of one context (VkContext::spares), under its release_mutex: an allocation
 // that runs out of memory may drop them from any thread.
@@ -35,7 +43,7 @@ class SpareBuffers {
   static bool drop(VkContext& ctx);
 
  private:
-  std::array<Buffer, 2> kept_;
+  std::array<Buffer, static_cast<size_t>(SpareSlot::count)> kept_;
 };
 
 }  // namespace raydb::detail

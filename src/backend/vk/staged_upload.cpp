@@ -137,14 +137,51 @@ StagedUpload::StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies)
         run();
       } catch (...) {
         failure_ = std::current_exception();
+        settle();
+        mark_submitted(true);
       }
     });
   else
-    run();
+    try {
+      run();
+    } catch (...) {
+      settle();
+      throw;
+    }
+}
+
+void StagedUpload::settle() noexcept {
+  // The pieces already submitted still write the caller's buffers, which go as the failure
+  // unwinds; on a lost device the waits return at once.
+  Ring& r = *static_cast<Ring*>(ctx_.upload_ring.get());
+  for (Ring::Slot& slot : r.slots)
+    if (slot.busy) {
+      ctx_.vk.vkWaitForFences(ctx_.device, 1, &slot.done, VK_TRUE, UINT64_MAX);
+      ctx_.vk.vkResetFences(ctx_.device, 1, &slot.done);
+      slot.busy = false;
+    }
 }
 
 StagedUpload::~StagedUpload() {
   if (thread_.joinable()) thread_.join();
+}
+
+void StagedUpload::wait_submitted() {
+  bool failed = false;
+  {
+    HostPhaseScope timed(HostPhase::wait);
+    std::unique_lock lock(mutex_);
+    submitted_cv_.wait(lock, [this] { return submitted_; });
+    failed = failed_;
+  }
+  if (failed) wait();  // rethrows
+}
+
+void StagedUpload::mark_submitted(bool failed) {
+  std::lock_guard lock(mutex_);
+  submitted_ = true;
+  failed_ = failed;
+  submitted_cv_.notify_all();
 }
 
 void StagedUpload::wait() {
@@ -167,6 +204,7 @@ void StagedUpload::run() {
   const uint64_t chunk = r.slots[0].host.size();
   uint64_t pieces = 0;
   for (const StagedCopy& s : copies_) pieces += (s.bytes + chunk - 1) / chunk;
+  if (pieces == 0) mark_submitted(false);
   uint64_t k = 0;
   for (const StagedCopy& s : copies_)
     for (uint64_t at = 0; at < s.bytes; at += chunk, ++k) {
@@ -202,6 +240,7 @@ void StagedUpload::run() {
       if (res == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
       vk_check(res, "vkQueueSubmit");
       slot.busy = true;
+      if (last) mark_submitted(false);
     }
   for (Ring::Slot& slot : r.slots) gpu_ms_ += r.finish(slot);
 }

@@ -5,8 +5,10 @@
 // few pinned, host-cached chunks while a copy queue moves the piece before it.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
 #include <exception>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -34,6 +36,11 @@ void set_staged_upload_sizes(uint64_t threshold, uint64_t chunk);
 // the context has a copy queue they run on a thread of their own from the constructor on, so that
 // the caller makes its next buffers meanwhile; else on the context's queue, within the
 // constructor. The caller holds the call lock until wait() has returned.
+//
+// The driver may hold each of the copy thread's submissions while another thread allocates device
+// memory: on the H100 a build's allocations beside its upload held them for 4-14 ms, and the
+// copy engines sat idle (docs/e2e.md). So the caller allocates nothing large between the
+// constructor and wait_submitted(), and makes its buffers while the GPU works instead.
 class StagedUpload {
  public:
   StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies);
@@ -41,6 +48,9 @@ class StagedUpload {
   StagedUpload& operator=(const StagedUpload&) = delete;
   ~StagedUpload();  // waits; a failure wait() did not collect is dropped
 
+  // Returns once the last piece is submitted (the GPU may still be copying), rethrowing a failure
+  // of the copies. A submission that waits for done_value() may then go.
+  void wait_submitted();
   // Returns once every byte is in place, rethrowing a failure of the copies. `done_value` of
   // `semaphore()` is then signalled: a submission that reads the destinations waits for it, which
   // makes the copy queue's writes visible to it.
@@ -56,9 +66,15 @@ class StagedUpload {
 
  private:
   void run();
+  void mark_submitted(bool failed);
+  void settle() noexcept;  // after a failure: waits for the pieces already submitted
   VkContext& ctx_;
   std::vector<StagedCopy> copies_;
   std::thread thread_;
+  std::mutex mutex_;
+  std::condition_variable submitted_cv_;
+  bool submitted_ = false;  // the last piece is submitted, or the copies failed (failed_)
+  bool failed_ = false;
   std::exception_ptr failure_;
   uint64_t done_value_ = 0;
   double gpu_ms_ = 0;

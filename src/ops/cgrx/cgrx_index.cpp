@@ -230,7 +230,7 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   c.reset_peak();
   if (!record_builder)
     record_builder = std::make_unique<KeyRecordBuilder>(c, options.backend, /*optix_twin=*/true);
-  KeyRecords r = record_builder->build(k, v, true, "cgrx", false, source);
+  KeyRecords r = record_builder->build(k, v, true, "cgrx", SortedKeys::none, source);
   records = std::move(r.records);
   build_stats.unique_keys = r.unique;
   build_stats.upload_ms = r.upload_ms;

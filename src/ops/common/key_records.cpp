@@ -38,7 +38,7 @@ KeyRecordBuilder::KeyRecordBuilder(VkContext& ctx, Backend backend, bool optix_t
 }
 
 KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool key_order,
-                                   const char* name, bool keep_sorted_keys,
+                                   const char* name, SortedKeys sorted_keys,
                                    const DeviceColumnSource* source,
                                    const std::function<void()>& while_uploading) {
   VkContext& c = ctx_;
@@ -50,9 +50,13 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // sort (CUDA), record layout (Vulkan), ordered by the shared timeline.
   const bool cuda = n > 0 && cuda::use_cuda(c, backend_);
   const bool has_values = source ? source->values != VK_NULL_HANDLE : !v.empty();
-  Buffer values_row = !has_values ? Buffer()
-                                  : Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
-                                           fmt::format("{} values (upload)", name));
+  // Kept between builds like the sort's buffers below: a build like the last one makes none of
+  // its temporaries.
+  Buffer values_row =
+      !has_values ? Buffer() : SpareBuffers::take(c, SpareSlot::upload_values, n * 4, false, [&] {
+        return Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
+                      fmt::format("{} values (upload)", name));
+      });
   // From host memory the values go up first, alone, and the keys' buffer is made while they do:
   // one shared with CUDA takes ~3 ms per 256 MiB to make on an H100, Vulkan's own 0.5 ms.
   const bool values_first = !source && values_row;
@@ -119,14 +123,28 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   }
   uint32_t t1 = timer.mark(cmd);
   (key_upload ? *key_upload : upload).submit();
-  if (while_uploading) while_uploading();
+  // From std::vectors (staged) the host's allocations would hold the copies' submissions
+  // (staged_upload.hpp): the buffers below are made once the last piece is submitted, the
+  // records and the caller's own while the GPU sorts.
+  const bool deferred = staged_upload.has_value();
+  if (deferred)
+    staged_upload->wait_submitted();
+  else if (while_uploading)
+    while_uploading();
 
   Buffer counter(c, 4, kStorageUsage, MemoryUse::device, "duplicate counter");
   Buffer counter_host(c, 4, VK_BUFFER_USAGE_TRANSFER_DST_BIT, MemoryUse::readback,
                       "duplicate readback");
   // Shared with CUDA for an OptiX twin, which builds over these records.
-  out.records = cuda::kernel_buffer(c, cuda && optix_twin_ && optix::built(), n * kKeyRecordBytes,
-                                    fmt::format("{} records", name));
+  const bool dense_keys = key_order && sorted_keys == SortedKeys::owned;
+  auto make_records = [&] {
+    out.records = cuda::kernel_buffer(c, cuda && optix_twin_ && optix::built(), n * kKeyRecordBytes,
+                                      fmt::format("{} records", name));
+    if (dense_keys)
+      out.sorted_keys =
+          Buffer(c, kb, kStorageUsage, MemoryUse::device, fmt::format("{} sorted keys", name));
+  };
+  if (!deferred) make_records();
   // Submitted after the upload on the same queue: the barriers below order its copies too.
   CommandBatch batch(c);
   cmd = batch.cmd();
@@ -154,11 +172,20 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
     return cuda::kernel_buffer(c, cuda, n * 4, "sorted row ids");
   });
   RadixSort::Temps temps;
+  if (!cuda && n > 0) {
+    auto scratch = [&](SpareSlot slot, uint64_t bytes, const char* what) {
+      return SpareBuffers::take(c, slot, bytes, false, [&] {
+        return Buffer(c, bytes, kStorageUsage, MemoryUse::device, what);
+      });
+    };
+    temps.keys = scratch(SpareSlot::sort_scratch_keys, kb, "sort keys");
+    temps.rows = scratch(SpareSlot::sort_scratch_rows, n * 4, "sort rows");
+  }
+  // The layout goes in a submission of its own where the records are made once the sort runs,
+  // and after CUDA's sort.
   std::optional<CommandBatch> layout_batch;
   std::optional<cuda::Timer> cuda_timer;
-  uint32_t c0 = 0, c1 = 0, t_layout = 0;
-  // The staged copies' failure surfaces here, before anything reads their destinations.
-  if (staged_upload) staged_upload->wait();
+  uint32_t c0 = 0, c1 = 0, t_sorted = 0, t_layout = 0;
   if (cuda) {
     cuda::cuda_after(c, batch);
     batch.submit();
@@ -166,12 +193,20 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
     c0 = cuda_timer->mark();
     cuda::sort_pairs(c, sorted, sorted_rows, n, key64);
     c1 = cuda_timer->mark();
-    layout_batch.emplace(c);
-    cmd = layout_batch->cmd();
+    if (deferred) make_records();
+    cmd = layout_batch.emplace(c).cmd();
     cuda::vulkan_after(c, *layout_batch);
     t_layout = timer.mark(cmd);
   } else {
     sorter_.record(cmd, sorted, sorted_rows, n, key64, temps);
+    if (deferred) {
+      t_sorted = timer.mark(cmd);
+      batch.submit();
+      make_records();
+      cmd = layout_batch.emplace(c).cmd();
+      compute_barrier(c, cmd);  // after the sort, submitted before it on this queue
+      t_layout = timer.mark(cmd);
+    }
   }
   KeyRecordParams p{keys.address(),
                     key_order ? sorted_rows.address() : 0,
@@ -179,6 +214,7 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
                     out.records.address(),
                     sorted.address(),
                     counter.address(),
+                    dense_keys ? out.sorted_keys.address() : 0,
                     static_cast<uint32_t>(n),
                     key64 ? 1u : 0u};
   layout_.dispatch(cmd, &p, n);
@@ -188,14 +224,18 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
                  VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_SHADER_READ_BIT, c);
   VkBufferCopy one{0, 0, 4};
   c.vk.vkCmdCopyBuffer(cmd, counter.handle(), counter_host.handle(), 1, &one);
-  if (cuda) {
-    layout_batch->submit_and_wait();
+  if (layout_batch) {
+    layout_batch->submit();
+    if (deferred && while_uploading) while_uploading();
+    layout_batch->wait();
     batch.wait();
-    out.sort_ms = cuda_timer->ms(c0, c1) + timer.ms(t_layout, t2);
+    out.sort_ms = cuda ? cuda_timer->ms(c0, c1) + timer.ms(t_layout, t2)
+                       : timer.ms(t1, t_sorted) + timer.ms(t_layout, t2);
   } else {
     batch.submit_and_wait();
     out.sort_ms = timer.ms(t1, t2);
   }
+  if (staged_upload) staged_upload->wait();
   upload.wait();
   if (key_upload) key_upload->wait();
   out.upload_ms = staged_upload ? staged_upload->gpu_ms()
@@ -205,12 +245,15 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   uint32_t duplicates = 0;
   std::memcpy(&duplicates, counter_host.mapped(), 4);
   out.unique = duplicates == 0;
-  if (key_order && keep_sorted_keys) out.sorted_keys = std::move(keys);  // sorted in place
   // The temporaries go on the release queue, so the caller's next pass need not wait for frees;
-  // the sort's scratch is kept for the next build.
+  // the upload's and the sort's buffers are kept for the next build.
+  if (key_order && sorted_keys == SortedKeys::lent) out.sorted_keys = std::move(keys);
   SpareBuffers::keep(c, SpareSlot::sort_keys, std::move(keys));
   SpareBuffers::keep(c, SpareSlot::sort_rows, std::move(sorted_rows));
-  for (Buffer* b : {&values_row, &s0, &s1, &copy}) c.release_later(std::move(*b));
+  SpareBuffers::keep(c, SpareSlot::upload_values, std::move(values_row));
+  SpareBuffers::keep(c, SpareSlot::sort_scratch_keys, std::move(temps.keys));
+  SpareBuffers::keep(c, SpareSlot::sort_scratch_rows, std::move(temps.rows));
+  for (Buffer* b : {&s0, &s1, &copy}) c.release_later(std::move(*b));
   return out;
 }
 

@@ -22,17 +22,28 @@ inline constexpr uint64_t kMaxIndexedKeys = 0xFFFFFFFEull;
 void validate_key_column(KeySpan keys, std::span<const uint32_t> values);
 
 struct KeyRecordParams {
-  uint64_t prim_keys, rows, values, records, sorted_keys, duplicates;
+  uint64_t prim_keys, rows, values, records, sorted_keys, duplicates, keys_out;
   uint32_t n, key64;
 };
-static_assert(sizeof(KeyRecordParams) == 56);
+static_assert(sizeof(KeyRecordParams) == 64);
+
+// Whether a key-order build also returns the keys alone, ascending (4 or 8 bytes each). A search
+// over this dense column touches 4x (2x) fewer bytes than one over the records, so more of its top
+// levels stay in cache.
+enum class SortedKeys {
+  none,
+  // The sort's own buffer, which the caller hands back (SpareBuffers::keep, SpareSlot::sort_keys)
+  // once it is done with it during the build: the next build then makes none.
+  lent,
+  // A buffer of the caller's own, written beside the records. (Where CUDA sorts, the sort's
+  // buffer is memory shared with CUDA, ~3 ms per 256 MiB to make on an H100; this one is
+  // Vulkan's own, and the sort's stays with the context for the next build.)
+  owned,
+};
 
 struct KeyRecords {
   Buffer records;
-  // With key_order and keep_sorted_keys: the keys alone, ascending (4 or 8 bytes each). The sort
-  // leaves them there anyway; a search over this dense column touches 4x (2x) fewer bytes than
-  // one over the records, so more of its top levels stay in cache.
-  Buffer sorted_keys;
+  Buffer sorted_keys;    // with key_order and SortedKeys::lent or owned
   bool unique = true;    // no key appears twice
   double upload_ms = 0;  // GPU time of the column uploads
   double sort_ms = 0;    // GPU time of the sort and the record layout
@@ -60,10 +71,12 @@ class KeyRecordBuilder {
   // `values` may be empty (values are then 0); otherwise one per key. With key_order false the
   // records stay in row order (record p is row p) and only the duplicate check sorts a copy.
   // With `source`, keys.data is unused (keys.size and keys.width count) and so is `values`.
-  // `while_uploading` runs once the upload is submitted, before the rest of the build is recorded:
-  // for the caller's own allocations, which then overlap the PCIe copy.
+  // `while_uploading` is for the caller's own allocations, so that they overlap the GPU's work: it
+  // runs once the upload is submitted, or, from ordinary host memory (where the upload goes in
+  // pieces whose submissions an allocation would hold up), once the sort is.
   KeyRecords build(KeySpan keys, std::span<const uint32_t> values, bool key_order, const char* name,
-                   bool keep_sorted_keys = false, const DeviceColumnSource* source = nullptr,
+                   SortedKeys sorted_keys = SortedKeys::none,
+                   const DeviceColumnSource* source = nullptr,
                    const std::function<void()>& while_uploading = {});
 
  private:

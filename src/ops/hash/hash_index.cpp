@@ -65,8 +65,8 @@ struct HashIndexImpl {
     KeyRecordBuilder builder(c, options.backend);
     // The sort groups equal keys into runs, so each distinct key is inserted (and its run summed)
     // by one invocation; the dense sorted keys tell the run boundaries. The slots (2 GiB for 2^26
-    // keys, ~3 ms to make on an H100) are made while the keys go up.
-    KeyRecords r = builder.build(k, v, true, "hash", /*keep_sorted_keys=*/true, source, [&] {
+    // keys, ~3 ms to make on an H100) are made while the GPU works (key_records.hpp).
+    KeyRecords r = builder.build(k, v, true, "hash", SortedKeys::lent, source, [&] {
       slots = Buffer(c, capacity * kSlotBytes, kStorageUsage, MemoryUse::device, "hash slots");
     });
     unique = r.unique;

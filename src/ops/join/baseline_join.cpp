@@ -63,10 +63,10 @@ class SortJoinRun {
       return;
     }
     KeyRecordBuilder builder(c_);
-    build_ = builder.build(build, values, true, "join build side", /*keep_sorted_keys=*/true);
+    build_ = builder.build(build, values, true, "join build side", SortedKeys::owned);
     stats_.index_ms = build_.sort_ms;
     if (probe_sorted()) {
-      probe_sorted_ = builder.build(probe, {}, true, "join probe side", true);
+      probe_sorted_ = builder.build(probe, {}, true, "join probe side", SortedKeys::owned);
       stats_.probe_sort_ms = probe_sorted_.sort_ms;
     }
     p_.build_keys = build_.sorted_keys.address();

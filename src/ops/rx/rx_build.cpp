@@ -331,8 +331,8 @@ void RxIndexImpl::lay_out(KeySpan k, std::span<const uint32_t> v, const DeviceCo
     // Vulkan index (RxOptixIndex::build) makes a shared copy once.
     record_builder = std::make_unique<KeyRecordBuilder>(
         *ctx, options.backend, /*optix_twin=*/options.api == RayTracingApi::optix);
-  KeyRecords r =
-      record_builder->build(k, v, options.key_order, "rx", false, source, while_uploading);
+  KeyRecords r = record_builder->build(k, v, options.key_order, "rx", SortedKeys::none, source,
+                                       while_uploading);
   records = std::move(r.records);
   unique = r.unique;
   build_stats.upload_ms = r.upload_ms;

@@ -158,9 +158,10 @@ struct RxIndexImpl {
   void build(KeySpan k, std::span<const uint32_t> v, const DeviceColumnSource* source = nullptr);
   void compress_keys();
   void plan_pieces();
-  // The one BLAS of a one-part build, its primitives and scratch, made while the keys go up (the
-  // host waits there otherwise): for the build of n primitives, where it fits twice over in half
-  // the device's memory; none otherwise.
+  // The one BLAS of a one-part build, its primitives and scratch, made while the GPU uploads or
+  // sorts the keys (KeyRecordBuilder::build's while_uploading; the host waits there otherwise):
+  // for the build of n primitives, where it fits twice over in half the device's memory; none
+  // otherwise.
   struct PremadeBvh {
     uint64_t primitives = 0;
     Buffer prims;

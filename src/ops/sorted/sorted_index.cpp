@@ -86,7 +86,7 @@ struct SortedIndexImpl {
     width = k.width;
     n = k.size;
     KeyRecordBuilder builder(*ctx, options.backend);
-    KeyRecords r = builder.build(k, v, true, "sorted", /*keep_sorted_keys=*/true, source);
+    KeyRecords r = builder.build(k, v, true, "sorted", SortedKeys::owned, source);
     keys = std::move(r.sorted_keys);
     records = std::move(r.records);
     const bool wide = width == KeyWidth::bits64;

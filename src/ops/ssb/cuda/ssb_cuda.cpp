@@ -20,17 +20,19 @@ SsbCrystalResult ssb_crystal(VkContext& ctx, const Buffer& columns, const Buffer
   // The per-query scratch: stream-ordered, released after the work that uses it.
   struct Scratch {
     cudaStream_t s;
+    cudaMemPool_t pool;
     std::vector<void*> p;
     ~Scratch() {
       for (void* x : p) cudaFreeAsync(x, s);
     }
     void* get(uint64_t bytes) {
       void* x = nullptr;
-      check(cudaMallocAsync(&x, std::max<uint64_t>(bytes, 4), s), "cudaMallocAsync");
+      check(cudaMallocFromPoolAsync(&x, std::max<uint64_t>(bytes, 4), pool, s),
+            "cudaMallocFromPoolAsync");
       p.push_back(x);
       return x;
     }
-  } scratch{rt.stream, {}};
+  } scratch{rt.stream, rt.pool, {}};
   auto* tables = static_cast<uint32_t*>(scratch.get(uint64_t{q.table_words} * 4));
   auto* mask = static_cast<uint32_t*>(scratch.get(uint64_t{q.mask_words} * 4));
   auto* sums = static_cast<unsigned long long*>(scratch.get(uint64_t{q.slots} * 8));
