@@ -145,7 +145,10 @@ struct ContextOptions {
   /// allocation past it fails with Errc::out_of_memory naming the allocation, its size and the
   /// budget, as a real VK_ERROR_OUT_OF_DEVICE_MEMORY does (so that case is testable on any
   /// device). (The raydb CLI fills it from RAYDB_MEMORY_BUDGET; the library reads no such
-  /// variable.)
+  /// variable.) Without a budget the Context keeps a build's largest temporaries (its uploaded
+  /// columns, the sort's buffers, CUDA's kernel scratch) for the next build of that size, about
+  /// 1.25 GiB for 2^26 32-bit keys with values; an allocation that runs out of memory frees them
+  /// first. With a budget it keeps none.
   uint64_t memory_budget_bytes = 0;
   /// Experiment switches (raydb/diagnostics.hpp); the defaults are what raydb ships.
   Diagnostics diagnostics;

@@ -35,6 +35,7 @@ void map(VkContext&, const Buffer&) {
 uint64_t pool_reserved_bytes(VkContext&) {
   unavailable();
 }
+
 void fill_zero(VkContext&, const Buffer&) {
   unavailable();
 }
