@@ -59,11 +59,20 @@ struct Ring {
       for (Slot& s : slots) s.timer = std::make_unique<GpuTimer>(ctx, 2, bits);
   }
   ~Ring() {
-    for (Slot& s : slots) {
-      if (s.busy) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
-      c.vk.vkDestroyFence(c.device, s.done, nullptr);
-    }
+    settle();
+    for (Slot& s : slots) c.vk.vkDestroyFence(c.device, s.done, nullptr);
     c.vk.vkDestroyCommandPool(c.device, pool, nullptr);
+  }
+
+  // Waits for every submitted copy, errors ignored (on a lost device the waits return at once):
+  // after a failure, before the buffers the copies write go.
+  void settle() noexcept {
+    for (Slot& s : slots)
+      if (s.busy) {
+        c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
+        c.vk.vkResetFences(c.device, 1, &s.done);
+        s.busy = false;
+      }
   }
 
   // The slot's last copy is done, so its chunk may be written again; its copy's GPU time, in ms.
@@ -152,14 +161,8 @@ StagedUpload::StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies)
 
 void StagedUpload::settle() noexcept {
   // The pieces already submitted still write the caller's buffers, which go as the failure
-  // unwinds; on a lost device the waits return at once.
-  Ring& r = *static_cast<Ring*>(ctx_.upload_ring.get());
-  for (Ring::Slot& slot : r.slots)
-    if (slot.busy) {
-      ctx_.vk.vkWaitForFences(ctx_.device, 1, &slot.done, VK_TRUE, UINT64_MAX);
-      ctx_.vk.vkResetFences(ctx_.device, 1, &slot.done);
-      slot.busy = false;
-    }
+  // unwinds.
+  static_cast<Ring*>(ctx_.upload_ring.get())->settle();
 }
 
 StagedUpload::~StagedUpload() {
