@@ -182,13 +182,14 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           std::string pin_check = "-";
           // The last pinned call's first chunks: [up, up end, kernel, kernel end, down, down
           // end] in ms from its first upload, to 0.01 ms (detail::last_pipelined_timeline). At
-          // most 24 chunks, so that the row stays within the whole-line append limit.
+          // most 8 chunks (the first ones and the steady state after them), so that the row
+          // stays within the whole-line append limit (cli/results.cpp).
           nlohmann::json pin_timeline = nlohmann::json::array();
           auto timeline = [] {
             nlohmann::json t = nlohmann::json::array();
             auto r = [](double ms) { return std::round(ms * 100) / 100; };
             for (const detail::ChunkTimes& c : detail::last_pipelined_timeline()) {
-              if (t.size() == 24) break;
+              if (t.size() == 8) break;
               t.push_back({r(c.up_begin), r(c.up_end), r(c.kernel_begin), r(c.kernel_end),
                            r(c.down_begin), r(c.down_end)});
             }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <cmath>
 #include <vector>
 
 #include "cli/cli.hpp"
@@ -27,21 +28,23 @@ struct HostSplits {
     return ms;
   }
 
-  // Medians over the calls, each part on its own; other_ms: wall clock outside every part.
+  // Medians over the calls, each part on its own; other_ms: wall clock outside every part. To 1 us
+  // (a row holds up to eight of these and must fit a page, cli/results.cpp).
   nlohmann::json json() const {
     if (parts.empty()) return nullptr;
     auto med = [&](auto part) {
       std::vector<double> v;
       for (size_t i = 0; i < parts.size(); ++i) v.push_back(part(i));
-      return median(v);
+      return std::round(median(v) * 1000) / 1000;
     };
+    const double allocations = med([&](size_t i) { return double(parts[i].allocations); });
     return {{"allocate_ms", med([&](size_t i) { return parts[i].allocate_ms; })},
             {"release_ms", med([&](size_t i) { return parts[i].release_ms; })},
             {"pipeline_ms", med([&](size_t i) { return parts[i].pipeline_ms; })},
             {"wait_ms", med([&](size_t i) { return parts[i].wait_ms; })},
             {"copy_ms", med([&](size_t i) { return parts[i].copy_ms; })},
             {"other_ms", med([&](size_t i) { return wall_ms[i] - parts[i].sum_ms(); })},
-            {"allocations", med([&](size_t i) { return double(parts[i].allocations); })}};
+            {"allocations", std::llround(allocations)}};
   }
 };
 

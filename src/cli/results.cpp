@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -123,6 +124,22 @@ nlohmann::json device_fields(const Context& ctx) {
           {"api", "vulkan"}};
 }
 
+namespace {
+
+// Nine significant digits, which every timing (ns in ms), rate and byte count here needs at most:
+// a double printed to round-trip takes 17, and a row must fit one page (common/append_file.hpp).
+void round_floats(nlohmann::json& j) {
+  if (j.is_number_float()) {
+    double v = j.get<double>();
+    const std::string text = fmt::format("{:.9g}", v);
+    if (std::from_chars(text.data(), text.data() + text.size(), v).ec == std::errc()) j = v;
+  } else if (j.is_structured()) {
+    for (nlohmann::json& e : j) round_floats(e);
+  }
+}
+
+}  // namespace
+
 std::string append_results(const std::string& dir, const Context& ctx, const std::string& suite,
                            const std::vector<nlohmann::json>& rows) {
   namespace fs = std::filesystem;
@@ -133,7 +150,10 @@ std::string append_results(const std::string& dir, const Context& ctx, const std
   fs::path file = folder / (suite + ".jsonl");
   // Each line is written whole even under SIGKILL (common/append_file.hpp): a run killed midway
   // leaves whole lines only, never a partial one for tools/report.py to choke on.
-  for (const auto& r : rows) detail::append_line(file.string(), r.dump() + '\n');
+  for (nlohmann::json r : rows) {
+    round_floats(r);
+    detail::append_line(file.string(), r.dump() + '\n');
+  }
   return file.string();
 }
 
