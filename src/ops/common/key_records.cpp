@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <optional>
+#include <string>
 
 #include "backend/cuda/cuda.hpp"
 #include "backend/optix/optix.hpp"
@@ -50,13 +51,16 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // sort (CUDA), record layout (Vulkan), ordered by the shared timeline.
   const bool cuda = n > 0 && cuda::use_cuda(c, backend_);
   const bool has_values = source ? source->values != VK_NULL_HANDLE : !v.empty();
-  // Kept between builds like the sort's buffers below: a build like the last one makes none of
-  // its temporaries.
+  // Vulkan's own temporaries, kept between builds like the sort's buffers below: a build like the
+  // last one makes none of them.
+  auto kept = [&](SpareSlot slot, uint64_t bytes, const std::string& what) {
+    return SpareBuffers::take(c, slot, bytes, false, [&] {
+      return Buffer(c, bytes, kStorageUsage, MemoryUse::device, what);
+    });
+  };
   Buffer values_row =
-      !has_values ? Buffer() : SpareBuffers::take(c, SpareSlot::upload_values, n * 4, false, [&] {
-        return Buffer(c, n * 4, kStorageUsage, MemoryUse::device,
-                      fmt::format("{} values (upload)", name));
-      });
+      has_values ? kept(SpareSlot::upload_values, n * 4, fmt::format("{} values (upload)", name))
+                 : Buffer();
   // From host memory the values go up first, alone, and the keys' buffer is made while they do:
   // one shared with CUDA takes ~3 ms per 256 MiB to make on an H100, Vulkan's own 0.5 ms.
   const bool values_first = !source && values_row;
@@ -173,13 +177,8 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   });
   RadixSort::Temps temps;
   if (!cuda && n > 0) {
-    auto scratch = [&](SpareSlot slot, uint64_t bytes, const char* what) {
-      return SpareBuffers::take(c, slot, bytes, false, [&] {
-        return Buffer(c, bytes, kStorageUsage, MemoryUse::device, what);
-      });
-    };
-    temps.keys = scratch(SpareSlot::sort_scratch_keys, kb, "sort keys");
-    temps.rows = scratch(SpareSlot::sort_scratch_rows, n * 4, "sort rows");
+    temps.keys = kept(SpareSlot::sort_scratch_keys, kb, "sort keys");
+    temps.rows = kept(SpareSlot::sort_scratch_rows, n * 4, "sort rows");
   }
   // The layout goes in a submission of its own where the records are made once the sort runs,
   // and after CUDA's sort.
