@@ -38,11 +38,11 @@ if part rx; then
 fi
 if part baselines; then
   echo "== the sorted array and the hash table through the same pipelined lookups"
-  $B --index sorted,hash --order unsorted,sorted --build-repeats 2
+  $B --index sorted,hash --order unsorted,sorted --build-repeats 3
 fi
 if part key64; then
   echo "== RX, 64-bit keys"
-  $B --index rx --key-bits 64 --method hit_and_scan --order unsorted --build-repeats 2
+  $B --index rx --key-bits 64 --method hit_and_scan --order unsorted --build-repeats 3
 fi
 if part chunks; then
   echo "== RX, 32-bit keys, unsorted: other pipelined chunk sizes"

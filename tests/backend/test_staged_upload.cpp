@@ -9,6 +9,8 @@
 #include <random>
 #include <string>
 
+#include "backend/vk/call_lock.hpp"
+#include "backend/vk/commands.hpp"
 #include "backend/vk/staged_upload.hpp"
 #include "raydb/cgrx_index.hpp"
 #include "raydb/hash_index.hpp"
@@ -20,6 +22,7 @@
 #include "support.hpp"
 
 using namespace raydb;
+using detail::Buffer;
 
 namespace {
 
@@ -39,7 +42,54 @@ void check_index(const Index& index, const workload::KeyColumn& probes,
   test::check_lookups(got, want, what.c_str());
 }
 
+// `bytes` of `b` from `offset`, read once the upload's copy `copy` (and those before it) is in
+// place, waiting for that copy's value only.
+std::vector<uint8_t> read_after(detail::VkContext& c, const detail::StagedUpload& up, size_t copy,
+                                const Buffer& b, uint64_t offset, uint64_t bytes) {
+  Buffer readback(c, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, detail::MemoryUse::readback,
+                  "test readback");
+  detail::CommandBatch batch(c);
+  up.record_acquire(batch.cmd(), copy);
+  batch.wait_for(up.semaphore(), up.done_value(copy), VK_PIPELINE_STAGE_TRANSFER_BIT);
+  VkBufferCopy region{offset, 0, bytes};
+  c.vk.vkCmdCopyBuffer(batch.cmd(), b.handle(), readback.handle(), 1, &region);
+  batch.submit_and_wait();
+  readback.invalidate();
+  const auto* p = static_cast<const uint8_t*>(readback.mapped());
+  return std::vector<uint8_t>(p, p + bytes);
+}
+
 }  // namespace
+
+// A build waits for its keys' copy alone before it sorts, and for the values' before the layout
+// (ops/common/key_records.cpp): each copy's value must mean that copy is in place.
+TEST_CASE("staged upload: each copy signals its own value once in place, an empty one the last") {
+  test::ValidationGuard guard;
+  detail::VkContext& c = test::context().vk();
+  REQUIRE(c.timeline_semaphore);
+  StagedSizes sizes(64, 1000);
+  std::mt19937_64 rng(test::fresh_seed());
+  std::vector<uint8_t> first(5003), second(2501);  // 6 and 3 pieces of 1000 bytes
+  for (auto* v : {&first, &second})
+    for (auto& x : *v) x = static_cast<uint8_t>(rng());
+  using detail::MemoryUse;
+  Buffer a(c, 5008, detail::kStorageUsage, MemoryUse::device, "first copy");
+  Buffer none(c, 16, detail::kStorageUsage, MemoryUse::device, "empty copy");
+  Buffer b(c, 2508, detail::kStorageUsage, MemoryUse::device, "second copy");
+  detail::CallLock lock(c);
+  detail::StagedUpload up(c, {{&a, 0, first.data(), first.size()},
+                              {&none, 0, nullptr, 0},
+                              {&b, 4, second.data(), second.size()}});
+  CHECK(up.done_value(0) > 0);
+  CHECK(up.done_value(1) == up.done_value(0));  // nothing to copy: done with the copy before
+  CHECK(up.done_value(2) > up.done_value(0));
+  CHECK(up.done_value() == up.done_value(2));
+  up.wait_submitted(0);
+  CHECK(read_after(c, up, 0, a, 0, first.size()) == first);
+  up.wait_submitted();
+  CHECK(read_after(c, up, 2, b, 4, second.size()) == second);
+  up.wait();
+}
 
 TEST_CASE("staged upload: builds from host memory in many small pieces equal the reference") {
   test::ValidationGuard guard;

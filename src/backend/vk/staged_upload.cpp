@@ -3,6 +3,7 @@
 #include <array>
 #include <atomic>
 #include <memory>
+#include <span>
 #include <utility>
 
 #include "backend/vk/call_lock.hpp"
@@ -99,12 +100,14 @@ Ring& context_ring(VkContext& c, uint64_t chunk) {
   return r;
 }
 
-// Hands `dst` from the ring's queue family to the context's (or takes it), where they differ.
-void ownership_barrier(VkContext& c, VkCommandBuffer cmd, const std::vector<StagedCopy>& copies,
+// Hands the copies' destinations from the ring's queue family to the context's (or takes them),
+// where they differ.
+void ownership_barrier(VkContext& c, VkCommandBuffer cmd, std::span<const StagedCopy> copies,
                        uint32_t from, bool release) {
   if (from == c.queue_family) return;
   std::vector<VkBufferMemoryBarrier> b;
   for (const StagedCopy& s : copies) {
+    if (s.bytes == 0) continue;
     VkBufferMemoryBarrier m{VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER};
     m.srcAccessMask = release ? VK_ACCESS_TRANSFER_WRITE_BIT : 0;
     m.dstAccessMask = release ? 0 : VK_ACCESS_MEMORY_READ_BIT | VK_ACCESS_MEMORY_WRITE_BIT;
@@ -119,6 +122,10 @@ void ownership_barrier(VkContext& c, VkCommandBuffer cmd, const std::vector<Stag
       cmd, release ? VK_PIPELINE_STAGE_TRANSFER_BIT : VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT,
       release ? VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT : VK_PIPELINE_STAGE_ALL_COMMANDS_BIT, 0, 0,
       nullptr, static_cast<uint32_t>(b.size()), b.data(), 0, nullptr);
+}
+
+uint64_t pieces_of(const StagedCopy& s, uint64_t chunk) {
+  return (s.bytes + chunk - 1) / chunk;
 }
 
 }  // namespace
@@ -137,7 +144,12 @@ StagedUpload::StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies)
     : ctx_(ctx), copies_(std::move(copies)) {
   // The ring and its chunks are made here, on the caller's thread.
   Ring& r = context_ring(ctx_, g_chunk.load());
-  done_value_ = r.timeline.next();
+  // A copy of no bytes has no piece to signal: it is done once the copies before it are.
+  uint64_t done = 0;
+  for (const StagedCopy& s : copies_) {
+    if (s.bytes > 0) done = r.timeline.next();
+    done_values_.push_back(done);
+  }
   if (ctx_.has_copy_queues())
     thread_ = std::thread([this] {
       // Its copies overlap the caller's work; the caller's wait() is what a breakdown shows.
@@ -147,7 +159,7 @@ StagedUpload::StagedUpload(VkContext& ctx, std::vector<StagedCopy> copies)
       } catch (...) {
         failure_ = std::current_exception();
         settle();
-        mark_submitted(true);
+        mark_submitted(copies_.size(), true);
       }
     });
   else
@@ -169,20 +181,21 @@ StagedUpload::~StagedUpload() {
   if (thread_.joinable()) thread_.join();
 }
 
-void StagedUpload::wait_submitted() {
+void StagedUpload::wait_submitted(size_t copy) {
+  const size_t needed = copies_.empty() ? 0 : index(copy) + 1;
   bool failed = false;
   {
     HostPhaseScope timed(HostPhase::wait);
     std::unique_lock lock(mutex_);
-    submitted_cv_.wait(lock, [this] { return submitted_; });
+    submitted_cv_.wait(lock, [&] { return submitted_ >= needed || failed_; });
     failed = failed_;
   }
   if (failed) wait();  // rethrows
 }
 
-void StagedUpload::mark_submitted(bool failed) {
+void StagedUpload::mark_submitted(size_t copies, bool failed) {
   std::lock_guard lock(mutex_);
-  submitted_ = true;
+  submitted_ = copies;
   failed_ = failed;
   submitted_cv_.notify_all();
 }
@@ -197,6 +210,15 @@ VkSemaphore StagedUpload::semaphore() const {
   return static_cast<Ring*>(ctx_.upload_ring.get())->timeline.handle();
 }
 
+uint64_t StagedUpload::done_value(size_t copy) const {
+  return copies_.empty() ? 0 : done_values_[index(copy)];
+}
+
+void StagedUpload::record_acquire(VkCommandBuffer cmd, size_t copy) const {
+  const auto* r = static_cast<Ring*>(ctx_.upload_ring.get());
+  ownership_barrier(ctx_, cmd, std::span(copies_).subspan(index(copy), 1), r->family, false);
+}
+
 void StagedUpload::record_acquire(VkCommandBuffer cmd) const {
   const auto* r = static_cast<Ring*>(ctx_.upload_ring.get());
   ownership_barrier(ctx_, cmd, copies_, r->family, false);
@@ -205,18 +227,18 @@ void StagedUpload::record_acquire(VkCommandBuffer cmd) const {
 void StagedUpload::run() {
   Ring& r = *static_cast<Ring*>(ctx_.upload_ring.get());
   const uint64_t chunk = r.slots[0].host.size();
-  uint64_t pieces = 0;
-  for (const StagedCopy& s : copies_) pieces += (s.bytes + chunk - 1) / chunk;
-  if (pieces == 0) mark_submitted(false);
   uint64_t k = 0;
-  for (const StagedCopy& s : copies_)
-    for (uint64_t at = 0; at < s.bytes; at += chunk, ++k) {
+  for (size_t i = 0; i < copies_.size(); ++i) {
+    const StagedCopy& s = copies_[i];
+    const uint64_t pieces = pieces_of(s, chunk);
+    for (uint64_t p = 0; p < pieces; ++p, ++k) {
+      const uint64_t at = p * chunk;
       Ring::Slot& slot = r.slots[k % Ring::kSlots];
       gpu_ms_ += r.finish(slot);
       const uint64_t n = std::min(chunk, s.bytes - at);
       host_copies({{slot.host.mapped(), static_cast<const uint8_t*>(s.src) + at, n}});
       slot.host.flush();
-      const bool last = k + 1 == pieces;
+      const bool last = p + 1 == pieces;
       begin_one_time(ctx_, slot.cmd);
       if (slot.timer) {
         slot.timer->reset_on_host();
@@ -225,13 +247,14 @@ void StagedUpload::run() {
       VkBufferCopy region{0, s.dst_offset + at, n};
       ctx_.vk.vkCmdCopyBuffer(slot.cmd, slot.host.handle(), s.dst->handle(), 1, &region);
       if (slot.timer) slot.timer->mark(slot.cmd);
-      if (last) ownership_barrier(ctx_, slot.cmd, copies_, r.family, true);
+      if (last) ownership_barrier(ctx_, slot.cmd, std::span(copies_).subspan(i, 1), r.family, true);
       vk_check(ctx_.vk.vkEndCommandBuffer(slot.cmd), "vkEndCommandBuffer");
-      // The last piece signals the timeline, which the submission reading the copies waits for.
+      // A copy's last piece signals its value, which the submissions reading it wait for. One
+      // queue runs the pieces in order, so the copies before it are in place too.
       VkTimelineSemaphoreSubmitInfo ts{VK_STRUCTURE_TYPE_TIMELINE_SEMAPHORE_SUBMIT_INFO};
       const VkSemaphore sem = r.timeline.handle();
       ts.signalSemaphoreValueCount = 1;
-      ts.pSignalSemaphoreValues = &done_value_;
+      ts.pSignalSemaphoreValues = &done_values_[i];
       VkSubmitInfo si{VK_STRUCTURE_TYPE_SUBMIT_INFO};
       si.pNext = last ? &ts : nullptr;
       si.commandBufferCount = 1;
@@ -243,8 +266,10 @@ void StagedUpload::run() {
       if (res == VK_ERROR_DEVICE_LOST) mark_lost(ctx_);
       vk_check(res, "vkQueueSubmit");
       slot.busy = true;
-      if (last) mark_submitted(false);
     }
+    mark_submitted(i + 1, false);
+  }
+  if (copies_.empty()) mark_submitted(0, false);
   for (Ring::Slot& slot : r.slots) gpu_ms_ += r.finish(slot);
 }
 

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -14,6 +15,41 @@
 #include "backend/vk/staged_upload.hpp"
 
 namespace raydb::detail {
+
+namespace {
+
+// A build that fails once its sort is submitted (the rest of a staged upload, an allocation) waits
+// for the GPU work in flight before the buffers that work uses go: the batch with the sort or the
+// key copy, and the CUDA stream once it holds the sort. Errors of these waits are dropped: the
+// failure that unwinds is the one to report.
+class InFlightGuard {
+ public:
+  InFlightGuard(VkContext& c, CommandBatch& batch) : c_(c), batch_(batch) {}
+  InFlightGuard(const InFlightGuard&) = delete;
+  InFlightGuard& operator=(const InFlightGuard&) = delete;
+  ~InFlightGuard() {
+    if (std::uncaught_exceptions() == unwinding_) return;
+    try {
+      batch_.wait();
+    } catch (...) {
+    }
+    if (!cuda_) return;
+    try {
+      cuda::finish(c_);
+    } catch (...) {
+    }
+  }
+  // The CUDA stream holds work that waits only for submitted batches.
+  void cuda_enqueued() { cuda_ = true; }
+
+ private:
+  VkContext& c_;
+  CommandBatch& batch_;
+  bool cuda_ = false;
+  const int unwinding_ = std::uncaught_exceptions();
+};
+
+}  // namespace
 
 void validate_key_column(KeySpan k, std::span<const uint32_t> v) {
   if (k.size > kMaxIndexedKeys)
@@ -109,10 +145,10 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   } else if (staged) {
     // Large columns from ordinary host memory: through the staging chunks on the copy queue,
     // while the buffers below are made (staged_upload.hpp).
+    // The keys go first: the sort needs only them, and runs while the values go up.
     if (!keys) keys = make_keys();
-    std::vector<StagedCopy> copies;
+    std::vector<StagedCopy> copies{{&keys, 0, k.data, kb}};
     if (values_row) copies.push_back({&values_row, 0, v.data(), v.size() * 4});
-    copies.push_back({&keys, 0, k.data, kb});
     staged_upload.emplace(c, std::move(copies));
   } else {
     if (values_first) {
@@ -128,11 +164,12 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   uint32_t t1 = timer.mark(cmd);
   (key_upload ? *key_upload : upload).submit();
   // From std::vectors (staged) the host's allocations would hold the copies' submissions
-  // (staged_upload.hpp): the buffers below are made once the last piece is submitted, the
-  // records and the caller's own while the GPU sorts.
+  // (staged_upload.hpp): the sort goes once the keys' pieces are submitted, and the buffers below
+  // are made once the values' are, the records and the caller's own while the GPU sorts.
   const bool deferred = staged_upload.has_value();
+  constexpr size_t kKeysCopy = 0;
   if (deferred)
-    staged_upload->wait_submitted();
+    staged_upload->wait_submitted(kKeysCopy);
   else if (while_uploading)
     while_uploading();
 
@@ -153,10 +190,10 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   CommandBatch batch(c);
   cmd = batch.cmd();
   if (staged_upload) {
-    staged_upload->record_acquire(cmd);
-    batch.wait_for(staged_upload->semaphore(), staged_upload->done_value(),
+    staged_upload->record_acquire(cmd, kKeysCopy);
+    batch.wait_for(staged_upload->semaphore(), staged_upload->done_value(kKeysCopy),
                    VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
-    t1 = timer.mark(cmd);  // the sort's time starts once the columns are in, not at `upload`
+    t1 = timer.mark(cmd);  // the sort's time starts once the keys are in, not at `upload`
   }
   c.vk.vkCmdFillBuffer(cmd, counter.handle(), 0, 4, 0);
   // In row order the keys stay as given; a sorted copy only tells whether keys repeat.
@@ -183,17 +220,30 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
   // The layout goes in a submission of its own where the records are made once the sort runs,
   // and after CUDA's sort.
   std::optional<CommandBatch> layout_batch;
+  InFlightGuard in_flight(c, batch);
   std::optional<cuda::Timer> cuda_timer;
   uint32_t c0 = 0, c1 = 0, t_sorted = 0, t_layout = 0;
+  // The layout reads the values, so it waits for the rest of a staged upload; its records are
+  // made once that is submitted.
+  auto after_upload = [&](CommandBatch& b, VkCommandBuffer layout_cmd) {
+    if (!staged_upload) return;
+    staged_upload->wait_submitted();
+    make_records();
+    if (!values_row) return;
+    staged_upload->record_acquire(layout_cmd, StagedUpload::kLast);
+    b.wait_for(staged_upload->semaphore(), staged_upload->done_value(),
+               VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+  };
   if (cuda) {
     cuda::cuda_after(c, batch);
     batch.submit();
     cuda_timer.emplace(c, 2);
     c0 = cuda_timer->mark();
+    in_flight.cuda_enqueued();
     cuda::sort_pairs(c, sorted, sorted_rows, n, key64);
     c1 = cuda_timer->mark();
-    if (deferred) make_records();
     cmd = layout_batch.emplace(c).cmd();
+    after_upload(*layout_batch, cmd);
     cuda::vulkan_after(c, *layout_batch);
     t_layout = timer.mark(cmd);
   } else {
@@ -201,8 +251,8 @@ KeyRecords KeyRecordBuilder::build(KeySpan k, std::span<const uint32_t> v, bool 
     if (deferred) {
       t_sorted = timer.mark(cmd);
       batch.submit();
-      make_records();
       cmd = layout_batch.emplace(c).cmd();
+      after_upload(*layout_batch, cmd);
       compute_barrier(c, cmd);  // after the sort, submitted before it on this queue
       t_layout = timer.mark(cmd);
     }
