@@ -22,30 +22,27 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "probe_util.hpp"
+
 namespace {
 
+using probe::median;
+using probe::now_ms;
+
 [[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "overlap_probe: %s\n", what.c_str());
-  std::exit(2);
+  probe::fail("overlap_probe", what);
 }
 void cu(cudaError_t e, const char* what) {
   if (e != cudaSuccess) fail(std::string(what) + ": " + cudaGetErrorString(e));
 }
 void vk(VkResult r, const char* what) {
   if (r != VK_SUCCESS) fail(std::string(what) + ": VkResult " + std::to_string(int(r)));
-}
-double now_ms() {
-  using namespace std::chrono;
-  return duration<double, std::milli>(steady_clock::now().time_since_epoch()).count();
-}
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
 }
 
 constexpr size_t kPairs = size_t{1} << 26;
@@ -71,9 +68,11 @@ struct Sort {
                                     int(kPairs), 0, 32, s);
     cu(cudaMalloc(&temp, temp_bytes), "cudaMalloc temp");
   }
-  // Resets the input, then enqueues the sort between two events.
-  void enqueue() {
+  // Resets the input, starts `beside` (what runs beside the sort), then enqueues the sort between
+  // two events.
+  void enqueue(const std::function<void()>& beside = {}) {
     cu(cudaMemcpy(keys_in, host_keys.data(), kPairs * 4, cudaMemcpyHostToDevice), "reset");
+    if (beside) beside();
     cu(cudaEventRecord(e0, s), "record");
     cu(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, vals_in, vals_out,
                                        int(kPairs), 0, 32, s),
@@ -251,16 +250,11 @@ int main(int argc, char** argv) {
     return std::pair{sort.finish(), 0.0};
   });
   report("cuda_h2d", [&] {
-    cu(cudaMemcpy(sort.keys_in, sort.host_keys.data(), kPairs * 4, cudaMemcpyHostToDevice),
-       "reset");
-    cu(cudaEventRecord(c0, copy_stream), "record");
-    cu(cudaMemcpyAsync(dev_dst, pinned, kCopyBytes, cudaMemcpyHostToDevice, copy_stream), "copy");
-    cu(cudaEventRecord(c1, copy_stream), "record");
-    cu(cudaEventRecord(sort.e0, sort.s), "record");
-    cu(cub::DeviceRadixSort::SortPairs(sort.temp, sort.temp_bytes, sort.keys_in, sort.keys_out,
-                                       sort.vals_in, sort.vals_out, int(kPairs), 0, 32, sort.s),
-       "SortPairs");
-    cu(cudaEventRecord(sort.e1, sort.s), "record");
+    sort.enqueue([&] {
+      cu(cudaEventRecord(c0, copy_stream), "record");
+      cu(cudaMemcpyAsync(dev_dst, pinned, kCopyBytes, cudaMemcpyHostToDevice, copy_stream), "copy");
+      cu(cudaEventRecord(c1, copy_stream), "record");
+    });
     double s = sort.finish();
     cu(cudaStreamSynchronize(copy_stream), "sync");
     float ms = 0;
@@ -270,7 +264,6 @@ int main(int argc, char** argv) {
   report("cuda_copy", [&] { return std::pair{0.0, cuda_copy_alone()}; });
 
   std::vector<uint8_t> pageable(size_t{512} << 20, 2);
-  std::vector<uint8_t> pinned_big;
   uint8_t* pinned512 = nullptr;
   cu(cudaHostAlloc(&pinned512, pageable.size(), cudaHostAllocDefault), "cudaHostAlloc 512");
   std::memset(pinned512, 0, pageable.size());
@@ -297,14 +290,7 @@ int main(int argc, char** argv) {
     return std::pair{0.0, v.wait()};
   });
   report("vk_h2d", [&] {
-    cu(cudaMemcpy(sort.keys_in, sort.host_keys.data(), kPairs * 4, cudaMemcpyHostToDevice),
-       "reset");
-    v.submit();
-    cu(cudaEventRecord(sort.e0, sort.s), "record");
-    cu(cub::DeviceRadixSort::SortPairs(sort.temp, sort.temp_bytes, sort.keys_in, sort.keys_out,
-                                       sort.vals_in, sort.vals_out, int(kPairs), 0, 32, sort.s),
-       "SortPairs");
-    cu(cudaEventRecord(sort.e1, sort.s), "record");
+    sort.enqueue([&] { v.submit(); });
     double s = sort.finish();
     return std::pair{s, v.wait()};
   });

@@ -19,6 +19,7 @@
 #include "backend/vk/call_lock.hpp"
 #include "backend/vk/commands.hpp"
 #include "backend/vk/pipelines.hpp"
+#include "common/page_touch.hpp"
 #include "raydb/keys.hpp"
 #include "raydb/rx_index.hpp"
 
@@ -246,6 +247,9 @@ class LookupBatch {
     // chunk that carries its results (and signals its fence) has been submitted.
     bool partial = false;
     bool carried = false;  // ResultPath::carried: the next chunk's kernel writes its results out
+    // Maps in_host and out_host page by page ahead of their first call (reserve_pipeline). Last,
+    // so that a Slot going away stops it before its buffers go.
+    PageTouch touched;
   };
   using Slots = std::array<Slot, kSlots>;
   // The context's ring (VkContext::lookup_slots), made empty on first use. One ring serves every
@@ -253,7 +257,8 @@ class LookupBatch {
   // (one that failed midway excepted), and indexes built after the first then allocate no slots.
   static Slots& context_slots(VkContext& ctx);
   static void destroy_slots(VkContext& ctx, Slots& slots);
-  void ensure_slots(uint64_t chunk, uint64_t query_bytes);
+  // `touch`: start mapping newly made pinned buffers on a thread (PageTouch), for a later call.
+  void ensure_slots(uint64_t chunk, uint64_t query_bytes, bool touch = false);
   // Waits for a busy slot and copies its results to out (nullptr: discards them), adding its GPU
   // times to `stats`.
   void finish(Slot& s, RxLookup* out, RxProbeStats& stats);

@@ -86,6 +86,7 @@ void LookupBatch::destroy_slots(VkContext& c, Slots& slots) {
   }
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
   for (Slot& s : slots) {
+    s.touched.wait();  // before its buffers go
     // A partial slot's fence may never be signalled; the queues are idle by now.
     if (s.busy && !s.partial) c.vk.vkWaitForFences(c.device, 1, &s.done, VK_TRUE, UINT64_MAX);
     if (s.done) c.vk.vkDestroyFence(c.device, s.done, nullptr);
@@ -98,7 +99,7 @@ void LookupBatch::destroy_slots(VkContext& c, Slots& slots) {
   }
 }
 
-void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
+void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes, bool touch) {
   VkContext& c = ctx_;
   if (std::any_of(slots_.begin(), slots_.end(), [](const Slot& s) { return s.partial; }))
     destroy_slots(c, slots_);
@@ -109,12 +110,22 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
   const uint32_t copy_bits = c.has_copy_queues() ? c.copy_timestamp_bits : 0;
   for (Slot& s : slots_) {
+    s.touched.wait();  // a build's touch of buffers that may be made anew below
     // Host-cached memory: the host copies in and out at memory speed (write-combined or BAR
     // memory would make the copy out crawl).
+    const VkBuffer in_before = s.in_host.handle(), out_before = s.out_host.handle();
     ensure_buffer(c, s.in_host, chunk * query_bytes, kStorageUsage, MemoryUse::readback,
                   "lookup chunk in (host)", true);
     ensure_buffer(c, s.out_host, chunk * kResultBytes, kStorageUsage, MemoryUse::readback,
                   "lookup chunk out (host)", true);
+    // The driver maps each page of fresh pinned memory on its first access, which would slow the
+    // first call's copies by up to half (common/page_touch.hpp): a build's slots are mapped on a
+    // thread meanwhile. A call's own new slots are not, as it copies into them at once.
+    std::vector<TouchRange> fresh;
+    if (s.in_host.handle() != in_before) fresh.push_back({s.in_host.mapped(), s.in_host.size()});
+    if (s.out_host.handle() != out_before)
+      fresh.push_back({s.out_host.mapped(), s.out_host.size()});
+    if (touch && !fresh.empty()) s.touched = PageTouch(std::move(fresh));
     ensure_buffer(c, s.in_dev, chunk * query_bytes, kStorageUsage, MemoryUse::device,
                   "lookup chunk in", true);
     ensure_buffer(c, s.out_dev, chunk * kResultBytes, kStorageUsage, MemoryUse::device,
@@ -137,7 +148,7 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes) {
 
 void LookupBatch::reserve_pipeline(uint64_t lookups, uint64_t query_bytes) {
   if (lookup_chunk() > 0 && lookups > 0)
-    ensure_slots(std::min(lookup_chunk(), lookups), query_bytes);
+    ensure_slots(std::min(lookup_chunk(), lookups), query_bytes, true);
 }
 
 void LookupBatch::finish(Slot& s, RxLookup* out, RxProbeStats& stats) {
