@@ -110,7 +110,9 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes, bool touch)
   const VkCommandPool copy_pool = c.has_copy_queues() ? c.copy_pool : c.command_pool;
   const uint32_t copy_bits = c.has_copy_queues() ? c.copy_timestamp_bits : 0;
   for (Slot& s : slots_) {
-    s.touched.wait();  // a build's touch of buffers that may be made anew below
+    // A touch still running goes on unless the buffers it maps are about to be made anew.
+    if (s.in_host.size() < chunk * query_bytes || s.out_host.size() < chunk * kResultBytes)
+      s.touched.wait();
     // Host-cached memory: the host copies in and out at memory speed (write-combined or BAR
     // memory would make the copy out crawl).
     const VkBuffer in_before = s.in_host.handle(), out_before = s.out_host.handle();
@@ -278,6 +280,7 @@ RxProbeStats LookupBatch::run_pipelined_in_slots(const QueryBatch& q, VkPipeline
   const uint64_t min_piece = std::clamp<uint64_t>(lookup_chunk() / 4, 1, kMinPipelinedChunk);
   const uint64_t qbytes = q.bytes() / q.count;
   ensure_slots(chunk, qbytes);
+  for (Slot& s : slots_) s.touched.wait();  // the host copies into them below
   const auto* src = static_cast<const uint8_t*>(q.data);
   // Queries or results in a HostBuffer: the copy engines read or write them there.
   const HostRange pinned_in = find_host_buffer(ctx_, q.data, q.bytes());
