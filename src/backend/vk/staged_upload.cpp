@@ -219,11 +219,6 @@ void StagedUpload::record_acquire(VkCommandBuffer cmd, size_t copy) const {
   ownership_barrier(ctx_, cmd, std::span(copies_).subspan(index(copy), 1), r->family, false);
 }
 
-void StagedUpload::record_acquire(VkCommandBuffer cmd) const {
-  const auto* r = static_cast<Ring*>(ctx_.upload_ring.get());
-  ownership_barrier(ctx_, cmd, copies_, r->family, false);
-}
-
 void StagedUpload::run() {
   Ring& r = *static_cast<Ring*>(ctx_.upload_ring.get());
   const uint64_t chunk = r.slots[0].host.size();

@@ -66,8 +66,6 @@ class StagedUpload {
   // Records, into a command buffer of the context's queue that waits for done_value(copy), the
   // destination's hand-over from the copy queue's family (nothing where the families agree).
   void record_acquire(VkCommandBuffer cmd, size_t copy) const;
-  // The same for every copy, into one that waits for done_value().
-  void record_acquire(VkCommandBuffer cmd) const;
   // The copies' GPU time summed over the pieces, in ms (0 where the queue keeps no timestamps):
   // the copy engines' time, without the gaps where they waited for the host's next piece.
   double gpu_ms() const { return gpu_ms_; }

@@ -123,11 +123,12 @@ void LookupBatch::ensure_slots(uint64_t chunk, uint64_t query_bytes, bool touch)
     // The driver maps each page of fresh pinned memory on its first access, which would slow the
     // first call's copies by up to half (common/page_touch.hpp): a build's slots are mapped on a
     // thread meanwhile. A call's own new slots are not, as it copies into them at once.
-    std::vector<TouchRange> fresh;
-    if (s.in_host.handle() != in_before) fresh.push_back({s.in_host.mapped(), s.in_host.size()});
-    if (s.out_host.handle() != out_before)
-      fresh.push_back({s.out_host.mapped(), s.out_host.size()});
-    if (touch && !fresh.empty()) s.touched = PageTouch(std::move(fresh));
+    if (touch) {
+      std::vector<TouchRange> fresh;
+      for (auto [b, before] : {std::pair{&s.in_host, in_before}, {&s.out_host, out_before}})
+        if (b->handle() != before) fresh.push_back({b->mapped(), b->size()});
+      if (!fresh.empty()) s.touched = PageTouch(std::move(fresh));
+    }
     ensure_buffer(c, s.in_dev, chunk * query_bytes, kStorageUsage, MemoryUse::device,
                   "lookup chunk in", true);
     ensure_buffer(c, s.out_dev, chunk * kResultBytes, kStorageUsage, MemoryUse::device,
