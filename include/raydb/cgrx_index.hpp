@@ -29,8 +29,12 @@ struct CgrxBuildOptions {
   /// Keys per bucket: a power of two >= 2. The thesis's variants use 2^5 (cgRX5x4) and 2^8
   /// (cgRX8x4). Larger buckets mean fewer triangles and longer in-bucket searches.
   uint32_t bucket_size = 32;
-  /// Copy the BLAS into a structure of its compacted size.
+  /// Copy the BLAS into a structure of its compacted size, where that saves at least
+  /// compact_min_saving of its bytes (as RxBuildOptions::compact_min_saving).
   bool compact = true;
+  /// The least fraction of the BLAS's bytes (0 to 1) that compaction must save to run; 0: whenever
+  /// allowed. Outside [0, 1]: Errc::invalid_argument.
+  double compact_min_saving = 0.10;
   /// The BLAS's build preference flag (the OptiX twin's GAS gets the same). fast_trace: on the
   /// H100 it made unsorted lookups 15-20% faster than none (2^26 keys; docs/optix.md, "cgRX").
   BuildPreference preference = BuildPreference::fast_trace;

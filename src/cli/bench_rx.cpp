@@ -276,6 +276,9 @@ void register_lookup_bench(CLI::App& bench, const char* name, const char* descri
       "BVH build preference: none | fast_trace | fast_build (default: the index's own, RX none, "
       "cgRX fast_trace)");
   cmd->add_flag("--no-compact", o->no_compact, "skip BVH compaction");
+  add_real(*cmd, "--compact-min-saving", o->compact_min_saving,
+           "compact the BVH only where that saves at least this fraction of its bytes (0: always)",
+           0, 1);
   add_counts(*cmd, "--partitions", o->partitions,
              "build the BVH in this many key-range parts, one at a time (lower peak build "
              "memory); list, e.g. 1,4,16",

@@ -48,6 +48,7 @@ struct BenchRxOptions {
   uint32_t multiplicity = 1;
   std::string prefer;  // --prefer; empty: each index's default (RX none, cgRX fast_trace)
   bool no_compact = false;
+  double compact_min_saving = RxBuildOptions{}.compact_min_saving;  // --compact-min-saving
   std::vector<uint32_t> partitions = {1};  // RxBuildOptions::partitions, swept
   bool compress_duplicates = false;
   int build_repeats = 3;

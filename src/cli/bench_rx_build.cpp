@@ -198,6 +198,7 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
     throw Error(Errc::invalid_argument, "--layout takes key or row");
   bo.key_order = layout == "key";
   bo.compact = !o.no_compact;
+  bo.compact_min_saving = o.compact_min_saving;
   if (!o.prefer.empty()) bo.preference = parse_preference(o.prefer);
   bo.partitions = partitions;
   bo.compress_duplicates = o.compress_duplicates;
@@ -254,6 +255,8 @@ std::optional<Candidate> build_rx(const BenchRxOptions& o, const Context& ctx,
               {"opaque_hits", index->opaque_hits()},
               {"diagnostic", o.diagnostic},
               {"compaction", bo.compact},
+              {"compact_min_saving", bo.compact_min_saving},
+              {"bvh_compacted_bytes", bs.bvh_compacted_bytes},
               {"build_preference", to_string(bo.preference)},
               {"unique_keys", bs.unique_keys},
               {"blas_count", bs.blas_count},
@@ -330,6 +333,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
   bo.bucket_size = bucket;
   bo.traversal = parse_traversal_mode(tname).value();
   bo.compact = !o.no_compact;
+  bo.compact_min_saving = o.compact_min_saving;
   if (!o.prefer.empty()) bo.preference = parse_preference(o.prefer);
   if (rays != "window" && rays != "full")
     throw Error(Errc::invalid_argument, "--cgrx-rays takes window and/or full");
@@ -368,6 +372,7 @@ std::optional<Candidate> build_cgrx(const BenchRxOptions& o, const Context& ctx,
               {"ray_window", bs.ray_window},
               {"diagnostic", o.diagnostic},
               {"compaction", bo.compact},
+              {"compact_min_saving", bo.compact_min_saving},
               {"unique_keys", bs.unique_keys},
               {"representatives", bs.representatives},
               {"row_markers", bs.row_markers},

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <random>
 #include <string>
 
@@ -237,6 +238,38 @@ TEST_CASE("cgrx: bad input gets a clear error") {
     REQUIRE(!bad_bucket.ok());
     CHECK(bad_bucket.error().code() == Errc::invalid_argument);
     CHECK(std::string(bad_bucket.error().what()).find("power of two") != std::string::npos);
+  }
+
+  for (double bad : {-1.0, 2.0, std::nan("")}) {
+    CgrxBuildOptions o;
+    o.compact_min_saving = bad;
+    auto refused = CgrxIndex::build(test::context(), keys, {}, o);
+    REQUIRE(!refused.ok());
+    CHECK(refused.error().code() == Errc::invalid_argument);
+    CHECK(std::string(refused.error().what()).find("compact_min_saving") != std::string::npos);
+  }
+}
+
+TEST_CASE("cgrx: compaction forced or skipped changes no result") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  auto keys = make_keys<uint32_t>(KeySet::sparse, rng);
+  RxReference ref(std::span<const uint32_t>(keys), {});
+  auto points = make_points(keys, rng);
+  auto want = ref.lookup(std::span<const uint32_t>(points));
+  for (double min_saving : {0.0, 1.0}) {
+    CAPTURE(min_saving);
+    CgrxBuildOptions o;
+    o.compact_min_saving = min_saving;
+    auto index = CgrxIndex::build(test::context(), keys, {}, o).value();
+    const CgrxBuildStats& st = index.build_stats();
+    CHECK(st.bvh_bytes <= st.bvh_uncompacted_bytes);
+    if (min_saving == 1.0) {
+      CHECK(st.bvh_bytes == st.bvh_uncompacted_bytes);  // kept as built
+      CHECK(st.compact_ms == 0);
+    }
+    test::check_lookups(index.lookup(std::span<const uint32_t>(points)).value(), want,
+                        "compaction");
   }
 }
 

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -331,20 +332,55 @@ TEST_CASE("rx: compaction and row-order layout change no result") {
   RxReference ref(keys.span(), values);
   auto points = probes_for(keys, 1500, rng, 0xFFFFFFFFull);
   auto want = ref.lookup(points.span());
+  // min_saving 0: compaction runs whenever allowed; 1: it never saves enough, so the BLAS stays
+  // as built; 0.1: the default, whichever the driver's compacted size decides.
   for (bool compact : {true, false})
-    for (bool key_order : {true, false}) {
-      CAPTURE(compact);
-      CAPTURE(key_order);
-      RxBuildOptions o;
-      o.compact = compact;
-      o.key_order = key_order;
-      auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
-      const auto& s = index.build_stats();
-      CHECK(s.bvh_bytes <= s.bvh_uncompacted_bytes);
-      CHECK(s.build_peak_bytes >= s.resident_bytes);
-      CHECK(s.resident_bytes >= s.bvh_bytes);
-      test::check_lookups(index.lookup(points.span()).value(), want, "layout/compaction");
-    }
+    for (double min_saving : {0.0, 1.0, 0.1})
+      for (bool key_order : {true, false}) {
+        if (!compact && min_saving != 0.0) continue;  // nothing to decide
+        CAPTURE(compact);
+        CAPTURE(min_saving);
+        CAPTURE(key_order);
+        RxBuildOptions o;
+        o.compact = compact;
+        o.compact_min_saving = min_saving;
+        o.key_order = key_order;
+        auto index = RxIndex::build(test::context(), keys.span(), values, o).value();
+        const auto& s = index.build_stats();
+        CHECK(s.bvh_bytes <= s.bvh_uncompacted_bytes);
+        CHECK(s.build_peak_bytes >= s.resident_bytes);
+        CHECK(s.resident_bytes >= s.bvh_bytes);
+        if (!compact) {
+          CHECK(s.bvh_compacted_bytes == 0);
+          CHECK(s.compact_ms == 0);
+          CHECK(s.bvh_bytes == s.bvh_uncompacted_bytes);
+        } else {
+          REQUIRE(s.bvh_compacted_bytes > 0);
+          CHECK(s.bvh_compacted_bytes <= s.bvh_uncompacted_bytes);
+          if (min_saving == 0.0) CHECK(s.bvh_bytes == s.bvh_compacted_bytes);
+          if (min_saving == 1.0) {
+            CHECK(s.bvh_bytes == s.bvh_uncompacted_bytes);
+            CHECK(s.compact_ms == 0);
+          }
+          if (min_saving == 0.1)
+            CHECK((s.bvh_bytes == s.bvh_compacted_bytes || s.bvh_bytes == s.bvh_uncompacted_bytes));
+        }
+        test::check_lookups(index.lookup(points.span()).value(), want, "layout/compaction");
+      }
+}
+
+TEST_CASE("rx: a compaction threshold outside [0, 1] is refused, naming the option") {
+  test::ValidationGuard guard;
+  std::vector<uint32_t> keys{1, 2, 3}, values{4, 5, 6};
+  for (double bad : {-0.1, 1.5, std::nan("")}) {
+    CAPTURE(bad);
+    RxBuildOptions o;
+    o.compact_min_saving = bad;
+    auto r = RxIndex::build(test::context(), KeySpan(std::span<const uint32_t>(keys)), values, o);
+    REQUIRE(!r.ok());
+    CHECK(r.error().code() == Errc::invalid_argument);
+    CHECK(std::string(r.error().what()).find("compact_min_saving") != std::string::npos);
+  }
 }
 
 TEST_CASE("rx: build preferences give the same results") {

@@ -1,5 +1,7 @@
 #include "backend/vk/accel.hpp"
 
+#include <algorithm>
+
 #include "backend/vk/commands.hpp"
 
 namespace raydb::detail {
@@ -142,45 +144,55 @@ void accel_write_barrier(VkContext& ctx, VkCommandBuffer cmd) {
                  ctx);
 }
 
+CompactedSizes::CompactedSizes(VkContext& ctx, uint32_t count) : ctx_(ctx), count_(count) {
+  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
+  qi.queryType = VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR;
+  qi.queryCount = std::max<uint32_t>(count, 1);
+  vk_check(ctx.vk.vkCreateQueryPool(ctx.device, &qi, nullptr, &pool_),
+           "vkCreateQueryPool (compacted size)");
+}
+
+CompactedSizes::~CompactedSizes() {
+  ctx_.vk.vkDestroyQueryPool(ctx_.device, pool_, nullptr);
+}
+
+void CompactedSizes::record_reset(VkCommandBuffer cmd) {
+  if (count_) ctx_.vk.vkCmdResetQueryPool(cmd, pool_, 0, count_);
+}
+
+void CompactedSizes::record_query(VkCommandBuffer cmd, std::span<const AccelStruct> structures) {
+  if (structures.size() != count_)
+    throw Error(Errc::internal, "CompactedSizes: a query for another number of structures");
+  if (!count_) return;
+  std::vector<VkAccelerationStructureKHR> handles;
+  for (const AccelStruct& s : structures) handles.push_back(s.handle());
+  ctx_.vk.vkCmdWriteAccelerationStructuresPropertiesKHR(
+      cmd, count_, handles.data(), VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR, pool_,
+      0);
+}
+
+std::vector<VkDeviceSize> CompactedSizes::read() {
+  std::vector<VkDeviceSize> sizes(count_);
+  if (count_)
+    vk_check(ctx_.vk.vkGetQueryPoolResults(
+                 ctx_.device, pool_, 0, count_, count_ * sizeof(VkDeviceSize), sizes.data(),
+                 sizeof(VkDeviceSize), VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
+             "vkGetQueryPoolResults (compacted size)");
+  return sizes;
+}
+
 std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structures,
-                                 double& gpu_ms) {
+                                 std::span<const VkDeviceSize> sizes, double& gpu_ms) {
   std::vector<AccelStruct> out;
   gpu_ms = 0;
   if (structures.empty()) return out;
-  auto n = static_cast<uint32_t>(structures.size());
-  VkQueryPoolCreateInfo qi{VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO};
-  qi.queryType = VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR;
-  qi.queryCount = n;
-  VkQueryPool pool = VK_NULL_HANDLE;
-  vk_check(ctx.vk.vkCreateQueryPool(ctx.device, &qi, nullptr, &pool),
-           "vkCreateQueryPool (compacted size)");
-  std::vector<VkDeviceSize> sizes(n);
-  try {
-    {
-      CommandBatch batch(ctx);
-      std::vector<VkAccelerationStructureKHR> handles;
-      for (auto& s : structures) handles.push_back(s.handle());
-      ctx.vk.vkCmdResetQueryPool(batch.cmd(), pool, 0, n);
-      ctx.vk.vkCmdWriteAccelerationStructuresPropertiesKHR(
-          batch.cmd(), n, handles.data(), VK_QUERY_TYPE_ACCELERATION_STRUCTURE_COMPACTED_SIZE_KHR,
-          pool, 0);
-      batch.submit_and_wait();
-    }
-    vk_check(ctx.vk.vkGetQueryPoolResults(ctx.device, pool, 0, n, n * sizeof(VkDeviceSize),
-                                          sizes.data(), sizeof(VkDeviceSize),
-                                          VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT),
-             "vkGetQueryPoolResults (compacted size)");
-  } catch (...) {
-    ctx.vk.vkDestroyQueryPool(ctx.device, pool, nullptr);
-    throw;
-  }
-  ctx.vk.vkDestroyQueryPool(ctx.device, pool, nullptr);
-
+  if (sizes.size() != structures.size())
+    throw Error(Errc::internal, "compact: one size per structure");
   CommandBatch batch(ctx);
   GpuTimer timer(ctx, 2);
   timer.reset(batch.cmd());
   uint32_t t0 = timer.mark(batch.cmd());
-  for (uint32_t k = 0; k < n; ++k) {
+  for (size_t k = 0; k < structures.size(); ++k) {
     out.emplace_back(ctx, VK_ACCELERATION_STRUCTURE_TYPE_BOTTOM_LEVEL_KHR, sizes[k],
                      "compacted BLAS");
     VkCopyAccelerationStructureInfoKHR ci{VK_STRUCTURE_TYPE_COPY_ACCELERATION_STRUCTURE_INFO_KHR};

@@ -64,10 +64,33 @@ void record_build(VkContext& ctx, VkCommandBuffer cmd, const BuildRequest& req,
 // Barrier between acceleration-structure writes and whatever reads them next (builds, traces).
 void accel_write_barrier(VkContext& ctx, VkCommandBuffer cmd);
 
-// Compacts `structures` (built with ALLOW_COMPACTION) in one round trip: queries their compacted
-// sizes, copies each into a structure of that size, and returns the copies. `gpu_ms` receives the
-// GPU time of the copies.
-std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structures, double& gpu_ms);
+// The compacted sizes of structures built with ALLOW_COMPACTION, written by the GPU in the same
+// submission as their builds: a separate query would cost a round trip per build.
+class CompactedSizes {
+ public:
+  CompactedSizes(VkContext& ctx, uint32_t count);
+  CompactedSizes(const CompactedSizes&) = delete;
+  CompactedSizes& operator=(const CompactedSizes&) = delete;
+  ~CompactedSizes();
+  // Before the builds in the command buffer: the pool's queries must be reset before they are
+  // written.
+  void record_reset(VkCommandBuffer cmd);
+  // After the builds and accel_write_barrier.
+  void record_query(VkCommandBuffer cmd, std::span<const AccelStruct> structures);
+  // Once the submission has run: one size per structure, in bytes.
+  std::vector<VkDeviceSize> read();
+
+ private:
+  VkContext& ctx_;
+  VkQueryPool pool_ = VK_NULL_HANDLE;
+  uint32_t count_;
+};
+
+// Copies structures[k] into a new structure of sizes[k] bytes (its compacted size, from
+// CompactedSizes) in one submission, and returns the copies. `gpu_ms` receives the copies' GPU
+// time.
+std::vector<AccelStruct> compact(VkContext& ctx, std::span<AccelStruct> structures,
+                                 std::span<const VkDeviceSize> sizes, double& gpu_ms);
 
 // An instance of `blas` with the identity transform, visible to every ray mask and with culling
 // off (every operator's rays may meet either face); `sbt_offset` picks the hit group (RtPipeline:

@@ -1,6 +1,7 @@
 #include "backend/vk/blas.hpp"
 
 #include <algorithm>
+#include <optional>
 
 namespace raydb::detail {
 
@@ -39,7 +40,8 @@ BlasMemory make_blas_memory(VkContext& ctx, std::span<const BlasBuild> builds) {
 }
 
 std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> builds,
-                                    BlasTimes& times, Buffer* inputs, BlasMemory* memory) {
+                                    BlasTimes& times, Buffer* inputs, BlasMemory* memory,
+                                    double compact_min_saving) {
   times = {};
   std::vector<AccelStruct> built;
   if (builds.empty()) return built;
@@ -49,6 +51,8 @@ std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> b
     if (((b.req.flags & VK_BUILD_ACCELERATION_STRUCTURE_ALLOW_COMPACTION_BIT_KHR) != 0) !=
         compaction)
       throw Error(Errc::internal, "build_blas: some requests allow compaction, others not");
+  std::optional<CompactedSizes> sizes;
+  if (compaction) sizes.emplace(ctx, static_cast<uint32_t>(builds.size()));
   {
     BlasMemory own;
     if (!memory) {
@@ -63,10 +67,12 @@ std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> b
     CommandBatch batch(ctx);
     GpuTimer timer(ctx, static_cast<uint32_t>(3 * builds.size()));
     timer.reset(batch.cmd());
+    if (sizes) sizes->record_reset(batch.cmd());
     std::vector<uint32_t> marks;
     record_blas_builds(ctx, batch.cmd(), timer, marks, builds, built, scratch.aligned_address,
                        false);
     accel_write_barrier(ctx, batch.cmd());
+    if (sizes) sizes->record_query(batch.cmd(), built);
     batch.submit_and_wait();
     for (size_t k = 0; k < builds.size(); ++k) {
       times.prepare_ms += timer.ms(marks[3 * k], marks[3 * k + 1]);
@@ -75,14 +81,21 @@ std::vector<AccelStruct> build_blas(VkContext& ctx, std::span<const BlasBuild> b
     ctx.release_later(std::move(scratch.buffer));
   }
   if (inputs) ctx.release_later(std::move(*inputs));
-  if (!compaction) return built;
-  std::vector<AccelStruct> compacted = compact(ctx, built, times.compact_ms);
+  if (!sizes) return built;
+  const std::vector<VkDeviceSize> compacted_sizes = sizes->read();
+  for (VkDeviceSize b : compacted_sizes) times.compacted_bytes += b;
+  if (static_cast<double>(times.compacted_bytes) >
+      (1.0 - compact_min_saving) * static_cast<double>(times.uncompacted_bytes))
+    return built;
+  std::vector<AccelStruct> compacted = compact(ctx, built, compacted_sizes, times.compact_ms);
   for (AccelStruct& s : built) s.release_later();
   return compacted;
 }
 
-AccelStruct build_blas(VkContext& ctx, const BlasBuild& build, BlasTimes& times, Buffer* inputs) {
-  return std::move(build_blas(ctx, std::span<const BlasBuild>(&build, 1), times, inputs)[0]);
+AccelStruct build_blas(VkContext& ctx, const BlasBuild& build, BlasTimes& times, Buffer* inputs,
+                       double compact_min_saving) {
+  return std::move(build_blas(ctx, std::span<const BlasBuild>(&build, 1), times, inputs, nullptr,
+                              compact_min_saving)[0]);
 }
 
 }  // namespace raydb::detail

@@ -190,7 +190,7 @@ void CgrxIndexImpl::build_blas_over(const Buffer& triangles, uint64_t np) {
     req.flags |= VK_BUILD_ACCELERATION_STRUCTURE_PREFER_FAST_BUILD_BIT_KHR;
   BlasTimes times;
   blas.reset();  // a rebuild frees the old BLAS before the new one is allocated
-  blas = build_blas(c, BlasBuild{req, "cgrx BLAS", {}}, times);
+  blas = build_blas(c, BlasBuild{req, "cgrx BLAS", {}}, times, nullptr, options.compact_min_saving);
   build_stats.bvh_build_ms = times.build_ms;
   build_stats.bvh_uncompacted_bytes = times.uncompacted_bytes;
   if (options.compact) build_stats.compact_ms = times.compact_ms;
@@ -213,6 +213,11 @@ void CgrxIndexImpl::build(KeySpan k, std::span<const uint32_t> v,
   if (b < 2 || !std::has_single_bit(b))
     throw Error(Errc::invalid_argument,
                 fmt::format("bucket_size {} must be a power of two >= 2", b));
+  if (!(options.compact_min_saving >= 0 && options.compact_min_saving <= 1))  // NaN too
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format("CgrxBuildOptions::compact_min_saving must be a fraction in [0, 1], not {}",
+                    options.compact_min_saving));
   if (!source) validate_key_column(k, v);
   width = k.width;
   n = k.size;

@@ -109,7 +109,7 @@ void RxIndexImpl::build_parts(PremadeBvh* premade) {
   VkContext& c = *ctx;
   blas.clear();
   build_stats.convert_ms = build_stats.bvh_build_ms = build_stats.compact_ms = 0;
-  uint64_t uncompacted = 0;
+  uint64_t uncompacted = 0, compacted = 0;
   // Made ahead for exactly this plan: one part of one piece of all the primitives.
   if (premade && (premade->primitives != primitives || pieces.size() != 1)) premade = nullptr;
   for (size_t part = 0; part + 1 < part_begin.size(); ++part) {
@@ -121,14 +121,16 @@ void RxIndexImpl::build_parts(PremadeBvh* premade) {
     // Compaction (where the options allow it) after the part's primitives and scratch are freed.
     BlasTimes times;
     auto built = build_blas(c, piece_builds(begin, end, prims), times, &prims,
-                            premade ? &premade->memory : nullptr);
+                            premade ? &premade->memory : nullptr, options.compact_min_saving);
     build_stats.convert_ms += times.prepare_ms;
     build_stats.bvh_build_ms += times.build_ms;
     build_stats.compact_ms += times.compact_ms;
     uncompacted += times.uncompacted_bytes;
+    compacted += times.compacted_bytes;
     for (auto& b : built) blas.push_back(std::move(b));
   }
   build_stats.bvh_uncompacted_bytes = uncompacted;
+  build_stats.bvh_compacted_bytes = compacted;
 }
 
 // update(): refits every BLAS to the new keys in one submission, sharing one primitive buffer and
@@ -285,6 +287,7 @@ void RxIndexImpl::build(KeySpan k, std::span<const uint32_t> v, const DeviceColu
   build_stats.bvh_bytes = tlas.bytes();
   for (auto& b : blas) build_stats.bvh_bytes += b.bytes();
   build_stats.bvh_uncompacted_bytes += tlas.bytes();
+  if (build_stats.bvh_compacted_bytes) build_stats.bvh_compacted_bytes += tlas.bytes();
   build_stats.build_peak_bytes = c.peak_bytes - baseline;
   build_stats.resident_bytes = c.allocated_bytes - baseline;
 }

@@ -349,6 +349,11 @@ RxLookupMethod resolve_method(const RxBuildOptions& o) {
 void validate_layout_options(const RxBuildOptions& o, RxLookupMethod method) {
   if (o.partitions == 0)
     throw Error(Errc::invalid_argument, "RxBuildOptions::partitions must be at least 1");
+  if (!(o.compact_min_saving >= 0 && o.compact_min_saving <= 1))  // NaN too
+    throw Error(
+        Errc::invalid_argument,
+        fmt::format("RxBuildOptions::compact_min_saving must be a fraction in [0, 1], not {}",
+                    o.compact_min_saving));
   if (o.compress_duplicates && method != RxLookupMethod::hit_and_scan)
     throw Error(Errc::invalid_argument,
                 fmt::format("compress_duplicates needs the hit_and_scan lookup (one primitive per "
