@@ -104,10 +104,12 @@ void bind_indexes(py::module_& m) {
       .def(py::init([](std::shared_ptr<PyContext> ctx, py::object keys, py::object values,
                        const std::string& primitive, bool compact, bool key_order,
                        uint32_t partitions, const std::string& method, bool sort_probes,
-                       bool compress_duplicates, const std::string& traversal) {
+                       bool compress_duplicates, const std::string& traversal,
+                       double compact_min_saving) {
              RxBuildOptions o;
              o.primitive = parse_primitive(primitive);
              o.compact = compact;
+             o.compact_min_saving = compact_min_saving;
              o.key_order = key_order;
              o.partitions = partitions;
              o.method = parse_method(method);
@@ -121,8 +123,11 @@ void bind_indexes(py::module_& m) {
            py::arg("key_order") = true, py::arg("partitions") = 1, py::arg("method") = "automatic",
            py::arg("sort_probes") = false, py::arg("compress_duplicates") = false,
            py::arg("traversal") = "automatic",
+           py::arg("compact_min_saving") = RxBuildOptions{}.compact_min_saving,
            "Build from keys (1-D uint32 or uint64; non-negative int arrays accepted) and optional "
-           "uint32 values (row i's value; None: the row ids' sums are of zeros).")
+           "uint32 values (row i's value; None: the row ids' sums are of zeros). compact: copy the "
+           "BVH into its compacted size where that saves at least compact_min_saving of its "
+           "bytes.")
       .def_property_readonly(
           "build_stats",
           [](const PyIndex<RxIndex>& s) {
@@ -132,6 +137,8 @@ void bind_indexes(py::module_& m) {
             d["sort_ms"] = b.sort_ms;
             d["build_ms"] = b.build_ms();
             d["bvh_bytes"] = b.bvh_bytes;
+            d["bvh_uncompacted_bytes"] = b.bvh_uncompacted_bytes;
+            d["bvh_compacted_bytes"] = b.bvh_compacted_bytes;
             d["resident_bytes"] = b.resident_bytes;
             d["primitives"] = b.primitives;
             return d;

@@ -74,7 +74,22 @@ def test_range_lookups(ctx, rng, cls):
     np.testing.assert_array_equal(result["sum"], csum[b] - csum[a])
 
 
+@pytest.mark.parametrize("min_saving", [0.0, 1.0])
+def test_rx_compaction_forced_or_skipped(ctx, rng, min_saving):
+    keys = rng.integers(0, 5000, 3000).astype(np.uint32)
+    values = rng.integers(0, 1000, keys.size).astype(np.uint32)
+    index = raydb.RxIndex(ctx, keys, values, compact_min_saving=min_saving)
+    stats = index.build_stats
+    # 0 compacts always (the driver's compacted size is kept), 1 never (the BVH as built)
+    kept = stats["bvh_compacted_bytes"] if min_saving == 0 else stats["bvh_uncompacted_bytes"]
+    assert stats["bvh_bytes"] == kept
+    points = np.concatenate([keys[:500], [5001]]).astype(np.uint32)
+    check(index.lookup(points), keys, values, points)
+
+
 def test_errors_carry_messages(ctx):
+    with pytest.raises(raydb.InvalidArgument, match="compact_min_saving"):
+        raydb.RxIndex(ctx, np.arange(4), compact_min_saving=1.5)
     with pytest.raises(raydb.InvalidArgument, match="negative"):
         raydb.RxIndex(ctx, np.array([-1, 2]))
     with pytest.raises(raydb.InvalidArgument, match="values"):
