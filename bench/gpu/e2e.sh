@@ -5,7 +5,7 @@
 # probe, download: the PCIe transfer and GPU times), every call's wall clock (the first apart),
 # and the pipelined calls' wall clock and GPU time; builds from host memory against upload + GPU
 # build. Results go to $OUT/results/<device>/rx.jsonl, label e2e (bench/registry.toml).
-# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] [compact-ab] [sort-ab] [carry-ab] [ramp-ab] | all   (all: about 7 minutes on the H100)
+# Usage: bench/gpu/e2e.sh [rx] [baselines] [key64] [chunks] [builds] [direct] [sorted-probes] [builds-ab] [span] [compact-ab] [sort-ab] [carry-ab] [ramp-ab] | all   (all: about 7 minutes on the H100)
 #   chunks: RX unsorted with pipelined chunks of 2^20, 2^21 and 2^23 lookups (2^22 is the default)
 #   builds: the builds of 2^26 keys alone (2^20 lookups), each row with where its host time went
 #   (build_host_split: allocate, release, pipeline, wait, copy, other; raydb/host_time.hpp)
@@ -24,6 +24,8 @@
 #   downloaded on a copy queue (--result-path download, label e2e-carry-download) and carried
 #   out by the next chunk's trace (the default, e2e-carry-carried), alternating for CARRY_ROUNDS
 #   rounds (default 2); not part of all
+#   span: RX unsorted and gpu_sorted, each pinned call's whole timeline summed (pinned_span: where
+#   a call's time beyond its kernels goes); not part of all
 #   compact-ab: RX builds of 2^26 32- and 64-bit keys with compaction always (--compact-min-saving
 #   0, label e2e-compact-always) and where it saves 10% (the default, e2e-compact-default),
 #   alternating for COMPACT_ROUNDS rounds (default 2) on one binary; not part of all
@@ -87,6 +89,11 @@ sorted_chunks_dense() {
 if [[ $what == *" builds-ab "* ]]; then
   echo "== builds from host memory: the binary before (R_BASE) and this one, alternating"
   ab "${BUILD_ROUNDS:-2}" e2e_builds_ab builds_ab
+fi
+if [[ $what == *" span "* ]]; then
+  echo "== RX unsorted and gpu_sorted: where a pipelined call's time beyond its kernels goes"
+  $R bench rx --out $OUT/results --label "$(label e2e_span)" --pinned --index rx \
+    --method hit_and_scan --order unsorted,gpu_sorted --build-repeats 1
 fi
 if [[ $what == *" compact-ab "* ]]; then
   echo "== RX builds with compaction always, then where it saves 10% (the default), alternating"

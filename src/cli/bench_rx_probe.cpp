@@ -182,18 +182,34 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
           std::string pin_check = "-";
           // The last pinned call's first chunks: [up, up end, kernel, kernel end, down, down
           // end] in ms from its first upload, to 0.01 ms (detail::last_pipelined_timeline). At
-          // most 8 chunks (the first ones and the steady state after them), so that the row
-          // stays within the whole-line append limit (cli/results.cpp).
+          // most 5 chunks (the two of the ramp and the steady state after them), so that the row
+          // stays within the whole-line append limit (cli/results.cpp); pinned_span sums the rest.
           nlohmann::json pin_timeline = nlohmann::json::array();
           auto timeline = [] {
             nlohmann::json t = nlohmann::json::array();
             auto r = [](double ms) { return std::round(ms * 100) / 100; };
             for (const detail::ChunkTimes& c : detail::last_pipelined_timeline()) {
-              if (t.size() == 8) break;
+              if (t.size() == 5) break;
               t.push_back({r(c.up_begin), r(c.up_end), r(c.kernel_begin), r(c.kernel_end),
                            r(c.down_begin), r(c.down_end)});
             }
             return t;
+          };
+          // The same call's whole timeline in six numbers, to tell where a call's time beyond its
+          // kernels goes: [chunks, first kernel's begin, kernels' sum, the queue idle between
+          // kernels, last kernel's end, last download's end], ms from the first upload to 0.01.
+          nlohmann::json pin_span;
+          auto span = [] {
+            const auto& t = detail::last_pipelined_timeline();
+            if (t.empty()) return nlohmann::json();
+            double kernels = 0, gaps = 0;
+            for (size_t k = 0; k < t.size(); ++k) {
+              kernels += t[k].kernel_end - t[k].kernel_begin;
+              if (k > 0) gaps += std::max(0.0, t[k].kernel_begin - t[k - 1].kernel_end);
+            }
+            auto r = [](double ms) { return std::round(ms * 100) / 100; };
+            return nlohmann::json::array({t.size(), r(t.front().kernel_begin), r(kernels), r(gaps),
+                                          r(t.back().kernel_end), r(t.back().down_end)});
           };
           double first_host = 0;
           // GPU times come from whole batches (queries uploaded, kernel, results downloaded, each
@@ -235,6 +251,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
             pin_t = time_calls(c, o.run.warmup, o.run.repeats,
                                [&] { pinned_call(qbuf.data(), pinned_out).value(); });
             pin_timeline = timeline();
+            pin_span = span();
             size_t differ = 0;
             for (size_t i = 0; i < out.size(); ++i) differ += !(out[i] == pinned_out[i]);
             pin_check = differ ? fmt::format("MISMATCH ({} of {})", differ, out.size()) : "ok";
@@ -370,6 +387,7 @@ void probe_all(const BenchRxOptions& o, const Context& ctx, const Workload& w,
                     {"pinned_download_ms", median_or_0(pin_t.down)},
                     {"pinned_check", pin_check},
                     {"pinned_timeline", pin_timeline},
+                    {"pinned_span", pin_span},
                     {"direct_results", piped_t.direct},
                     {"lookup_chunk", piped.empty()    ? 0
                                      : o.lookup_chunk ? o.lookup_chunk

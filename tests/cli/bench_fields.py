@@ -8,7 +8,8 @@ as the row's GPU times:
 - where the suite builds from host data: build_host_ms (and the suite's other build fields), at
   least the GPU build time it reports;
 - where a row ran pipelined lookup calls (rx, cgrx): where the first and the timed calls' host
-  time went (pipelined_first_host_split, pipelined_host_split; pinned_* with --pinned).
+  time went (pipelined_first_host_split, pipelined_host_split; pinned_* with --pinned), and with
+  --pinned the pinned call's whole timeline summed (pinned_span).
 
 The bench must exit 0 (its results equal the CPU or SQLite reference). Before the real rows are
 accepted, the checker is shown to reject copies of them with a field dropped, a time negative or
@@ -140,6 +141,29 @@ def split_errors(r):
                    if not isinstance(split.get(k), (int, float)) or split[k] < -SLACK_MS]
             if bad:
                 errs.append(f"{f}: {bad} are not numbers >= 0")
+    # A device whose copy queues keep no timestamps has no timeline to sum (null, and an empty
+    # pinned_timeline).
+    if ran(r, "pinned") and not (r.get("pinned_span") is None and r.get("pinned_timeline") == []):
+        errs += span_errors(r.get("pinned_span"))
+    return errs
+
+
+def span_errors(span):
+    """pinned_span: [chunks, first kernel's start, kernels' sum, idle between kernels, last
+    kernel's end, last download's end], ms rounded to 0.01: a timeline whose kernels and idle
+    time fit between its first kernel and its last, and whose last download follows them."""
+    if not (isinstance(span, list) and len(span) == 6 and all(number(v) and v >= 0 for v in span)):
+        return [f"pinned_span {span!r} is not 6 numbers >= 0"]
+    chunks, first, kernels, idle, last_kernel, last_down = span
+    errs = []
+    if chunks < 1 or chunks != int(chunks):
+        errs.append(f"pinned_span: {chunks} chunks")
+    if abs(first + kernels + idle - last_kernel) > 0.05:
+        errs.append(f"pinned_span: first kernel {first} + kernels {kernels} + idle {idle} "
+                    f"is not the last kernel's end {last_kernel}")
+    if last_down < last_kernel - 0.01:
+        errs.append(f"pinned_span: the last download ends ({last_down}) before the last kernel "
+                    f"({last_kernel})")
     return errs
 
 
@@ -211,6 +235,12 @@ def main():
         must_reject(suite, rows, "a host split part missing",
                     lambda r: r["pipelined_host_split"].pop("wait_ms"),
                     pick=lambda r: ran(r, "pipelined"))
+    if suite in ("rx", "cgrx") and any(ran(r, "pinned") for r in rows):
+        must_reject(suite, rows, "no pinned_span", lambda r: r.pop("pinned_span"),
+                    pick=lambda r: ran(r, "pinned"))
+        must_reject(suite, rows, "a pinned_span whose kernels outlast it",
+                    lambda r: r["pinned_span"].__setitem__(2, r["pinned_span"][4] + 1),
+                    pick=lambda r: ran(r, "pinned"))
 
     bad = [(name(r), e) for r in rows for e in row_errors(suite, r)]
     for n, e in bad:
