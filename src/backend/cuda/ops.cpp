@@ -133,10 +133,7 @@ uint64_t set_timer_flush(VkContext& ctx, bool on) {
     rt.flush_bytes = 0;
   }
   if (!on) return 0;
-  int l2 = 0;
-  check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, rt.device),
-        "cudaDeviceGetAttribute (L2 size)");
-  const uint64_t bytes = 2 * static_cast<uint64_t>(l2);
+  const uint64_t bytes = 2 * rt.l2_bytes;
   check(cudaMalloc(&rt.flush_buffer, bytes), "cudaMalloc (set_timer_flush)");
   rt.flush_bytes = bytes;
   check(cudaMemsetAsync(rt.flush_buffer, 0, bytes, rt.stream), "cudaMemsetAsync (set_timer_flush)");

@@ -83,6 +83,10 @@ void create_runtime(VkContext& ctx, int device) {
   auto rt = std::make_shared<Runtime>();
   rt->device = device;
   check(cudaSetDevice(device), "cudaSetDevice");
+  int l2 = 0;
+  check(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, device),
+        "cudaDeviceGetAttribute (L2 size)");
+  rt->l2_bytes = static_cast<uint64_t>(l2);
   check(cudaStreamCreateWithFlags(&rt->stream, cudaStreamNonBlocking), "cudaStreamCreate");
   cudaMemPoolProps props{};
   props.allocType = cudaMemAllocationTypePinned;

@@ -16,6 +16,7 @@ void check(cudaError_t e, const char* what);
 
 struct Runtime {
   int device = -1;
+  uint64_t l2_bytes = 0;  // the device's L2 cache
   cudaStream_t stream = nullptr;
   // Where the kernels' temporaries come from (cudaMallocFromPoolAsync). Without a memory budget it
   // keeps what it has between calls: with CUDA's default, every synchronisation gave a build's

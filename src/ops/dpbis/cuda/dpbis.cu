@@ -47,11 +47,14 @@ __device__ inline uint32_t valid_bits(uint32_t i, uint32_t rows) {
   return valid >= 32u ? 0xFFFFFFFFu : ((1u << valid) - 1u);
 }
 
+// kStream: loaded evict-first (__ldcs), so that what the query's other passes read stays in L2.
+template <bool kStream = false>
 __device__ inline uint4 vector_words(const uint32_t* vectors, int32_t k, uint64_t q,
                                      uint32_t stride, uint32_t bins, uint4 valid) {
   if (k <= 0) return make_uint4(0u, 0u, 0u, 0u);       // no code is below 0
   if (static_cast<uint32_t>(k) >= bins) return valid;  // every code is below bins
-  return reinterpret_cast<const uint4*>(vectors + uint64_t(k - 1) * stride)[q];
+  const uint4* words = reinterpret_cast<const uint4*>(vectors + uint64_t(k - 1) * stride) + q;
+  return kStream ? __ldcs(words) : *words;
 }
 
 // 4 bitmap words per thread: one 16-byte load per vector, one 16-byte store, as
@@ -143,7 +146,7 @@ __global__ void __launch_bounds__(kSelectBlock)
 //   bits. PC sampling on the H100 (bench/gpu/pc_sampling.cpp) had a fifth of the pass's samples
 //   in a search for the lowest row across the four words, run before the loads; at 1e9 rows
 //   the pass went from 0.189 to 0.143 ms (docs/dpbis_refine.md).
-template <int N>
+template <int N, bool kStream>
 __device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t count,
                                   uint32_t (&edge)[N], uint32_t (&bits)[N], uint32_t lo,
                                   uint32_t hi) {
@@ -152,7 +155,8 @@ __device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t cou
     uint32_t pass = 0u;  // bit k: the batch's k-th row lies in [lo, hi]
 #pragma unroll
     for (uint32_t k = 0u; k < kBatch; ++k) {
-      uint32_t v = taken + k < count ? __ldg(run + taken + k) : 0u;
+      const uint32_t* at = run + taken + k;
+      uint32_t v = taken + k < count ? (kStream ? __ldcs(at) : __ldg(at)) : 0u;
       pass |= (taken + k < count && v >= lo && v <= hi) ? 1u << k : 0u;
     }
     // The batch's rows in order: word by word, each word's edge bits lowest first.
@@ -177,6 +181,8 @@ __device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t cou
 // is one 4096-row tile, whose rows of bin b start at offsets[b * tiles + tile], and each lane
 // takes its place by a prefix sum over the warp, so the warp's loads are one run per bin.
 // 4 bitmap words per thread (16-byte loads and store), as sieve_select_kernel.
+// kStream: the vectors and values are loaded evict-first (sieve_select_exact below says when).
+template <bool kStream>
 __global__ void __launch_bounds__(kSelectBlock)
     sieve_select_exact_kernel(const uint32_t* __restrict__ vectors,
                               const uint32_t* __restrict__ clustered,
@@ -203,10 +209,10 @@ __global__ void __launch_bounds__(kSelectBlock)
     offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
     if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
     // All four loads are issued before any is used.
-    uint4 hi = vector_words(vectors, b_hi, q, stride, bins, valid);
-    uint4 lo = vector_words(vectors, b_lo + 1, q, stride, bins, valid);
-    uint4 hi1 = vector_words(vectors, b_hi + 1, q, stride, bins, valid);
-    uint4 lo0 = vector_words(vectors, b_lo, q, stride, bins, valid);
+    uint4 hi = vector_words<kStream>(vectors, b_hi, q, stride, bins, valid);
+    uint4 lo = vector_words<kStream>(vectors, b_lo + 1, q, stride, bins, valid);
+    uint4 hi1 = vector_words<kStream>(vectors, b_hi + 1, q, stride, bins, valid);
+    uint4 lo0 = vector_words<kStream>(vectors, b_lo, q, stride, bins, valid);
     const uint32_t h[4] = {hi.x, hi.y, hi.z, hi.w}, l[4] = {lo.x, lo.y, lo.z, lo.w};
     const uint32_t h1[4] = {hi1.x, hi1.y, hi1.z, hi1.w}, l0[4] = {lo0.x, lo0.y, lo0.z, lo0.w};
     const uint32_t v[4] = {valid.x, valid.y, valid.z, valid.w};
@@ -237,11 +243,11 @@ __global__ void __launch_bounds__(kSelectBlock)
   }
   if (!active) return;
   // 64-bit: large columns.
-  refine_run(clustered + (uint64_t{offset_hi} + sum_hi - count_hi), count_hi, edge_hi, bits,
-             lo_value, hi_value);
+  refine_run<4, kStream>(clustered + (uint64_t{offset_hi} + sum_hi - count_hi), count_hi, edge_hi,
+                         bits, lo_value, hi_value);
   if (two)
-    refine_run(clustered + (uint64_t{offset_lo} + sum_lo - count_lo), count_lo, edge_lo, bits,
-               lo_value, hi_value);
+    refine_run<4, kStream>(clustered + (uint64_t{offset_lo} + sum_lo - count_lo), count_lo, edge_lo,
+                           bits, lo_value, hi_value);
   if (words - first >= 4u) {
     reinterpret_cast<uint4*>(bitmap)[q] = make_uint4(bits[0], bits[1], bits[2], bits[3]);
     return;
@@ -441,10 +447,15 @@ cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustere
                                const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
                                uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t bins,
                                uint32_t stride, uint32_t lo, uint32_t hi, uint32_t tiles,
-                               cudaStream_t s) {
+                               bool stream, cudaStream_t s) {
   if (words == 0) return cudaSuccess;
-  sieve_select_exact_kernel<<<select_blocks((uint64_t{words} + 3) / 4), kSelectBlock, 0, s>>>(
-      vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
+  const unsigned blocks = select_blocks((uint64_t{words} + 3) / 4);
+  if (stream)
+    sieve_select_exact_kernel<true><<<blocks, kSelectBlock, 0, s>>>(
+        vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
+  else
+    sieve_select_exact_kernel<false><<<blocks, kSelectBlock, 0, s>>>(
+        vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
   return cudaGetLastError();
 }
 

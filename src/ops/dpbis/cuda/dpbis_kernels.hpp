@@ -22,11 +22,13 @@ cudaError_t codes_select_exact(const uint32_t* codes, const uint32_t* clustered,
                                const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
                                uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t lo, uint32_t hi,
                                uint32_t tiles, cudaStream_t s);
+// stream: the vectors and boundary values are loaded evict-first (__ldcs), for bitmaps small
+// enough that the query's other passes find theirs in L2.
 cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustered,
                                const uint32_t* offsets, uint32_t* bitmap, uint32_t rows,
                                uint32_t words, int32_t b_lo, int32_t b_hi, uint32_t bins,
                                uint32_t stride, uint32_t lo, uint32_t hi, uint32_t tiles,
-                               cudaStream_t s);
+                               bool stream, cudaStream_t s);
 cudaError_t refine_candidates(const uint32_t* sorted, const uint32_t* row_ids, uint32_t* bitmap,
                               uint32_t begin0, uint32_t end0, uint32_t begin1, uint32_t end1,
                               uint32_t lo, uint32_t hi, cudaStream_t s);
