@@ -97,10 +97,11 @@ struct RxBuildOptions {
   /// Sort each batch of lookups by key (ranges by lo) on the GPU before tracing (the thesis's
   /// sorted probes and spatially close query mapping: neighbouring rays then walk the same BVH
   /// nodes); results still come back in the caller's order. A lookup call from host memory
-  /// sorts each of its pipelined chunks alone, and the next chunk's trace writes its results out:
-  /// on the H100 such calls took 62 ms from HostBuffers (62.5-67.8 ms from std::vectors) for
-  /// 2^27 lookups over 2^26 keys, against 50 ms unsorted (docs/e2e.md), so sorting pays for whole
-  /// batches and device-resident lookups there, not for calls from host memory. The sort's time is
+  /// orders each of its pipelined chunks alone (points by their keys' top 8 bits, ranges by their
+  /// lo's top 16), and the next chunk's trace writes its results out: on the H100 such calls took
+  /// 59 ms from HostBuffers (60 ms from std::vectors) for 2^27 point lookups over 2^26 keys,
+  /// against 50 ms unsorted (docs/e2e.md), so sorting pays for whole batches and device-resident
+  /// lookups there, not for calls from host memory. The sort's time is
   /// RxProbeStats::sort_ms, not part of probe_ms. Can be changed after the build:
   /// RxIndex::set_sort_probes().
   bool sort_probes = false;

@@ -89,6 +89,66 @@ TEST_CASE("radix sort: 32- and 64-bit keys equal a stable sort, with either scat
   }
 }
 
+// One pass by the digit at `shift`, read from a source buffer that must stay as it was.
+template <class Key>
+void check_digit(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t shift,
+                 RadixScatter scatter) {
+  VkContext& c = test::context().vk();
+  std::vector<Key> keys(n);
+  for (auto& k : keys) k = static_cast<Key>(rng() & key_mask);
+  Buffer src(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test source");
+  Buffer kb(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test keys");
+  Buffer rb(c, n * 4, kStorageUsage, MemoryUse::device, "test rows");
+  RadixSort sort(c, scatter);
+  RadixSort::Temps temps;
+  {
+    CommandBatch batch(c);
+    Buffer staging;
+    record_upload(c, batch.cmd(), staging, src, keys.data(), n * sizeof(Key));
+    memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+    sort.record_digit(batch.cmd(), src.address(), kb, rb, n, sizeof(Key) == 8, temps, shift);
+    batch.submit_and_wait();
+  }
+  std::vector<uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  auto digit = [&](uint32_t i) { return (static_cast<uint64_t>(keys[i]) >> shift) & 0xFF; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return digit(a) < digit(b); });
+  std::vector<Key> want_keys(n);
+  for (size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
+  test::check_equal_whole(download<Key>(c, kb, n), want_keys, "keys by digit");
+  test::check_equal_whole(download<uint32_t>(c, rb, n), order, "positions (stable)");
+  test::check_equal_whole(download<Key>(c, src, n), keys, "source untouched");
+}
+
+TEST_CASE("radix sort: one digit's pass from a source equals a stable sort by that digit") {
+  test::ValidationGuard guard;
+  std::mt19937_64 rng(test::fresh_seed());
+  VkContext& c = test::context().vk();
+  std::vector<RadixScatter> kinds{RadixScatter::rounds};
+  if (supports_ranked_scatter(c)) kinds.push_back(RadixScatter::ranked);
+  for (RadixScatter kind : kinds) {
+    CAPTURE(static_cast<int>(kind));
+    for (size_t n : {size_t{1}, size_t{4095}, size_t{4097}, size_t{100003}}) {
+      CAPTURE(n);
+      check_digit<uint32_t>(n, ~0ull, rng, 24, kind);       // RX's chunks: the top 8 bits
+      check_digit<uint32_t>(n, ~0ull, rng, 5, kind);        // a digit at no byte boundary
+      check_digit<uint32_t>(n, 0x0FFFFFFF, rng, 24, kind);  // one digit only: input order
+      check_digit<uint64_t>(n, ~0ull, rng, 56, kind);
+      check_digit<uint64_t>(n, 0xFF000000FFFFFFFFull, rng, 32, kind);  // a middle digit of 0s
+    }
+  }
+  Buffer kb(c, 64, kStorageUsage, MemoryUse::device, "test keys");
+  Buffer rb(c, 64, kStorageUsage, MemoryUse::device, "test rows");
+  RadixSort sort(c);
+  RadixSort::Temps temps;
+  CommandBatch batch(c);
+  CHECK_THROWS_WITH_AS(sort.record_digit(batch.cmd(), kb.address(), kb, rb, 16, false, temps, 25),
+                       doctest::Contains("bit 25"), Error);
+  CHECK_THROWS_AS(sort.record_digit(batch.cmd(), kb.address(), kb, rb, 8, true, temps, 28), Error);
+}
+
 TEST_CASE("radix sort: a first bit that is no multiple of 16 is refused") {
   test::ValidationGuard guard;
   VkContext& c = test::context().vk();

@@ -137,4 +137,26 @@ void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& ro
   }
 }
 
+void RadixSort::record_digit(VkCommandBuffer cmd, VkDeviceAddress source, const Buffer& keys,
+                             const Buffer& rows, uint64_t n, bool key64, Temps& temps,
+                             uint32_t shift) {
+  if (n == 0) return;
+  const uint32_t key_bits = key64 ? 64 : 32;
+  // The ranked scatter takes a digit from one 32-bit half of the key.
+  if (shift + 8 > key_bits || (shift & 31u) + 8 > 32)
+    throw Error(Errc::internal, "radix sort: a digit at bit " + std::to_string(shift) +
+                                    " is not within one 32-bit half of a " +
+                                    std::to_string(key_bits) + "-bit key");
+  uint64_t tiles = (n + kTile - 1) / kTile;
+  ensure(ctx_, temps.hist, tiles * kDigits * 4, "sort histogram");
+  RadixParams p{source,         keys.address(),       0,
+                rows.address(), temps.hist.address(), static_cast<uint32_t>(n),
+                shift,          key64 ? 1u : 0u,      static_cast<uint32_t>(tiles)};
+  histogram_.dispatch_groups(cmd, &p, tiles);
+  compute_barrier(ctx_, cmd);
+  record_exclusive_scan(cmd, temps.hist.address(), tiles * kDigits, temps);
+  scatter_.dispatch_groups(cmd, &p, tiles);
+  compute_barrier(ctx_, cmd);
+}
+
 }  // namespace raydb::detail

@@ -60,6 +60,14 @@ class RadixSort {
   // equal in those bits keep their input order.
   void record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& rows, uint64_t n, bool key64,
               Temps& temps, uint32_t first_bit = 0);
+  // Records one stable pass of the sort over the 8 key bits from `shift`, within one 32-bit half
+  // of the key (a counting sort by that digit): the n keys at `source` (32- or 64-bit; not read
+  // otherwise, nor written) are written to `keys` in the digit's order, keys of equal digits in
+  // their input order, and their positions to `rows`. Both buffers must hold n elements. Half of a
+  // 16-bit record(), and nothing to copy first: RX's pipelined chunks are ordered this way by their
+  // keys' top 8 bits.
+  void record_digit(VkCommandBuffer cmd, VkDeviceAddress source, const Buffer& keys,
+                    const Buffer& rows, uint64_t n, bool key64, Temps& temps, uint32_t shift);
   // Grows `temps` to what a record() of n keys needs, so that recording one allocates nothing;
   // rewinds them. Only while no recorded commands use them.
   void reserve(Temps& temps, uint64_t n, bool key64);

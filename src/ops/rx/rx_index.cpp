@@ -220,13 +220,22 @@ void RxIndexImpl::record_chunk_sort(VkCommandBuffer cmd, unsigned slot, VkDevice
                 "rx chunk sort keys");
   ensure_buffer(c, cs.order, count * 4, kStorageUsage, MemoryUse::device, "rx chunk order");
   probe_sort->reserve(cs.temps, count, key64);
-  RxSortKeysParams sk{queries,          cs.keys.address(), static_cast<uint32_t>(count),
-                      ranges ? 2u : 1u, key64 ? 1u : 0u,   0};
-  kernel(c, ShaderId::rx_sort_keys, sizeof(sk)).dispatch(cmd, &sk, count);
-  compute_barrier(c, cmd);
-  // Locality is all the trace needs from the order: the key's top 16 bits (two passes of the
-  // sort instead of four or eight) put neighbouring keys together as well, for half the time.
-  probe_sort->record(cmd, cs.keys, cs.order, count, key64, cs.temps, key64 ? 48 : 16);
+  if (ranges) {
+    RxSortKeysParams sk{queries, cs.keys.address(), static_cast<uint32_t>(count),
+                        2u,      key64 ? 1u : 0u,   0};
+    kernel(c, ShaderId::rx_sort_keys, sizeof(sk)).dispatch(cmd, &sk, count);
+    compute_barrier(c, cmd);
+    // Locality is all the trace needs from the order: the key's top 16 bits (two passes of the
+    // sort instead of four or eight) put neighbouring keys together as well, for half the time.
+    probe_sort->record(cmd, cs.keys, cs.order, count, key64, cs.temps, key64 ? 48 : 16);
+  } else {
+    // A point's sort key is the point itself, so one pass reads the queries where they were
+    // uploaded, by their top 8 bits. On the H100 the chunks' sorts of a call of 2^27 points took
+    // 4.0 ms instead of 9.0 (the copy and a second pass over 16 bits), its traces 1.3 ms more,
+    // and the call 3-4 ms less (docs/e2e.md).
+    probe_sort->record_digit(cmd, queries, cs.keys, cs.order, count, key64, cs.temps,
+                             key64 ? 56 : 24);
+  }
   batch->mark_sorted(cmd);
   // Carrying: the previous chunk's trace (an earlier submission) wrote the results this trace
   // writes out. Only then does this trace wait for that one.
