@@ -30,33 +30,71 @@ std::vector<T> download(VkContext& c, const Buffer& b, size_t n) {
 }
 
 template <class Key>
-void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t first_bit = 0,
-                RadixScatter scatter = RadixScatter::best) {
-  VkContext& c = test::context().vk();
+std::vector<Key> random_keys(size_t n, uint64_t key_mask, std::mt19937_64& rng) {
   std::vector<Key> keys(n);
   for (auto& k : keys) k = static_cast<Key>(rng() & key_mask);
-  Buffer kb(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test keys");
-  Buffer rb(c, n * 4, kStorageUsage, MemoryUse::device, "test rows");
-  RadixSort sort(c, scatter);
-  RadixSort::Temps temps;
-  {
-    CommandBatch batch(c);
-    Buffer staging;
-    record_upload(c, batch.cmd(), staging, kb, keys.data(), n * sizeof(Key));
-    memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
-    sort.record(batch.cmd(), kb, rb, n, sizeof(Key) == 8, temps, first_bit);
-    batch.submit_and_wait();
-  }
+  return keys;
+}
+
+// Uploads `keys` into `b`, then runs what `record` records after the upload.
+template <class Key, class Record>
+void upload_and_run(VkContext& c, const Buffer& b, const std::vector<Key>& keys, Record record) {
+  CommandBatch batch(c);
+  Buffer staging;
+  record_upload(c, batch.cmd(), staging, b, keys.data(), keys.size() * sizeof(Key));
+  memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
+                 VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
+  record(batch.cmd());
+  batch.submit_and_wait();
+}
+
+// Checks `kb` and `rb` against a stable sort of `keys` by `rank`: the keys in that order, and
+// each one's position in `keys`.
+template <class Key, class Rank>
+void check_stable(VkContext& c, const Buffer& kb, const Buffer& rb, const std::vector<Key>& keys,
+                  Rank rank) {
+  const size_t n = keys.size();
   std::vector<uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
-  std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return keys[a] >> first_bit < keys[b] >> first_bit;
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return rank(keys[a]) < rank(keys[b]); });
   std::vector<Key> want_keys(n);
   for (size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
   test::check_equal_whole(download<Key>(c, kb, n), want_keys, "sorted keys");
   test::check_equal_whole(download<uint32_t>(c, rb, n), order, "row ids (stable)");
+}
+
+template <class Key>
+void check_sort(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t first_bit = 0,
+                RadixScatter scatter = RadixScatter::best) {
+  VkContext& c = test::context().vk();
+  const std::vector<Key> keys = random_keys<Key>(n, key_mask, rng);
+  Buffer kb(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test keys");
+  Buffer rb(c, n * 4, kStorageUsage, MemoryUse::device, "test rows");
+  RadixSort sort(c, scatter);
+  RadixSort::Temps temps;
+  upload_and_run(c, kb, keys, [&](VkCommandBuffer cmd) {
+    sort.record(cmd, kb, rb, n, sizeof(Key) == 8, temps, first_bit);
+  });
+  check_stable(c, kb, rb, keys, [&](Key k) { return k >> first_bit; });
+}
+
+// One pass by the digit at `shift`, read from a source buffer that must stay as it was.
+template <class Key>
+void check_digit(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t shift,
+                 RadixScatter scatter) {
+  VkContext& c = test::context().vk();
+  const std::vector<Key> keys = random_keys<Key>(n, key_mask, rng);
+  Buffer src(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test source");
+  Buffer kb(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test keys");
+  Buffer rb(c, n * 4, kStorageUsage, MemoryUse::device, "test rows");
+  RadixSort sort(c, scatter);
+  RadixSort::Temps temps;
+  upload_and_run(c, src, keys, [&](VkCommandBuffer cmd) {
+    sort.record_digit(cmd, src.address(), kb, rb, n, sizeof(Key) == 8, temps, shift);
+  });
+  check_stable(c, kb, rb, keys, [&](Key k) { return (static_cast<uint64_t>(k) >> shift) & 0xFF; });
+  test::check_equal_whole(download<Key>(c, src, n), keys, "source untouched");
 }
 
 }  // namespace
@@ -87,39 +125,6 @@ TEST_CASE("radix sort: 32- and 64-bit keys equal a stable sort, with either scat
       check_sort<uint64_t>(n, 0xFFFF00000000FFFFull, rng, 32, kind);
     }
   }
-}
-
-// One pass by the digit at `shift`, read from a source buffer that must stay as it was.
-template <class Key>
-void check_digit(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t shift,
-                 RadixScatter scatter) {
-  VkContext& c = test::context().vk();
-  std::vector<Key> keys(n);
-  for (auto& k : keys) k = static_cast<Key>(rng() & key_mask);
-  Buffer src(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test source");
-  Buffer kb(c, n * sizeof(Key), kStorageUsage, MemoryUse::device, "test keys");
-  Buffer rb(c, n * 4, kStorageUsage, MemoryUse::device, "test rows");
-  RadixSort sort(c, scatter);
-  RadixSort::Temps temps;
-  {
-    CommandBatch batch(c);
-    Buffer staging;
-    record_upload(c, batch.cmd(), staging, src, keys.data(), n * sizeof(Key));
-    memory_barrier(batch.cmd(), VK_PIPELINE_STAGE_TRANSFER_BIT, VK_ACCESS_TRANSFER_WRITE_BIT,
-                   VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_ACCESS_SHADER_READ_BIT, c);
-    sort.record_digit(batch.cmd(), src.address(), kb, rb, n, sizeof(Key) == 8, temps, shift);
-    batch.submit_and_wait();
-  }
-  std::vector<uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
-  auto digit = [&](uint32_t i) { return (static_cast<uint64_t>(keys[i]) >> shift) & 0xFF; };
-  std::stable_sort(order.begin(), order.end(),
-                   [&](uint32_t a, uint32_t b) { return digit(a) < digit(b); });
-  std::vector<Key> want_keys(n);
-  for (size_t i = 0; i < n; ++i) want_keys[i] = keys[order[i]];
-  test::check_equal_whole(download<Key>(c, kb, n), want_keys, "keys by digit");
-  test::check_equal_whole(download<uint32_t>(c, rb, n), order, "positions (stable)");
-  test::check_equal_whole(download<Key>(c, src, n), keys, "source untouched");
 }
 
 TEST_CASE("radix sort: one digit's pass from a source equals a stable sort by that digit") {
