@@ -116,8 +116,8 @@ void sieve_select_exact(VkContext& ctx, const Buffer& vectors, const Buffer& clu
   uint64_t stride = sieve_vector_stride(words);
   need(vectors, uint64_t{bins - 1} * stride * 4, "sieve vectors");
   // Evict-first loads of what this pass alone reads pay where the query's bitmaps fit in half of
-  // L2 (its other passes then find them there): on the H100 at 1e8 rows and 3 columns 0.80-0.83
-  // -> 0.85-0.88 of the copy ceiling. Where they do not fit they cost: 0.96-0.97 -> 0.93-0.94 at
+  // L2 (its other passes then find them there): on the H100 at 1e8 rows and 3 columns 0.80-0.84
+  // -> 0.85-0.89 of the copy ceiling. Where they do not fit they cost: 0.96-0.97 -> 0.93-0.94 at
   // 1e9 rows (docs/dpbis_refine.md).
   Runtime& rt = runtime(ctx);
   const bool stream = uint64_t{words} * 4 * 2 <= rt.l2_bytes;
