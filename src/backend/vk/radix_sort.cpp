@@ -128,13 +128,17 @@ void RadixSort::record(VkCommandBuffer cmd, const Buffer& keys, const Buffer& ro
                   first_bit + 8 * pass,
                   key64 ? 1u : 0u,
                   static_cast<uint32_t>(tiles)};
-    histogram_.dispatch_groups(cmd, &p, tiles);
-    compute_barrier(ctx_, cmd);
     temps.scan_used = first_level;  // the passes run one after another: they share the levels
-    record_exclusive_scan(cmd, temps.hist.address(), tiles * kDigits, temps);
-    scatter_.dispatch_groups(cmd, &p, tiles);
-    compute_barrier(ctx_, cmd);
+    record_pass(cmd, p, temps);
   }
+}
+
+void RadixSort::record_pass(VkCommandBuffer cmd, const RadixParams& p, Temps& temps) {
+  histogram_.dispatch_groups(cmd, &p, p.num_tiles);
+  compute_barrier(ctx_, cmd);
+  record_exclusive_scan(cmd, p.hist, uint64_t{p.num_tiles} * kDigits, temps);
+  scatter_.dispatch_groups(cmd, &p, p.num_tiles);
+  compute_barrier(ctx_, cmd);
 }
 
 void RadixSort::record_digit(VkCommandBuffer cmd, VkDeviceAddress source, const Buffer& keys,
@@ -152,11 +156,7 @@ void RadixSort::record_digit(VkCommandBuffer cmd, VkDeviceAddress source, const 
   RadixParams p{source,         keys.address(),       0,
                 rows.address(), temps.hist.address(), static_cast<uint32_t>(n),
                 shift,          key64 ? 1u : 0u,      static_cast<uint32_t>(tiles)};
-  histogram_.dispatch_groups(cmd, &p, tiles);
-  compute_barrier(ctx_, cmd);
-  record_exclusive_scan(cmd, temps.hist.address(), tiles * kDigits, temps);
-  scatter_.dispatch_groups(cmd, &p, tiles);
-  compute_barrier(ctx_, cmd);
+  record_pass(cmd, p, temps);
 }
 
 }  // namespace raydb::detail

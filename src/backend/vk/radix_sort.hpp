@@ -77,6 +77,8 @@ class RadixSort {
                              Temps& temps);
 
  private:
+  // One pass as `p` describes it: per-tile histograms, their scan, the stable scatter.
+  void record_pass(VkCommandBuffer cmd, const RadixParams& p, Temps& temps);
   // The next scan level of `temps`, at least `bytes` large.
   const Buffer& scan_level(Temps& temps, uint64_t bytes);
 
