@@ -6,7 +6,7 @@
 # docs/baselines.md says what each one separates).
 # Usage: bench/gpu/bandwidth.sh [tests] [vulkan] [cuda] [hold] [refine] [refine-cuda] [refine-batch]
 #   [refine-clustered] [in-select-hold] [sieve-refine] [dpbis-refine] [l2] [fixed-cost]
-#   [select-cuda] [select-memory] [sieve-stream]
+#   [select-cuda] [select-memory] [sieve-stream] [sieve-warp]
 #   | all   (all: about 6 minutes; refine, refine-cuda: under 3 each; select-cuda: about 1; the
 #   parts from refine on are not part of all)
 #   tests   the CUDA kernel tests (bench/gpu/cuda.sh tests): the rewritten kernels, exact
@@ -50,6 +50,8 @@
 #   sieve-stream  the sieve's CUDA in_select through R_BASE (when set) and this binary in turn,
 #           L2 warm and flushed (label sieve-stream-{base,now}-{warm,cold}): two rounds at 1e8
 #           rows (1 and 3 columns), one at 1e9 (about 5 minutes with R_BASE)
+#   sieve-warp  the same queries (label sieve-warp-{base,now}-{warm,cold}), for the pass whose
+#           warps load their tiles' runs together
 #   select-cuda  the CUDA selection pass alone (dpbis_select) at 1e9 rows, label
 #           bandwidth-cuda-select, to compare with bandwidth-vulkan's (the CUDA selection kernels
 #           now run 64-thread blocks with 32-bit indices and read-only loads, as their twins)
@@ -163,21 +165,28 @@ if [[ $what == *" l2 "* ]]; then
     done
   done
 fi
+# sieve_in_select LABEL ROWS COLUMNS: the sieve's CUDA in_select through R_BASE (when set) and R
+# in turn, L2 warm and flushed, label LABEL-{base,now}-{warm,cold}.
+sieve_in_select() {
+  for l2 in warm cold; do
+    flush=
+    [[ $l2 == cold ]] && flush=--cuda-flush-l2
+    for build in ${R_BASE:+base} now; do
+      $(exe_of $build) bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 \
+        --index sieve --refine in_select --seed "$seed" --rows "$2" --columns "$3" $flush \
+        --label "$(label "$1" "$build-$l2")" || rc=$?
+    done
+  done
+}
 if [[ $what == *" sieve-stream "* ]]; then
   echo "== the sieve's CUDA in_select, evict-first loads where the bitmap fits in half of L2"
-  sieve_stream() {  # ROWS COLUMNS
-    for l2 in warm cold; do
-      flush=
-      [[ $l2 == cold ]] && flush=--cuda-flush-l2
-      for build in ${R_BASE:+base} now; do
-        $(exe_of $build) bench dpbis --out $OUT/results --backend cuda --selectivity 0.01,0.5 \
-          --index sieve --refine in_select --seed "$seed" --rows "$1" --columns "$2" $flush \
-          --label "$(label sieve_stream "$build-$l2")" || rc=$?
-      done
-    done
-  }
-  for round in 1 2; do sieve_stream 1e8 1,3; done
-  sieve_stream 1e9 1
+  for round in 1 2; do sieve_in_select sieve_stream 1e8 1,3; done
+  sieve_in_select sieve_stream 1e9 1
+fi
+if [[ $what == *" sieve-warp "* ]]; then
+  echo "== the sieve's CUDA in_select, each tile's runs loaded by its warp, two vectors per bin"
+  for round in 1 2; do sieve_in_select sieve_warp 1e8 1,3; done
+  sieve_in_select sieve_warp 1e9 1
 fi
 if [[ $what == *" fixed-cost "* ]]; then
   echo "== CUDA passes at 1e5, 1e6 and 1e8 rows, the stream held: the cost that does not scale"

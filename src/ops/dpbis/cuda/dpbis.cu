@@ -135,119 +135,164 @@ __global__ void __launch_bounds__(kSelectBlock)
   bitmap[word] = bits;
 }
 
-// Refine::in_select over the sieving vectors: sets the rows of `edge` (one boundary bin's `count`
-// rows; bit b of edge[w] is row first_row + 32 w + b) whose values lie in [lo, hi] in bits[]. The
-// k-th row's value is run[k], so the loads need only the count:
-// - Four are issued before any is used: a loop of load-then-compare waits one DRAM round trip per
-//   boundary row, and a warp waits for its lane with the most (a thread's 128 rows hold two
-//   boundary rows on average with 128 bins; H200, 1e9 rows: 0.72-0.76 of the copy ceiling one
-//   load at a time, 0.78-0.82 four at a time).
-// - They are issued before the rows are found, and each row is found by walking its own word's
-//   bits. PC sampling on the H100 (bench/gpu/pc_sampling.cpp) had a fifth of the pass's samples
-//   in a search for the lowest row across the four words, run before the loads; at 1e9 rows
-//   the pass went from 0.189 to 0.143 ms (docs/dpbis_refine.md).
-template <int N, bool kStream>
-__device__ inline void refine_run(const uint32_t* __restrict__ run, uint32_t count,
-                                  uint32_t (&edge)[N], uint32_t (&bits)[N], uint32_t lo,
-                                  uint32_t hi) {
-  constexpr uint32_t kBatch = 4u;
-  for (uint32_t taken = 0u; taken < count; taken += kBatch) {
-    uint32_t pass = 0u;  // bit k: the batch's k-th row lies in [lo, hi]
+// Refine::in_select over the sieving vectors: the boundary rows' values, a tile's rows of a bin
+// being one run of the column clustered by bin. The warp loads its tile's run of each bin
+// together (lane l takes values base + l and base + 32 + l), and each lane takes its rows'
+// answers from ballots of the compares. The loads are coalesced, and a lane issues two a bin per
+// 64 rows of the run instead of one per row of its own (ranks from the prefix sum, four in
+// flight), which took 16.8 us at 1e8 rows on the H100 where this takes 16.5
+// (bench/gpu/round_trip_probe.cu), and 0.138-0.143 ms at 1e9 rows where this takes 0.133-0.135
+// (docs/dpbis_refine.md).
+template <bool kStream>
+__device__ inline uint32_t run_value(const uint32_t* __restrict__ run, uint32_t at,
+                                     uint32_t total) {
+  return at < total ? (kStream ? __ldcs(run + at) : __ldg(run + at)) : 0u;
+}
+
+// Sets the next `n` rows of `edge` (lowest first, taken out of edge) from the low bits of pass.
+__device__ inline void deposit_rows(uint32_t (&edge)[4], uint32_t (&bits)[4], uint64_t pass,
+                                    uint32_t n) {
+  uint32_t k = 0u;
 #pragma unroll
-    for (uint32_t k = 0u; k < kBatch; ++k) {
-      const uint32_t* at = run + taken + k;
-      uint32_t v = taken + k < count ? (kStream ? __ldcs(at) : __ldg(at)) : 0u;
-      pass |= (taken + k < count && v >= lo && v <= hi) ? 1u << k : 0u;
-    }
-    // The batch's rows in order: word by word, each word's edge bits lowest first.
-    const uint32_t n = min(kBatch, count - taken);
-    uint32_t k = 0u;
-#pragma unroll
-    for (int w = 0; w < N; ++w) {
-      for (uint32_t m = edge[w]; m != 0u && k < n; ++k) {
-        uint32_t b = static_cast<uint32_t>(__ffs(m)) - 1u;
-        m &= m - 1u;
-        edge[w] = m;
-        bits[w] |= ((pass >> k) & 1u) << b;
-      }
+  for (int w = 0; w < 4; ++w) {
+    for (uint32_t m = edge[w]; m != 0u && k < n; ++k) {
+      uint32_t b = static_cast<uint32_t>(__ffs(m)) - 1u;
+      m &= m - 1u;
+      edge[w] = m;
+      bits[w] |= static_cast<uint32_t>((pass >> k) & 1u) << b;
     }
   }
+}
+
+// sum: the warp's inclusive prefix sum of count, a lane's rows of the bin; offset: the run's start
+// (lane 0's, which holds rows whenever the warp does).
+template <bool kStream, int kBins>
+__device__ inline void refine_runs_warp(const uint32_t* __restrict__ clustered,
+                                        const uint32_t (&offset)[2], const uint32_t (&sum)[2],
+                                        const uint32_t (&count)[2], uint32_t (&edge)[2][4],
+                                        uint32_t (&bits)[4], uint32_t lo, uint32_t hi,
+                                        uint32_t lane) {
+  const uint32_t* run[2];
+  uint32_t total[2], most = 0u;
+#pragma unroll
+  for (int k = 0; k < kBins; ++k) {
+    run[k] = clustered + __shfl_sync(0xFFFFFFFFu, offset[k], 0);
+    total[k] = __shfl_sync(0xFFFFFFFFu, sum[k], 31);
+    most = max(most, total[k]);
+  }
+  for (uint32_t base = 0u; base < most; base += 64u) {  // the same in every lane
+    uint32_t v[2][2];
+#pragma unroll
+    for (int k = 0; k < kBins; ++k)
+#pragma unroll
+      for (uint32_t j = 0u; j < 2u; ++j)
+        v[k][j] = run_value<kStream>(run[k], base + 32u * j + lane, total[k]);
+#pragma unroll
+    for (int k = 0; k < kBins; ++k) {
+      uint64_t pass = 0u;
+#pragma unroll
+      for (uint32_t j = 0u; j < 2u; ++j) {
+        const bool in = base + 32u * j + lane < total[k] && v[k][j] >= lo && v[k][j] <= hi;
+        pass |= uint64_t{__ballot_sync(0xFFFFFFFFu, in)} << (32u * j);
+      }
+      // This lane's ranks [sum - count, sum) within the window [base, base + 64).
+      const uint32_t from = max(sum[k] - count[k], base), to = min(sum[k], base + 64u);
+      if (from < to) deposit_rows(edge[k], bits, pass >> (from - base), to - from);
+    }
+  }
+}
+
+// One vector of a sieve pass, resolved on the host: V(k)'s 16-byte quads, or for k <= 0 (no code
+// is below 0) and k >= bins (every code is below bins) a fill that needs no load. Every use of a
+// vector is masked by the rows' valid bits, so the fill of "every row" may be all ones. Resolved
+// once, the pass does no 64-bit index arithmetic per vector (on the H100 at 1e8 rows, 16.5 ->
+// 16.3 us in bench/gpu/round_trip_probe.cu; a select of the address instead of the branch took
+// 16.6).
+struct SieveVector {
+  const uint4* quads;  // nullptr: every word is `fill`
+  uint32_t fill;
+};
+
+template <bool kStream>
+__device__ inline uint4 load_vector(SieveVector v, uint32_t q) {
+  if (v.quads == nullptr) return make_uint4(v.fill, v.fill, v.fill, v.fill);
+  return kStream ? __ldcs(v.quads + q) : v.quads[q];
 }
 
 // Refine::in_select over the sieving vectors, the twin of dpbis_sieve_exact.comp: per word
 //   inner      = V(b_hi) & ~V(b_lo + 1)   (b_lo < code < b_hi: set)
 //   bin b rows = V(b + 1) & ~V(b)         (b = b_lo, b_hi: the value decides)
 // The boundary rows' values come from the column clustered by bin, each bin in row order: a warp
-// is one 4096-row tile, whose rows of bin b start at offsets[b * tiles + tile], and each lane
-// takes its place by a prefix sum over the warp, so the warp's loads are one run per bin.
+// is one 4096-row tile, whose rows of bin b start at offsets[b * tiles + tile] (`runs_hi`,
+// `runs_lo`: the bins' rows of offsets), and each lane takes its place by a prefix sum over the
+// warp (refine_runs_warp).
 // 4 bitmap words per thread (16-byte loads and store), as sieve_select_kernel.
 // kStream: the vectors and values are loaded evict-first (sieve_select_exact below says when).
-template <bool kStream>
+// kTwo: a lower boundary bin of its own (0 <= b_lo < b_hi), four vectors. Otherwise b_lo is -1
+// (every bin below b_hi is inner) or b_hi (none is), `lo` is a fill and the pass loads two
+// vectors. Known when compiled, the second bin's loads, scan and runs cost nothing: on the H100
+// at 1e8 rows, 17.6 -> 16.8 us with a lane's own loads.
+template <bool kStream, bool kTwo>
 __global__ void __launch_bounds__(kSelectBlock)
-    sieve_select_exact_kernel(const uint32_t* __restrict__ vectors,
-                              const uint32_t* __restrict__ clustered,
-                              const uint32_t* __restrict__ offsets, uint32_t* __restrict__ bitmap,
-                              uint32_t rows, uint32_t words, int32_t b_lo, int32_t b_hi,
-                              uint32_t bins, uint32_t stride, uint32_t lo_value, uint32_t hi_value,
-                              uint32_t tiles) {
-  uint32_t q = select_index();
-  uint64_t first64 = uint64_t{q} * 4u;
-  // Lanes past the bitmap stay for the warp's prefix sum, with no rows.
-  bool active = first64 < words;
-  uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
+    sieve_select_exact_kernel(SieveVector v_hi, SieveVector v_hi1, SieveVector v_lo,
+                              SieveVector v_lo0, const uint32_t* __restrict__ clustered,
+                              const uint32_t* __restrict__ runs_hi,
+                              const uint32_t* __restrict__ runs_lo, uint32_t* __restrict__ bitmap,
+                              uint32_t rows, uint32_t words, uint32_t lo_value, uint32_t hi_value) {
+  constexpr int kBins = kTwo ? 2 : 1;  // refined: b_hi, then b_lo
+  const uint32_t q = select_index();
+  const uint64_t first64 = uint64_t{q} * 4u;
+  // Lanes past the bitmap stay for the warp's prefix sum and ballots, with no rows.
+  const bool active = first64 < words;
+  const uint32_t first = active ? static_cast<uint32_t>(first64) : 0u;
   // Every word of the quad is whole (all but the last quads), or each word's rows are masked.
-  uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
-                : active ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
-                                      valid_bits(first + 2, rows), valid_bits(first + 3, rows))
-                         : make_uint4(0u, 0u, 0u, 0u);
-  bool two = b_lo >= 0 && b_lo != b_hi;  // a lower boundary bin of its own
-  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge_hi[4] = {0u, 0u, 0u, 0u}, edge_lo[4] = {0u, 0u, 0u, 0u};
+  const uint4 valid = first64 * 32u + 128u <= rows ? make_uint4(~0u, ~0u, ~0u, ~0u)
+                      : active
+                          ? make_uint4(valid_bits(first, rows), valid_bits(first + 1, rows),
+                                       valid_bits(first + 2, rows), valid_bits(first + 3, rows))
+                          : make_uint4(0u, 0u, 0u, 0u);
+  uint32_t bits[4] = {0u, 0u, 0u, 0u}, edge[2][4] = {{0u, 0u, 0u, 0u}, {0u, 0u, 0u, 0u}};
   // The tile's offsets depend on nothing else: loaded with the vectors, they add no round trip.
   const uint32_t tile = q / 32u;
-  uint32_t offset_hi = 0u, offset_lo = 0u;
+  uint32_t offset[2] = {0u, 0u};
   if (active) {
-    offset_hi = __ldg(offsets + static_cast<uint32_t>(b_hi) * tiles + tile);
-    if (two) offset_lo = __ldg(offsets + static_cast<uint32_t>(b_lo) * tiles + tile);
-    // All four loads are issued before any is used.
-    uint4 hi = vector_words<kStream>(vectors, b_hi, q, stride, bins, valid);
-    uint4 lo = vector_words<kStream>(vectors, b_lo + 1, q, stride, bins, valid);
-    uint4 hi1 = vector_words<kStream>(vectors, b_hi + 1, q, stride, bins, valid);
-    uint4 lo0 = vector_words<kStream>(vectors, b_lo, q, stride, bins, valid);
+    offset[0] = __ldg(runs_hi + tile);
+    if (kTwo) offset[1] = __ldg(runs_lo + tile);
+    // All loads are issued before any is used.
+    const uint4 hi = load_vector<kStream>(v_hi, q), hi1 = load_vector<kStream>(v_hi1, q);
+    const uint4 lo = load_vector<kStream>(v_lo, q);
+    const uint4 lo0 = kTwo ? load_vector<kStream>(v_lo0, q) : make_uint4(0u, 0u, 0u, 0u);
     const uint32_t h[4] = {hi.x, hi.y, hi.z, hi.w}, l[4] = {lo.x, lo.y, lo.z, lo.w};
     const uint32_t h1[4] = {hi1.x, hi1.y, hi1.z, hi1.w}, l0[4] = {lo0.x, lo0.y, lo0.z, lo0.w};
     const uint32_t v[4] = {valid.x, valid.y, valid.z, valid.w};
 #pragma unroll
     for (int w = 0; w < 4; ++w) {
       bits[w] = h[w] & ~l[w] & v[w];
-      edge_hi[w] = h1[w] & ~h[w] & v[w];
-      edge_lo[w] = two ? l[w] & ~l0[w] & v[w] : 0u;
+      edge[0][w] = h1[w] & ~h[w] & v[w];
+      if (kTwo) edge[1][w] = l[w] & ~l0[w] & v[w];
     }
   }
-  uint32_t count_hi = 0u, count_lo = 0u;
-#pragma unroll
-  for (int w = 0; w < 4; ++w) {
-    count_hi += static_cast<uint32_t>(__popc(edge_hi[w]));
-    count_lo += static_cast<uint32_t>(__popc(edge_lo[w]));
-  }
-  // Inclusive prefix sums over the warp (the tile), then each lane's rows before its own.
+  // Inclusive prefix sums over the warp (the tile): a lane's rows of each bin and those before.
   const uint32_t lane = threadIdx.x & 31u;
-  uint32_t sum_hi = count_hi, sum_lo = count_lo;
+  uint32_t count[2] = {0u, 0u}, sum[2];
+#pragma unroll
+  for (int k = 0; k < kBins; ++k) {
+#pragma unroll
+    for (int w = 0; w < 4; ++w) count[k] += static_cast<uint32_t>(__popc(edge[k][w]));
+    sum[k] = count[k];
+  }
 #pragma unroll
   for (uint32_t d = 1u; d < 32u; d <<= 1u) {
-    uint32_t up_hi = __shfl_up_sync(0xFFFFFFFFu, sum_hi, d);
-    uint32_t up_lo = __shfl_up_sync(0xFFFFFFFFu, sum_lo, d);
-    if (lane >= d) {
-      sum_hi += up_hi;
-      sum_lo += up_lo;
-    }
+    uint32_t up[2];
+#pragma unroll
+    for (int k = 0; k < kBins; ++k) up[k] = __shfl_up_sync(0xFFFFFFFFu, sum[k], d);
+    if (lane >= d)
+#pragma unroll
+      for (int k = 0; k < kBins; ++k) sum[k] += up[k];
   }
+  refine_runs_warp<kStream, kBins>(clustered, offset, sum, count, edge, bits, lo_value, hi_value,
+                                   lane);
   if (!active) return;
-  // 64-bit: large columns.
-  refine_run<4, kStream>(clustered + (uint64_t{offset_hi} + sum_hi - count_hi), count_hi, edge_hi,
-                         bits, lo_value, hi_value);
-  if (two)
-    refine_run<4, kStream>(clustered + (uint64_t{offset_lo} + sum_lo - count_lo), count_lo, edge_lo,
-                           bits, lo_value, hi_value);
   if (words - first >= 4u) {
     reinterpret_cast<uint4*>(bitmap)[q] = make_uint4(bits[0], bits[1], bits[2], bits[3]);
     return;
@@ -450,12 +495,25 @@ cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustere
                                bool stream, cudaStream_t s) {
   if (words == 0) return cudaSuccess;
   const unsigned blocks = select_blocks((uint64_t{words} + 3) / 4);
-  if (stream)
-    sieve_select_exact_kernel<true><<<blocks, kSelectBlock, 0, s>>>(
-        vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
-  else
-    sieve_select_exact_kernel<false><<<blocks, kSelectBlock, 0, s>>>(
-        vectors, clustered, offsets, bitmap, rows, words, b_lo, b_hi, bins, stride, lo, hi, tiles);
+  auto vector = [&](int32_t k) -> SieveVector {
+    if (k <= 0) return {nullptr, 0u};
+    if (static_cast<uint32_t>(k) >= bins) return {nullptr, ~0u};
+    return {reinterpret_cast<const uint4*>(vectors + uint64_t(k - 1) * stride), 0u};
+  };
+  const bool two = b_lo >= 0 && b_lo != b_hi;
+  // Without a lower bin of its own, V(b_lo + 1) is empty (b_lo = -1) or V(b_hi + 1), which masks
+  // out all of V(b_hi) (b_lo = b_hi): a fill either way, so the pass loads two vectors.
+  const SieveVector inner_lo = two ? vector(b_lo + 1) : SieveVector{nullptr, b_lo < 0 ? 0u : ~0u};
+  const uint32_t* runs_hi = offsets + uint64_t(b_hi) * tiles;
+  const uint32_t* runs_lo = two ? offsets + uint64_t(b_lo) * tiles : nullptr;
+  auto kernel =
+      stream
+          ? (two ? sieve_select_exact_kernel<true, true> : sieve_select_exact_kernel<true, false>)
+          : (two ? sieve_select_exact_kernel<false, true>
+                 : sieve_select_exact_kernel<false, false>);
+  kernel<<<blocks, kSelectBlock, 0, s>>>(vector(b_hi), vector(b_hi + 1), inner_lo,
+                                         two ? vector(b_lo) : SieveVector{nullptr, 0u}, clustered,
+                                         runs_hi, runs_lo, bitmap, rows, words, lo, hi);
   return cudaGetLastError();
 }
 
