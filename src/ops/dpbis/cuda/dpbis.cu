@@ -205,17 +205,18 @@ __device__ inline void refine_runs_warp(const uint32_t* __restrict__ clustered,
 // One vector of a sieve pass, resolved on the host: V(k)'s 16-byte quads, or for k <= 0 (no code
 // is below 0) and k >= bins (every code is below bins) a fill that needs no load. Every use of a
 // vector is masked by the rows' valid bits, so the fill of "every row" may be all ones. Resolved
-// once, the pass does no 64-bit index arithmetic per vector (on the H100 at 1e8 rows, 16.5 ->
-// 16.3 us in bench/gpu/round_trip_probe.cu; a select of the address instead of the branch took
-// 16.6).
+// once, the pass does no 64-bit index arithmetic per vector. kFills: some vector of the pass is
+// a fill (its boundary bins include the first or the last); without, the loads are not behind
+// a branch. On the H100 at 1e8 rows, 16.5 us with the index arithmetic, 16.3 resolved, 15.9
+// unbranched (bench/gpu/round_trip_probe.cu; a select of the address took 16.6).
 struct SieveVector {
   const uint4* quads;  // nullptr: every word is `fill`
   uint32_t fill;
 };
 
-template <bool kStream>
+template <bool kStream, bool kFills>
 __device__ inline uint4 load_vector(SieveVector v, uint32_t q) {
-  if (v.quads == nullptr) return make_uint4(v.fill, v.fill, v.fill, v.fill);
+  if (kFills && v.quads == nullptr) return make_uint4(v.fill, v.fill, v.fill, v.fill);
   return kStream ? __ldcs(v.quads + q) : v.quads[q];
 }
 
@@ -232,7 +233,7 @@ __device__ inline uint4 load_vector(SieveVector v, uint32_t q) {
 // (every bin below b_hi is inner) or b_hi (none is), `lo` is a fill and the pass loads two
 // vectors. Known when compiled, the second bin's loads, scan and runs cost nothing: on the H100
 // at 1e8 rows, 17.6 -> 16.8 us with a lane's own loads.
-template <bool kStream, bool kTwo>
+template <bool kStream, bool kTwo, bool kFills>
 __global__ void __launch_bounds__(kSelectBlock)
     sieve_select_exact_kernel(SieveVector v_hi, SieveVector v_hi1, SieveVector v_lo,
                               SieveVector v_lo0, const uint32_t* __restrict__ clustered,
@@ -259,9 +260,11 @@ __global__ void __launch_bounds__(kSelectBlock)
     offset[0] = __ldg(runs_hi + tile);
     if (kTwo) offset[1] = __ldg(runs_lo + tile);
     // All loads are issued before any is used.
-    const uint4 hi = load_vector<kStream>(v_hi, q), hi1 = load_vector<kStream>(v_hi1, q);
-    const uint4 lo = load_vector<kStream>(v_lo, q);
-    const uint4 lo0 = kTwo ? load_vector<kStream>(v_lo0, q) : make_uint4(0u, 0u, 0u, 0u);
+    const uint4 hi = load_vector<kStream, kFills>(v_hi, q);
+    const uint4 hi1 = load_vector<kStream, kFills>(v_hi1, q);
+    const uint4 lo = kTwo ? load_vector<kStream, kFills>(v_lo, q)
+                          : make_uint4(v_lo.fill, v_lo.fill, v_lo.fill, v_lo.fill);
+    const uint4 lo0 = kTwo ? load_vector<kStream, kFills>(v_lo0, q) : make_uint4(0u, 0u, 0u, 0u);
     const uint32_t h[4] = {hi.x, hi.y, hi.z, hi.w}, l[4] = {lo.x, lo.y, lo.z, lo.w};
     const uint32_t h1[4] = {hi1.x, hi1.y, hi1.z, hi1.w}, l0[4] = {lo0.x, lo0.y, lo0.z, lo0.w};
     const uint32_t v[4] = {valid.x, valid.y, valid.z, valid.w};
@@ -450,6 +453,12 @@ __global__ void candidates_kernel(const uint32_t* sorted, const uint32_t* row_id
   }
 }
 
+template <bool kStream, bool kTwo>
+auto sieve_exact_kernel(bool fills) {
+  return fills ? sieve_select_exact_kernel<kStream, kTwo, true>
+               : sieve_select_exact_kernel<kStream, kTwo, false>;
+}
+
 }  // namespace
 
 cudaError_t sieve_vectors(const uint32_t* codes, uint32_t* vectors, uint32_t rows, uint32_t words,
@@ -506,14 +515,15 @@ cudaError_t sieve_select_exact(const uint32_t* vectors, const uint32_t* clustere
   const SieveVector inner_lo = two ? vector(b_lo + 1) : SieveVector{nullptr, b_lo < 0 ? 0u : ~0u};
   const uint32_t* runs_hi = offsets + uint64_t(b_hi) * tiles;
   const uint32_t* runs_lo = two ? offsets + uint64_t(b_lo) * tiles : nullptr;
-  auto kernel =
-      stream
-          ? (two ? sieve_select_exact_kernel<true, true> : sieve_select_exact_kernel<true, false>)
-          : (two ? sieve_select_exact_kernel<false, true>
-                 : sieve_select_exact_kernel<false, false>);
-  kernel<<<blocks, kSelectBlock, 0, s>>>(vector(b_hi), vector(b_hi + 1), inner_lo,
-                                         two ? vector(b_lo) : SieveVector{nullptr, 0u}, clustered,
-                                         runs_hi, runs_lo, bitmap, rows, words, lo, hi);
+  const SieveVector v_hi = vector(b_hi), v_hi1 = vector(b_hi + 1);
+  const SieveVector v_lo0 = two ? vector(b_lo) : SieveVector{nullptr, 0u};
+  const bool fills = !v_hi.quads || !v_hi1.quads || (two && (!inner_lo.quads || !v_lo0.quads));
+  auto kernel = stream ? (two ? sieve_exact_kernel<true, true>(fills)
+                              : sieve_exact_kernel<true, false>(fills))
+                       : (two ? sieve_exact_kernel<false, true>(fills)
+                              : sieve_exact_kernel<false, false>(fills));
+  kernel<<<blocks, kSelectBlock, 0, s>>>(v_hi, v_hi1, inner_lo, v_lo0, clustered, runs_hi, runs_lo,
+                                         bitmap, rows, words, lo, hi);
   return cudaGetLastError();
 }
 
