@@ -38,15 +38,6 @@ __global__ void copy_kernel(const uint4* __restrict__ in, uint4* __restrict__ ou
   out[i] = v;
 }
 
-// Reads `n` words and keeps the sum where the compiler cannot drop it: evicts what L2 held.
-__global__ void read_kernel(const uint4* __restrict__ in, size_t n, unsigned* sink) {
-  unsigned s = 0;
-  for (size_t i = size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
-       i += size_t{gridDim.x} * blockDim.x)
-    s += in[i].x ^ in[i].w;
-  if (s == 0x9e3779b9u) *sink = s;
-}
-
 enum class Op { memcpy_async, copy_kernel, not_kernel };
 const char* op_name(Op op) {
   return op == Op::memcpy_async  ? "cudaMemcpyAsync"
@@ -79,7 +70,7 @@ double time_op(Op op, const Buffers& b, size_t bytes, bool cold, cudaStream_t s)
   check(cudaEventCreate(&t1), "cudaEventCreate");
   std::vector<double> ms;
   for (int rep = 0; rep < 53; ++rep) {
-    if (cold) read_kernel<<<1024, 256, 0, s>>>(b.flush, b.flush_words, b.sink);
+    if (cold) probe::read_kernel<<<1024, 256, 0, s>>>(b.flush, b.flush_words, b.sink);
     check(cudaEventRecord(t0, s), "cudaEventRecord");
     run(op, b, bytes, s);
     check(cudaEventRecord(t1, s), "cudaEventRecord");

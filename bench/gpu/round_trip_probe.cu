@@ -145,14 +145,6 @@ void launch(Shape s, const Data& d, cudaStream_t st) {
   check(cudaGetLastError(), "launch");
 }
 
-__global__ void read_kernel(const uint4* __restrict__ in, size_t n, unsigned* sink) {
-  unsigned s = 0;
-  for (size_t i = size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n;
-       i += size_t{gridDim.x} * blockDim.x)
-    s += in[i].x ^ in[i].w;
-  if (s == 0x9e3779b9u) *sink = s;
-}
-
 uint32_t mix(uint32_t x) {
   x ^= x >> 16;
   x *= 0x7feb352dU;
@@ -233,7 +225,7 @@ int main(int argc, char** argv) {
       for (int cold = 0; cold < 2; ++cold) {
         std::vector<double> times;
         for (int rep = 0; rep < 53; ++rep) {
-          if (cold) read_kernel<<<1024, 256, 0, st>>>(flush, flush_words, sink);
+          if (cold) probe::read_kernel<<<1024, 256, 0, st>>>(flush, flush_words, sink);
           check(cudaEventRecord(t0, st), "cudaEventRecord");
           launch(s, d, st);
           check(cudaEventRecord(t1, st), "cudaEventRecord");
