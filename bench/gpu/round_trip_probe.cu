@@ -104,7 +104,7 @@ __global__ void __launch_bounds__(64) sieve_kernel(Data d) {
     const uint32_t rank = sum - count, total = __shfl_sync(0xFFFFFFFFu, sum, 31);
     uint64_t pass = 0u;
     if (kShape == Shape::two_trips) {
-      // Four loads issued before any compare, as raydb's refine_run does.
+      // Four loads issued before any compare, as raydb's per-lane refine_run did.
       for (uint32_t k = 0u; k < count; k += 4u) {
         uint32_t v[4];
 #pragma unroll
