@@ -97,14 +97,20 @@ void check_digit(size_t n, uint64_t key_mask, std::mt19937_64& rng, uint32_t shi
   test::check_equal_whole(download<Key>(c, src, n), keys, "source untouched");
 }
 
+// The scatters this device runs: rounds everywhere, ranked where it is supported.
+std::vector<RadixScatter> scatter_kinds(VkContext& c) {
+  std::vector<RadixScatter> kinds{RadixScatter::rounds};
+  if (supports_ranked_scatter(c)) kinds.push_back(RadixScatter::ranked);
+  return kinds;
+}
+
 }  // namespace
 
 TEST_CASE("radix sort: 32- and 64-bit keys equal a stable sort, with either scatter") {
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
   VkContext& c = test::context().vk();
-  std::vector<RadixScatter> kinds{RadixScatter::rounds};
-  if (supports_ranked_scatter(c)) kinds.push_back(RadixScatter::ranked);
+  const std::vector<RadixScatter> kinds = scatter_kinds(c);
   // lavapipe and every GPU raydb targets run the ranked scatter: it must not go untested.
   CHECK(kinds.size() == 2);
   CHECK(RadixSort(c).scatter() == kinds.back());
@@ -131,8 +137,7 @@ TEST_CASE("radix sort: one digit's pass from a source equals a stable sort by th
   test::ValidationGuard guard;
   std::mt19937_64 rng(test::fresh_seed());
   VkContext& c = test::context().vk();
-  std::vector<RadixScatter> kinds{RadixScatter::rounds};
-  if (supports_ranked_scatter(c)) kinds.push_back(RadixScatter::ranked);
+  const std::vector<RadixScatter> kinds = scatter_kinds(c);
   for (RadixScatter kind : kinds) {
     CAPTURE(static_cast<int>(kind));
     for (size_t n : {size_t{1}, size_t{4095}, size_t{4097}, size_t{100003}}) {
